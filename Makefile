@@ -1,0 +1,72 @@
+# Smriti developer commands. Everything runs from a project-local .venv that is
+# installed from the hash-checked lock files; it is reinstalled only when a lock
+# file (or pyproject.toml) changes.
+#
+#   make serve   run the server (HOST, PORT, ARGS are passed to `smriti serve`)
+#   make test    run the test suite on SQLite, then on PostgreSQL
+#   make lint    ruff check + mypy
+#   make bench   run the benchmarks
+#   make lock    regenerate requirements.lock and requirements-dev.lock
+
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+HOST ?= 127.0.0.1
+PORT ?= 8000
+ARGS ?=
+PYTEST_ARGS ?=
+SMRITI_TEST_PG_URL ?= postgres://postgres@127.0.0.1:5432/postgres
+
+# LiteLLM must never reach the network at import time (model cost map download).
+export LITELLM_OFFLINE_MODE := true
+export LITELLM_LOCAL_MODEL_COST_MAP := True
+
+RUNTIME_STAMP := $(VENV)/.installed-runtime
+DEV_STAMP := $(VENV)/.installed-dev
+PYTEST := $(VENV)/bin/python -m pytest $(PYTEST_ARGS)
+ON_SQLITE := SMRITI_TEST_DB=sqlite
+ON_POSTGRES := SMRITI_TEST_DB=postgres SMRITI_TEST_PG_URL=$(SMRITI_TEST_PG_URL) PGDATABASE=postgres
+
+.PHONY: serve test test-sqlite test-postgres lint bench lock
+
+serve: $(RUNTIME_STAMP)
+	exec $(VENV)/bin/smriti serve --host $(HOST) --port $(PORT) $(ARGS)
+
+# Both runs happen even if the first fails; the target fails if either does
+# (including pytest's exit 5, "no tests ran").
+test: $(DEV_STAMP)
+	@status=0; \
+	echo "$(ON_SQLITE) $(PYTEST)"; $(ON_SQLITE) $(PYTEST) || status=$$?; \
+	echo "$(ON_POSTGRES) $(PYTEST)"; $(ON_POSTGRES) $(PYTEST) || status=$$?; \
+	exit $$status
+
+test-sqlite: $(DEV_STAMP)
+	$(ON_SQLITE) $(PYTEST)
+
+test-postgres: $(DEV_STAMP)
+	$(ON_POSTGRES) $(PYTEST)
+
+lint: $(DEV_STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy api
+
+bench: $(DEV_STAMP)
+	$(VENV)/bin/python -m bench $(ARGS)
+
+lock:
+	scripts/lock
+
+$(VENV)/bin/python:
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
+		{ echo "Smriti needs Python 3.11 or newer (PYTHON=$(PYTHON))" >&2; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+
+$(RUNTIME_STAMP): requirements.lock pyproject.toml | $(VENV)/bin/python
+	$(VENV)/bin/python -m pip install --require-hashes -r requirements.lock
+	$(VENV)/bin/python -m pip install --no-deps --no-build-isolation -e .
+	@touch $@
+
+$(DEV_STAMP): requirements-dev.lock pyproject.toml | $(VENV)/bin/python
+	$(VENV)/bin/python -m pip install --require-hashes -r requirements-dev.lock
+	$(VENV)/bin/python -m pip install --no-deps --no-build-isolation -e .
+	@touch $@
