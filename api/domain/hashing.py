@@ -1,0 +1,124 @@
+"""Checkpoint hashes — what makes a lineage tamper-evident (DESIGN §1).
+
+The hash is SHA-256 over a canonical encoding: a JSON object with sorted
+keys, no whitespace, non-ASCII kept as UTF-8, list order kept. Its keys are
+
+    authorAgent, branchName, createdAt, decisions, entities, objective,
+    openQuestions, parentHash, spaceId, summary, tasks, title
+
+with ``createdAt`` as UTC ISO-8601 with microseconds and a ``Z``
+(``2024-05-01T12:00:00.000000Z``) and ``parentHash`` null for a root. Anyone
+holding the checkpoints can recompute the chain with ``verify_chain``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+from api.domain.types import Checkpoint, CheckpointContent
+from api.errors import ErrorCode, InputError
+
+_HASH_PREFIX = re.compile(r"[0-9a-f]{4,64}")
+
+
+def canonical_encoding(
+    content: CheckpointContent,
+    *,
+    space_id: int,
+    parent_hash: str | None,
+    created_at: datetime,
+    branch_name: str,
+    author_agent: str,
+) -> bytes:
+    """The exact bytes ``checkpoint_hash`` digests."""
+    document = {
+        "authorAgent": author_agent,
+        "branchName": branch_name,
+        "createdAt": _utc_timestamp(created_at),
+        "decisions": list(content.decisions),
+        "entities": list(content.entities),
+        "objective": content.objective,
+        "openQuestions": list(content.open_questions),
+        "parentHash": parent_hash,
+        "spaceId": space_id,
+        "summary": content.summary,
+        "tasks": list(content.tasks),
+        "title": content.title,
+    }
+    text = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return text.encode("utf-8")
+
+
+def checkpoint_hash(
+    content: CheckpointContent,
+    *,
+    space_id: int,
+    parent_hash: str | None,
+    created_at: datetime,
+    branch_name: str,
+    author_agent: str,
+) -> str:
+    """SHA-256 (lowercase hex) of the checkpoint's canonical encoding."""
+    encoded = canonical_encoding(
+        content,
+        space_id=space_id,
+        parent_hash=parent_hash,
+        created_at=created_at,
+        branch_name=branch_name,
+        author_agent=author_agent,
+    )
+    return hashlib.sha256(encoded).hexdigest()
+
+
+def verify_chain(
+    checkpoints_oldest_first: Sequence[Checkpoint], *, root_parent_hash: str | None = None
+) -> int | None:
+    """Index of the first checkpoint that does not verify, or None if all do.
+
+    Each checkpoint's parent is taken to be the previous one; the first one's
+    parent hash is ``root_parent_hash`` (None: the first is a root). A
+    checkpoint whose ``parent_id`` does not name the previous checkpoint fails
+    too: its stored link and the chain disagree.
+    """
+    parent: Checkpoint | None = None
+    for index, checkpoint in enumerate(checkpoints_oldest_first):
+        parent_hash = root_parent_hash if parent is None else parent.hash
+        if parent is not None and checkpoint.parent_id != parent.id:
+            return index
+        expected = checkpoint_hash(
+            checkpoint.content,
+            space_id=checkpoint.space_id,
+            parent_hash=parent_hash,
+            created_at=checkpoint.created_at,
+            branch_name=checkpoint.branch_name,
+            author_agent=checkpoint.author_agent,
+        )
+        if expected != checkpoint.hash:
+            return index
+        parent = checkpoint
+    return None
+
+
+def normalize_hash_prefix(prefix: str) -> str:
+    """A user-typed hash prefix, lowercased; 4 to 64 hex characters or InputError."""
+    candidate = prefix.strip().lower()
+    if not _HASH_PREFIX.fullmatch(candidate):
+        raise InputError(
+            "A checkpoint hash is 4 to 64 hexadecimal characters (0-9, a-f).",
+            code=ErrorCode.INVALID,
+            field="hash",
+        )
+    return candidate
+
+
+def _utc_timestamp(moment: datetime) -> str:
+    # A naive datetime is taken as UTC: SQLite hands timestamps back without a
+    # zone, and the same checkpoint must hash the same on every database.
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    utc = moment.astimezone(UTC).replace(tzinfo=None)
+    return utc.isoformat(timespec="microseconds") + "Z"

@@ -1,0 +1,143 @@
+"""Domain objects: plain, immutable values that every layer agrees on.
+
+The store builds them from rows, the context engine reasons about them, the
+GraphQL layer turns them into types. None of them knows about a database,
+a provider or a schema.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from datetime import datetime
+
+
+class Role(enum.StrEnum):
+    USER = "USER"
+    ASSISTANT = "ASSISTANT"
+    SYSTEM = "SYSTEM"
+
+
+class MemoryScope(enum.StrEnum):
+    LATEST_1 = "LATEST_1"
+    LATEST_3 = "LATEST_3"
+
+    @property
+    def depth(self) -> int:
+        """How many checkpoints of a chain the model sees (N in DESIGN §2)."""
+        return {MemoryScope.LATEST_1: 1, MemoryScope.LATEST_3: 3}[self]
+
+
+class ContextMode(enum.StrEnum):
+    FRESH = "FRESH"
+    HEAD = "HEAD"
+    MOUNTED = "MOUNTED"
+
+
+MAIN_BRANCH = "main"
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cost: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Space:
+    id: int
+    name: str
+    description: str
+    owner_id: int
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Mount:
+    checkpoint_id: int
+    base_sequence: int
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    id: int
+    title: str
+    space_id: int | None
+    branch_name: str
+    active_provider: str
+    active_model: str
+    seeded_from_id: int | None
+    forked_from_id: int | None
+    memory_scope: MemoryScope
+    mount: Mount | None
+    last_sequence_number: int
+    owner_id: int
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    id: int
+    session_id: int
+    role: Role
+    content: str
+    sequence_number: int
+    provider: str | None
+    model: str | None
+    token_count: int
+    created_at: datetime
+    usage: Usage = field(default_factory=Usage)
+    interrupted: bool = False
+    reply_to_sequence: int | None = None
+    idempotency_key: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TurnRange:
+    first: int
+    last: int
+
+
+@dataclass(frozen=True, slots=True)
+class CheckpointContent:
+    """The part of a checkpoint a user writes (or a draft proposes)."""
+
+    title: str
+    objective: str = ""
+    summary: str = ""
+    decisions: tuple[str, ...] = ()
+    tasks: tuple[str, ...] = ()
+    open_questions: tuple[str, ...] = ()
+    entities: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Checkpoint:
+    id: int
+    hash: str
+    space_id: int
+    parent_id: int | None
+    branch_name: str
+    content: CheckpointContent
+    author_agent: str
+    source_session_id: int | None
+    source_turn_range: TurnRange | None
+    # The source session's lastSequenceNumber when this checkpoint was saved:
+    # turns of that session after it are "after the checkpoint" (HEAD mode).
+    base_sequence: int
+    created_at: datetime
+
+    @property
+    def short_hash(self) -> str:
+        return self.hash[:7]
+
+
+@dataclass(frozen=True, slots=True)
+class ChatMessage:
+    """One message as a provider receives it."""
+
+    role: str  # "system" | "user" | "assistant"
+    content: str

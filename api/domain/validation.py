@@ -1,0 +1,228 @@
+"""Checks on what users (and models) hand us, before anything is written.
+
+Every function returns the value to store or raises ``InputError`` with the
+GraphQL name of the offending field. ``clean_checkpoint_fields`` is shared by
+``createCheckpoint`` (a user's input, checked strictly) and by the draft
+parser (a model's proposal, tidied leniently), so the two can never disagree
+about what a valid checkpoint is.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from api.domain.types import MAIN_BRANCH, CheckpointContent
+from api.errors import ErrorCode, InputError
+
+TITLE_MAX_CHARS = 200
+NAME_MAX_CHARS = 200
+LIST_MAX_ITEMS = 50
+ITEM_MAX_CHARS = 1000
+
+# Checkpoint list fields by GraphQL name, in the order they are shown.
+LIST_FIELDS = ("decisions", "tasks", "openQuestions", "entities")
+CHECKPOINT_FIELDS = ("title", "objective", "summary", *LIST_FIELDS)
+
+_BRANCH_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,99}")
+_NOT_TEXT = "{what} contains characters that are not valid text (NUL or a lone surrogate)."
+
+
+class FieldProblem(ValueError):
+    """A checkpoint field that cannot be used; each caller raises its own error type."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+        self.message = message
+
+
+def validate_content(content: str, *, max_bytes: int) -> str:
+    """A message's content, unchanged, if it may be sent.
+
+    Whitespace is the user's: nothing is stripped, only checked.
+    """
+    if not content.strip():
+        raise InputError("The message is empty.", code=ErrorCode.EMPTY_CONTENT, field="content")
+    if not _is_text(content):
+        raise InputError(_NOT_TEXT.format(what="The message"), field="content")
+    size = len(content.encode("utf-8"))
+    if size > max_bytes:
+        raise InputError(
+            f"The message is {size} bytes; the limit is {max_bytes} bytes.",
+            code=ErrorCode.CONTENT_TOO_LARGE,
+            field="content",
+        )
+    return content
+
+
+def validate_branch_name(name: str, *, field: str = "branchName") -> str:
+    """A new branch's name: 1-100 of letters, digits, ``. _ / -``; not "main"."""
+    # Case-insensitive so that "Main" cannot pose as the default branch.
+    if name.casefold() == MAIN_BRANCH:
+        raise InputError(
+            f'"{MAIN_BRANCH}" is the default branch; choose another name.',
+            code=ErrorCode.BRANCH_RESERVED,
+            field=field,
+        )
+    if not _BRANCH_NAME.fullmatch(name):
+        raise InputError(
+            "A branch name is 1 to 100 characters: letters, digits, '.', '_', '/' "
+            "and '-', starting with a letter or digit.",
+            code=ErrorCode.INVALID,
+            field=field,
+        )
+    return name
+
+
+def validate_title(title: str, *, field: str = "title") -> str:
+    """A session or checkpoint title: stripped, non-empty, at most 200 characters."""
+    return _validate_label(title, field=field, what="A title", max_chars=TITLE_MAX_CHARS)
+
+
+def validate_name(name: str, *, field: str = "name") -> str:
+    """A space's name: stripped, non-empty, at most 200 characters."""
+    return _validate_label(name, field=field, what="A name", max_chars=NAME_MAX_CHARS)
+
+
+def validate_checkpoint_content(
+    *,
+    title: str,
+    objective: str | None = None,
+    summary: str | None = None,
+    decisions: Sequence[str] | None = None,
+    tasks: Sequence[str] | None = None,
+    open_questions: Sequence[str] | None = None,
+    entities: Sequence[str] | None = None,
+) -> CheckpointContent:
+    """The content ``createCheckpoint`` saves; omitted fields are empty."""
+    fields: dict[str, object] = {
+        "title": title,
+        "objective": "" if objective is None else objective,
+        "summary": "" if summary is None else summary,
+        "decisions": [] if decisions is None else decisions,
+        "tasks": [] if tasks is None else tasks,
+        "openQuestions": [] if open_questions is None else open_questions,
+        "entities": [] if entities is None else entities,
+    }
+    try:
+        return clean_checkpoint_fields(fields, lenient=False)
+    except FieldProblem as problem:
+        raise InputError(problem.message, code=ErrorCode.INVALID, field=problem.field) from None
+
+
+def clean_checkpoint_fields(fields: Mapping[str, object], *, lenient: bool) -> CheckpointContent:
+    """Check and tidy the seven checkpoint fields, keyed by GraphQL name.
+
+    In both modes strings are stripped, list items deduplicated (first spelling
+    and order kept) and a blank title refused. Strictly (a user's input) a
+    blank item or a value over a limit is refused; leniently (a model's draft,
+    which the user edits before saving) blank items are dropped and long
+    values cut to the limits. Raises ``FieldProblem``.
+    """
+    title = _string(fields, "title")
+    if lenient:
+        title = title[:TITLE_MAX_CHARS].strip()
+    if not title:
+        raise FieldProblem("title", "A checkpoint needs a title.")
+    if len(title) > TITLE_MAX_CHARS:
+        raise FieldProblem("title", f"A title is at most {TITLE_MAX_CHARS} characters.")
+    decisions, tasks, open_questions, entities = (
+        _items(fields, name, lenient=lenient) for name in LIST_FIELDS
+    )
+    return CheckpointContent(
+        title=title,
+        objective=_string(fields, "objective"),
+        summary=_string(fields, "summary"),
+        decisions=decisions,
+        tasks=tasks,
+        open_questions=open_questions,
+        entities=entities,
+    )
+
+
+def _json_type_name(value: object) -> str:
+    """How a JSON reader would name the type of ``value`` (for error messages)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, Mapping):
+        return "an object"
+    if isinstance(value, list | tuple):
+        return "a list"
+    return type(value).__name__
+
+
+def _string(fields: Mapping[str, object], name: str) -> str:
+    value = fields[name]
+    if not isinstance(value, str):
+        raise FieldProblem(name, f"{name} must be a string, not {_json_type_name(value)}.")
+    if not _is_text(value):
+        raise FieldProblem(name, _NOT_TEXT.format(what=name))
+    return value.strip()
+
+
+def _items(fields: Mapping[str, object], name: str, *, lenient: bool) -> tuple[str, ...]:
+    value = fields[name]
+    # A bare string is a Sequence[str] too; it is not a list of items.
+    if not isinstance(value, list | tuple):
+        raise FieldProblem(name, f"{name} must be a list of strings, not {_json_type_name(value)}.")
+    kept: list[str] = []
+    seen: set[str] = set()
+    for position, raw in enumerate(value):
+        if not isinstance(raw, str):
+            raise FieldProblem(
+                name, f"{name}[{position}] must be a string, not {_json_type_name(raw)}."
+            )
+        if not _is_text(raw):
+            raise FieldProblem(name, _NOT_TEXT.format(what=f"{name}[{position}]"))
+        item = raw.strip()
+        if lenient:
+            item = item[:ITEM_MAX_CHARS].strip()
+        if not item:
+            if lenient:
+                continue
+            raise FieldProblem(name, f"{name}[{position}] is empty.")
+        if len(item) > ITEM_MAX_CHARS:
+            raise FieldProblem(
+                name, f"{name}[{position}] is longer than {ITEM_MAX_CHARS} characters."
+            )
+        if item not in seen:
+            seen.add(item)
+            kept.append(item)
+    if len(kept) > LIST_MAX_ITEMS:
+        if not lenient:
+            raise FieldProblem(name, f"{name} holds at most {LIST_MAX_ITEMS} items.")
+        kept = kept[:LIST_MAX_ITEMS]
+    return tuple(kept)
+
+
+def _validate_label(value: str, *, field: str, what: str, max_chars: int) -> str:
+    label = value.strip()
+    if not label:
+        raise InputError(f"{what} cannot be empty.", code=ErrorCode.INVALID, field=field)
+    if len(label) > max_chars:
+        raise InputError(
+            f"{what} is at most {max_chars} characters.", code=ErrorCode.INVALID, field=field
+        )
+    if not _is_text(label):
+        raise InputError(_NOT_TEXT.format(what=what), field=field)
+    return label
+
+
+def _is_text(value: str) -> bool:
+    # NUL is refused by PostgreSQL text columns and a lone surrogate cannot be
+    # encoded as UTF-8 (nor hashed): both would otherwise fail later, on write,
+    # as a server error instead of a field error.
+    if "\x00" in value:
+        return False
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
