@@ -1,0 +1,145 @@
+"""Tortoise models: fields, relations, indexes and constraints — no rules.
+
+Turns and checkpoints are immutable; database triggers (see migrations) reject
+UPDATE on them. That is why no foreign key *from* those tables uses
+ON DELETE SET NULL (it would be an UPDATE): references that may outlive their
+target (a checkpoint's source session, an assistant turn's question) are plain
+columns, resolved leniently by the store.
+"""
+
+from __future__ import annotations
+
+from tortoise import fields
+from tortoise.fields import OnDelete
+from tortoise.models import Model
+
+
+class User(Model):
+    id = fields.BigIntField(primary_key=True)
+    name = fields.CharField(max_length=100, unique=True)
+    created_at = fields.DatetimeField()
+
+    class Meta:
+        table = "smriti_user"
+
+
+class Space(Model):
+    id = fields.BigIntField(primary_key=True)
+    name = fields.CharField(max_length=200)
+    description = fields.TextField(default="")
+    owner: fields.ForeignKeyRelation[User] = fields.ForeignKeyField(
+        "models.User", related_name="spaces", on_delete=OnDelete.CASCADE
+    )
+    created_at = fields.DatetimeField()
+    updated_at = fields.DatetimeField()
+
+    class Meta:
+        table = "space"
+        indexes = (("owner_id", "id"),)
+
+
+class Session(Model):
+    id = fields.BigIntField(primary_key=True)
+    title = fields.CharField(max_length=200, default="")
+    space: fields.ForeignKeyNullableRelation[Space] = fields.ForeignKeyField(
+        "models.Space", related_name="sessions", null=True, on_delete=OnDelete.CASCADE
+    )
+    branch_name = fields.CharField(max_length=100, default="main")
+    active_provider = fields.CharField(max_length=100)
+    active_model = fields.CharField(max_length=200)
+    seeded_from: fields.ForeignKeyNullableRelation[Checkpoint] = fields.ForeignKeyField(
+        "models.Checkpoint", related_name=False, null=True, on_delete=OnDelete.SET_NULL
+    )
+    forked_from: fields.ForeignKeyNullableRelation[Checkpoint] = fields.ForeignKeyField(
+        "models.Checkpoint", related_name=False, null=True, on_delete=OnDelete.SET_NULL
+    )
+    memory_scope = fields.CharField(max_length=20, default="LATEST_1")
+    mount_checkpoint: fields.ForeignKeyNullableRelation[Checkpoint] = fields.ForeignKeyField(
+        "models.Checkpoint", related_name=False, null=True, on_delete=OnDelete.SET_NULL
+    )
+    mount_base_sequence = fields.IntField(null=True)
+    last_sequence_number = fields.IntField(default=0)
+    owner: fields.ForeignKeyRelation[User] = fields.ForeignKeyField(
+        "models.User", related_name="sessions", on_delete=OnDelete.CASCADE
+    )
+    created_at = fields.DatetimeField()
+    updated_at = fields.DatetimeField()
+
+    class Meta:
+        table = "session"
+        indexes = (("owner_id", "id"), ("space_id", "id"))
+
+
+class Turn(Model):
+    id = fields.BigIntField(primary_key=True)
+    session: fields.ForeignKeyRelation[Session] = fields.ForeignKeyField(
+        "models.Session", related_name="turns", on_delete=OnDelete.CASCADE
+    )
+    sequence_number = fields.IntField()
+    role = fields.CharField(max_length=10)
+    content = fields.TextField()
+    provider = fields.CharField(max_length=100, null=True)
+    model = fields.CharField(max_length=200, null=True)
+    token_count = fields.IntField(default=0)
+    prompt_tokens = fields.IntField(null=True)
+    completion_tokens = fields.IntField(null=True)
+    cost = fields.FloatField(null=True)
+    interrupted = fields.BooleanField(default=False)
+    # The sequence number of the user turn an assistant turn answers.
+    reply_to_sequence = fields.IntField(null=True)
+    idempotency_key = fields.CharField(max_length=200, null=True)
+    created_at = fields.DatetimeField()
+
+    class Meta:
+        table = "turn"
+        unique_together = (("session_id", "sequence_number"), ("session_id", "idempotency_key"))
+        # (session_id, sequence_number) is covered by the unique index; the
+        # created_at index answers "how far had this session got when X was saved".
+        indexes = (("session_id", "created_at"),)
+
+
+class Checkpoint(Model):
+    id = fields.BigIntField(primary_key=True)
+    hash = fields.CharField(max_length=64)
+    space: fields.ForeignKeyRelation[Space] = fields.ForeignKeyField(
+        "models.Space", related_name="checkpoints", on_delete=OnDelete.CASCADE
+    )
+    parent: fields.ForeignKeyNullableRelation[Checkpoint] = fields.ForeignKeyField(
+        "models.Checkpoint", related_name="children", null=True, on_delete=OnDelete.CASCADE
+    )
+    branch_name = fields.CharField(max_length=100)
+    title = fields.CharField(max_length=200)
+    objective = fields.TextField(default="")
+    summary = fields.TextField(default="")
+    decisions = fields.JSONField(default=list)
+    tasks = fields.JSONField(default=list)
+    open_questions = fields.JSONField(default=list)
+    entities = fields.JSONField(default=list)
+    author_agent = fields.CharField(max_length=200, default="user")
+    source_session_id = fields.BigIntField(null=True)
+    source_first = fields.IntField(null=True)
+    source_last = fields.IntField(null=True)
+    base_sequence = fields.IntField(default=0)
+    created_at = fields.DatetimeField()
+
+    class Meta:
+        table = "checkpoint"
+        unique_together = (("space_id", "hash"),)
+        indexes = (("parent_id",), ("space_id", "id"))
+
+
+class Branch(Model):
+    id = fields.BigIntField(primary_key=True)
+    space: fields.ForeignKeyRelation[Space] = fields.ForeignKeyField(
+        "models.Space", related_name="branches", on_delete=OnDelete.CASCADE
+    )
+    name = fields.CharField(max_length=100)
+    head: fields.ForeignKeyRelation[Checkpoint] = fields.ForeignKeyField(
+        "models.Checkpoint", related_name=False, on_delete=OnDelete.CASCADE
+    )
+    created_at = fields.DatetimeField()
+    updated_at = fields.DatetimeField()
+
+    class Meta:
+        table = "branch"
+        unique_together = (("space_id", "name"),)

@@ -1,0 +1,104 @@
+"""Turn ORM rows into domain objects (the only place that knows both)."""
+
+from __future__ import annotations
+
+from api.domain.types import (
+    Checkpoint,
+    CheckpointContent,
+    MemoryScope,
+    Mount,
+    Role,
+    Session,
+    Space,
+    Turn,
+    TurnRange,
+    Usage,
+)
+from api.store import models
+
+
+def space(row: models.Space) -> Space:
+    return Space(
+        id=row.id,
+        name=row.name,
+        description=row.description,
+        owner_id=row.owner_id,  # type: ignore[attr-defined]
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+    )
+
+
+def session(row: models.Session) -> Session:
+    mount_id = row.mount_checkpoint_id  # type: ignore[attr-defined]
+    mount = (
+        Mount(checkpoint_id=mount_id, base_sequence=row.mount_base_sequence or 0)
+        if mount_id is not None
+        else None
+    )
+    return Session(
+        id=row.id,
+        title=row.title,
+        space_id=row.space_id,  # type: ignore[attr-defined]
+        branch_name=row.branch_name,
+        active_provider=row.active_provider,
+        active_model=row.active_model,
+        seeded_from_id=row.seeded_from_id,  # type: ignore[attr-defined]
+        forked_from_id=row.forked_from_id,  # type: ignore[attr-defined]
+        memory_scope=MemoryScope(row.memory_scope),
+        mount=mount,
+        last_sequence_number=row.last_sequence_number,
+        owner_id=row.owner_id,  # type: ignore[attr-defined]
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+    )
+
+
+def turn(row: models.Turn) -> Turn:
+    return Turn(
+        id=row.id,
+        session_id=row.session_id,  # type: ignore[attr-defined]
+        role=Role(row.role),
+        content=row.content,
+        sequence_number=row.sequence_number,
+        provider=row.provider,
+        model=row.model,
+        token_count=row.token_count,
+        created_at=row.created_at,
+        usage=Usage(
+            prompt_tokens=row.prompt_tokens,
+            completion_tokens=row.completion_tokens,
+            cost=row.cost,
+        ),
+        interrupted=row.interrupted,
+        reply_to_sequence=row.reply_to_sequence,
+        idempotency_key=row.idempotency_key,
+    )
+
+
+def checkpoint(row: models.Checkpoint) -> Checkpoint:
+    source_range = (
+        TurnRange(first=row.source_first, last=row.source_last)
+        if row.source_first is not None and row.source_last is not None
+        else None
+    )
+    return Checkpoint(
+        id=row.id,
+        hash=row.hash,
+        space_id=row.space_id,  # type: ignore[attr-defined]
+        parent_id=row.parent_id,  # type: ignore[attr-defined]
+        branch_name=row.branch_name,
+        content=CheckpointContent(
+            title=row.title,
+            objective=row.objective,
+            summary=row.summary,
+            decisions=tuple(row.decisions),
+            tasks=tuple(row.tasks),
+            open_questions=tuple(row.open_questions),
+            entities=tuple(row.entities),
+        ),
+        author_agent=row.author_agent,
+        source_session_id=row.source_session_id,
+        source_turn_range=source_range,
+        base_sequence=row.base_sequence,
+        created_at=row.created_at,
+    )

@@ -1,0 +1,141 @@
+"""Sessions: creation, attachment to a space, the mount, deletion."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from tortoise.exceptions import IntegrityError
+from tortoise.expressions import F
+from tortoise.transactions import in_transaction
+
+from api.domain.types import MAIN_BRANCH, Checkpoint, MemoryScope, Session
+from api.errors import ErrorCode, InputError, NotFound
+from api.store import models, rows
+from api.store.pages import Page, PageRequest
+from api.store.paging import keyset_page
+
+
+async def create(
+    owner_id: int,
+    *,
+    title: str,
+    space_id: int | None,
+    memory_scope: MemoryScope,
+    provider: str,
+    model: str,
+    branch_name: str = MAIN_BRANCH,
+    seeded_from_id: int | None = None,
+    forked_from_id: int | None = None,
+) -> Session:
+    now = datetime.now(UTC)
+    row = await models.Session.create(
+        owner_id=owner_id,
+        title=title,
+        space_id=space_id,
+        memory_scope=memory_scope.value,
+        active_provider=provider,
+        active_model=model,
+        branch_name=branch_name,
+        seeded_from_id=seeded_from_id,
+        forked_from_id=forked_from_id,
+        created_at=now,
+        updated_at=now,
+    )
+    return rows.session(row)
+
+
+async def get(owner_id: int, session_id: int, *, field: str = "sessionId") -> Session:
+    row = await models.Session.get_or_none(id=session_id, owner_id=owner_id)
+    if row is None:
+        raise NotFound("No such session.", field=field)
+    return rows.session(row)
+
+
+async def get_many(owner_id: int, ids: list[int]) -> dict[int, Session]:
+    found = await models.Session.filter(id__in=ids, owner_id=owner_id)
+    return {row.id: rows.session(row) for row in found}
+
+
+async def page(owner_id: int, space_id: int | None, request: PageRequest,
+               *, only_unattached: bool = False) -> Page[Session]:
+    query = models.Session.filter(owner_id=owner_id)
+    if space_id is not None:
+        query = query.filter(space_id=space_id)
+    elif only_unattached:
+        query = query.filter(space_id__isnull=True)
+    return await keyset_page(query, "id", request, rows.session)
+
+
+async def update(owner_id: int, session_id: int, **values: Any) -> Session:
+    """Set plain columns (title, space, scope, branch, model, mount)."""
+    values["updated_at"] = datetime.now(UTC)
+    updated = await models.Session.filter(id=session_id, owner_id=owner_id).update(**values)
+    if not updated:
+        raise NotFound("No such session.", field="sessionId")
+    return await get(owner_id, session_id)
+
+
+async def mount(owner_id: int, session_id: int, checkpoint_id: int) -> Session:
+    """Mount with the boundary the server computes: the session's current
+    lastSequenceNumber, read and written in one statement so a turn written
+    concurrently is either before the boundary or after it, never lost."""
+    updated = await models.Session.filter(id=session_id, owner_id=owner_id).update(
+        mount_checkpoint_id=checkpoint_id,
+        mount_base_sequence=F("last_sequence_number"),
+        updated_at=datetime.now(UTC),
+    )
+    if not updated:
+        raise NotFound("No such session.", field="sessionId")
+    return await get(owner_id, session_id)
+
+
+async def delete(owner_id: int, session_id: int) -> None:
+    deleted = await models.Session.filter(id=session_id, owner_id=owner_id).delete()
+    if not deleted:
+        raise NotFound("No such session.", field="id")
+
+
+async def create_fork(
+    owner_id: int,
+    *,
+    checkpoint: Checkpoint,
+    branch_name: str,
+    title: str,
+    memory_scope: MemoryScope,
+    provider: str,
+    model: str,
+) -> Session:
+    """A new branch whose head is ``checkpoint`` and a session on it, together."""
+    now = datetime.now(UTC)
+    try:
+        async with in_transaction("default") as conn:
+            await models.Branch.create(
+                using_db=conn,
+                space_id=checkpoint.space_id,
+                name=branch_name,
+                head_id=checkpoint.id,
+                created_at=now,
+                updated_at=now,
+            )
+            row = await models.Session.create(
+                using_db=conn,
+                owner_id=owner_id,
+                title=title,
+                space_id=checkpoint.space_id,
+                memory_scope=memory_scope.value,
+                active_provider=provider,
+                active_model=model,
+                branch_name=branch_name,
+                seeded_from_id=checkpoint.id,
+                forked_from_id=checkpoint.id,
+                created_at=now,
+                updated_at=now,
+            )
+    except IntegrityError as exc:
+        raise InputError(
+            f'The branch "{branch_name}" already exists in this space.',
+            code=ErrorCode.BRANCH_EXISTS,
+            field="branchName",
+        ) from exc
+    return rows.session(row)

@@ -1,0 +1,49 @@
+"""Raw SQL where the ORM cannot say it: atomic counters and recursive CTEs.
+
+Statements are written with ``?`` placeholders and translated for asyncpg.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from tortoise import connections
+from tortoise.backends.base.client import BaseDBAsyncClient
+
+_PLACEHOLDER = re.compile(r"\?")
+
+
+def connection() -> BaseDBAsyncClient:
+    return connections.get("default")
+
+
+def dialect(conn: BaseDBAsyncClient) -> str:
+    return str(conn.capabilities.dialect)
+
+
+def translate(conn: BaseDBAsyncClient, statement: str) -> str:
+    if dialect(conn) != "postgres":
+        return statement
+    counter = iter(range(1, 10_000))
+    return _PLACEHOLDER.sub(lambda _m: f"${next(counter)}", statement)
+
+
+async def fetch(
+    conn: BaseDBAsyncClient, statement: str, params: Sequence[Any] = ()
+) -> list[dict[str, Any]]:
+    rows = await conn.execute_query_dict(translate(conn, statement), list(params))
+    return [dict(row) for row in rows]
+
+
+async def fetch_one(
+    conn: BaseDBAsyncClient, statement: str, params: Sequence[Any] = ()
+) -> dict[str, Any] | None:
+    rows = await fetch(conn, statement, params)
+    return rows[0] if rows else None
+
+
+def in_list(values: Sequence[Any]) -> str:
+    """Placeholders for an IN (...) list of len(values)."""
+    return ", ".join("?" for _ in values)
