@@ -1,0 +1,3 @@
+from api.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,79 @@
+"""The application, assembled from plain lists in one place."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+# Before anything can import LiteLLM: it must never reach for the network.
+os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocket
+from strawberry.asgi import GraphQL
+
+from api.graphql.context import Context
+from api.graphql.schema import build_schema
+from api.providers import LiteLLMTransport, ProviderRegistry, default_config, load_config
+from api.services.base import Services
+from api.settings import REPOSITORY_ROOT, Settings
+from api.store import database, spaces
+
+WEBUI_DIR = REPOSITORY_ROOT / "webui"
+
+
+class SmritiGraphQL(GraphQL[Context, None]):
+    """Strawberry's ASGI view with Smriti's per-request context."""
+
+    def __init__(self, services: Services, **kwargs: Any) -> None:
+        super().__init__(build_schema(services.settings), **kwargs)
+        self.services = services
+        self.owner_id: int | None = None
+
+    async def get_context(self, request: Request | WebSocket, response: Any) -> Context:
+        if self.owner_id is None:
+            self.owner_id = await spaces.local_user_id()
+        return Context(services=self.services, owner_id=self.owner_id)
+
+
+def create_app(settings: Settings, *, registry: ProviderRegistry | None = None) -> Starlette:
+    """Build the app. A malformed providers file raises ConfigError here,
+    before anything listens."""
+    if registry is None:
+        config = (
+            load_config(settings.providers_file) if settings.providers_file else default_config()
+        )
+        registry = ProviderRegistry(
+            config, transport=LiteLLMTransport(timeout=settings.provider_timeout_seconds)
+        )
+    services = Services(settings=settings, registry=registry)
+    graphql = SmritiGraphQL(services)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        await database.migrate(settings.database_url)
+        async with database.register(app, settings.database_url):
+            yield
+            await services.drain()
+
+    async def health(_request: Request) -> Response:
+        return JSONResponse({"status": "ok"})
+
+    routes: list[Any] = [
+        Route("/graphql", graphql, methods=["GET", "POST"]),
+        WebSocketRoute("/graphql", graphql),
+        Route("/healthz", health),
+    ]
+    if Path(WEBUI_DIR).is_dir():
+        routes.append(Mount("/", StaticFiles(directory=WEBUI_DIR, html=True), name="webui"))
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.state.services = services
+    return app

@@ -1,0 +1,87 @@
+"""createSpace, updateSpace, deleteSpace."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import strawberry
+
+from api.graphql import ids
+from api.graphql.context import Info
+from api.graphql.mutations.base import attempt
+from api.graphql.types.errors import error_type
+from api.graphql.types.space import Space
+from api.services import workspace
+from api.store import spaces
+
+CreateSpaceError = error_type("CreateSpaceError", "createSpace")
+UpdateSpaceError = error_type("UpdateSpaceError", "updateSpace")
+DeleteSpaceError = error_type("DeleteSpaceError", "deleteSpace")
+
+
+@strawberry.input(description="A new space.")
+class CreateSpaceInput:
+    name: str = strawberry.field(description="Its name (1–200 characters).")
+    description: str | None = strawberry.field(default=None, description="What it is for.")
+
+
+@strawberry.type(description="The result of createSpace.")
+class CreateSpacePayload:
+    space: Space | None = strawberry.field(description="The new space.")
+    errors: list[CreateSpaceError] = strawberry.field(description="Why it failed, if it did.")  # type: ignore[valid-type]
+
+
+@strawberry.input(description="New values for a space; omitted fields stay as they are.")
+class UpdateSpaceInput:
+    id: strawberry.ID = strawberry.field(description="The space.")
+    name: str | None = strawberry.field(default=None, description="A new name.")
+    description: str | None = strawberry.field(default=None, description="A new description.")
+
+
+@strawberry.type(description="The result of updateSpace.")
+class UpdateSpacePayload:
+    space: Space | None = strawberry.field(description="The space as it is now.")
+    errors: list[UpdateSpaceError] = strawberry.field(description="Why it failed, if it did.")  # type: ignore[valid-type]
+
+
+@strawberry.input(description="The space to delete, with its sessions, turns and checkpoints.")
+class DeleteSpaceInput:
+    id: strawberry.ID = strawberry.field(description="The space.")
+
+
+@strawberry.type(description="The result of deleteSpace.")
+class DeleteSpacePayload:
+    deleted_id: strawberry.ID | None = strawberry.field(description="The id that was deleted.")
+    errors: list[DeleteSpaceError] = strawberry.field(description="Why it failed, if it did.")  # type: ignore[valid-type]
+
+
+@strawberry.type
+class SpaceMutation:
+    @strawberry.mutation(description="Create a space.")
+    async def create_space(self, info: Info, input: Annotated[CreateSpaceInput, strawberry.argument(description="The createSpace arguments.")]) -> CreateSpacePayload:
+        owner = info.context.owner_id
+        space, errors = await attempt(
+            workspace.create_space(owner, input.name, input.description), CreateSpaceError
+        )
+        return CreateSpacePayload(space=Space.from_domain(space) if space else None, errors=errors)
+
+    @strawberry.mutation(description="Rename a space or change its description.")
+    async def update_space(self, info: Info, input: Annotated[UpdateSpaceInput, strawberry.argument(description="The updateSpace arguments.")]) -> UpdateSpacePayload:
+        async def work() -> Space:
+            space_id = ids.decode(input.id, "Space", field="id")
+            space = await workspace.update_space(
+                info.context.owner_id, space_id, name=input.name, description=input.description
+            )
+            return Space.from_domain(space)
+
+        space, errors = await attempt(work(), UpdateSpaceError)
+        return UpdateSpacePayload(space=space, errors=errors)
+
+    @strawberry.mutation(description="Delete a space and everything in it (owner only).")
+    async def delete_space(self, info: Info, input: Annotated[DeleteSpaceInput, strawberry.argument(description="The deleteSpace arguments.")]) -> DeleteSpacePayload:
+        async def work() -> strawberry.ID:
+            await spaces.delete(info.context.owner_id, ids.decode(input.id, "Space", field="id"))
+            return input.id
+
+        deleted, errors = await attempt(work(), DeleteSpaceError)
+        return DeleteSpacePayload(deleted_id=deleted, errors=errors)

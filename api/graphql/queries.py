@@ -1,0 +1,171 @@
+"""Every query of DESIGN §8."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import strawberry
+from strawberry import relay
+
+from api.errors import NotFound
+from api.graphql import ids
+from api.graphql.context import Info
+from api.graphql.mutations.chat import context_override
+from api.graphql.pagination import connection, page_request
+from api.graphql.types.checkpoint import Checkpoint
+from api.graphql.types.compare import Comparison
+from api.graphql.types.context_plan import ContextInput, ContextPlan
+from api.graphql.types.providers import Provider, Providers
+from api.graphql.types.session import Session
+from api.graphql.types.space import Space
+from api.graphql.types.turn import Turn
+from api.services import chat
+from api.services import checkpoints as checkpoint_service
+from api.store import sessions, spaces
+
+NODE_TYPES: dict[str, type[Space | Session | Checkpoint | Turn]] = {
+    "Space": Space,
+    "Session": Session,
+    "Checkpoint": Checkpoint,
+    "Turn": Turn,
+}
+
+
+@strawberry.input(description="What contextPreview should preview.")
+class ContextPreviewInput:
+    session_id: strawberry.ID = strawberry.field(description="The session.")
+    content: str = strawberry.field(description="The message that would be sent.")
+    model: str | None = strawberry.field(
+        default=None, description='"provider/model" (default: the session\'s model).'
+    )
+    context: ContextInput | None = strawberry.field(
+        default=None, description="An explicit context, as sendMessage takes it."
+    )
+
+
+def _id(value: str, type_name: str) -> int | None:
+    try:
+        return ids.decode(value, type_name, field="id")
+    except NotFound:
+        return None
+
+
+@strawberry.type(description="Everything you can read.")
+class Query:
+    @strawberry.field(description="Any object by its global id.")
+    async def node(
+        self,
+        info: Info,
+        id: Annotated[strawberry.ID, strawberry.argument(description="A global id.")],
+    ) -> relay.Node | None:
+        try:
+            type_name, key = relay.from_base64(id)
+        except (ValueError, TypeError):
+            return None
+        node_type = NODE_TYPES.get(type_name)
+        if node_type is None:
+            return None
+        found = await node_type.resolve_nodes(info=info, node_ids=[key], required=False)
+        node: relay.Node | None = found[0]
+        return node
+
+    @strawberry.field(description="Your spaces, oldest first.")
+    async def spaces(
+        self,
+        info: Info,
+        first: Annotated[int | None, strawberry.argument(description="How many (at most 100).")] = None,
+        after: Annotated[str | None, strawberry.argument(description="A cursor from a previous page.")] = None,
+    ) -> relay.Connection[Space]:
+        cap = info.context.services.settings.max_page_size
+        page = await spaces.page(info.context.owner_id, page_request(first=first, after=after, cap=cap))
+        return connection(page, Space.from_domain, lambda s: s.id)
+
+    @strawberry.field(description="Your sessions, oldest first: all, one space's, or those in no space.")
+    async def sessions(
+        self,
+        info: Info,
+        first: Annotated[int | None, strawberry.argument(description="How many (at most 100).")] = None,
+        after: Annotated[str | None, strawberry.argument(description="A cursor from a previous page.")] = None,
+        space_id: Annotated[strawberry.ID | None, strawberry.argument(description="Only this space's sessions.")] = None,
+        unattached: Annotated[bool, strawberry.argument(description="Only sessions in no space.")] = False,
+    ) -> relay.Connection[Session]:
+        cap = info.context.services.settings.max_page_size
+        request = page_request(first=first, after=after, cap=cap)
+        space = ids.decode_optional(space_id, "Space", field="spaceId")
+        page = await sessions.page(info.context.owner_id, space, request, only_unattached=unattached)
+        return connection(page, Session.from_domain, lambda s: s.id)
+
+    @strawberry.field(description="A space by id.")
+    async def space(self, info: Info, id: Annotated[strawberry.ID, strawberry.argument(description="The space's id.")]) -> Space | None:
+        key = _id(id, "Space")
+        found = await info.context.loaders.space_by_id.load(key) if key is not None else None
+        return Space.from_domain(found) if found else None
+
+    @strawberry.field(description="A session by id.")
+    async def session(self, info: Info, id: Annotated[strawberry.ID, strawberry.argument(description="The session's id.")]) -> Session | None:
+        key = _id(id, "Session")
+        found = await info.context.loaders.session_by_id.load(key) if key is not None else None
+        return Session.from_domain(found) if found else None
+
+    @strawberry.field(description="A checkpoint by id.")
+    async def checkpoint(self, info: Info, id: Annotated[strawberry.ID, strawberry.argument(description="The checkpoint's id.")]) -> Checkpoint | None:
+        key = _id(id, "Checkpoint")
+        found = await info.context.loaders.checkpoint_by_id.load(key) if key is not None else None
+        return Checkpoint.from_domain(found) if found else None
+
+    @strawberry.field(description="A checkpoint of a space by its hash or any unique prefix of 4+ hex characters.")
+    async def checkpoint_by_hash(
+        self,
+        info: Info,
+        space_id: Annotated[strawberry.ID, strawberry.argument(description="The space.")],
+        hash: Annotated[str, strawberry.argument(description="The hash or a prefix (4+).")],
+    ) -> Checkpoint | None:
+        space = ids.decode(space_id, "Space", field="spaceId")
+        found = await checkpoint_service.by_hash(info.context.owner_id, space, hash)
+        return Checkpoint.from_domain(found) if found else None
+
+    @strawberry.field(description="The configured providers, their models and the defaults.")
+    def providers(self, info: Info) -> Providers:
+        registry = info.context.services.registry
+        return Providers(
+            providers=[
+                Provider(
+                    name=p.name,
+                    available=p.available,
+                    reason=p.reason,
+                    models=[f"{p.name}/{m}" for m in p.models],
+                )
+                for p in registry.providers()
+            ],
+            chat_default=registry.chat_default,
+            background=registry.background,
+        )
+
+    @strawberry.field(
+        description="Exactly what the model would receive if this message were sent now."
+    )
+    async def context_preview(self, info: Info, input: Annotated[ContextPreviewInput, strawberry.argument(description="The contextPreview arguments.")]) -> ContextPlan:
+        session_id = ids.decode(input.session_id, "Session", field="sessionId")
+        session = await sessions.get(info.context.owner_id, session_id)
+        preview = await chat.preview(
+            info.context.services,
+            session,
+            content=input.content,
+            model=input.model,
+            override=context_override(input.context),
+        )
+        return ContextPlan.build(preview.plan, preview.messages, preview.model.name)
+
+    @strawberry.field(description="Compare the list fields of two checkpoints.")
+    async def compare_checkpoints(
+        self,
+        info: Info,
+        a: Annotated[strawberry.ID, strawberry.argument(description="The first checkpoint.")],
+        b: Annotated[strawberry.ID, strawberry.argument(description="The second checkpoint.")],
+    ) -> Comparison:
+        comparison = await checkpoint_service.compare(
+            info.context.owner_id,
+            ids.decode(a, "Checkpoint", field="a"),
+            ids.decode(b, "Checkpoint", field="b"),
+        )
+        return Comparison.from_domain(comparison)

@@ -1,0 +1,89 @@
+"""The schema: per-domain Query and Mutation parts merged, limits attached."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import strawberry
+from graphql import GraphQLError
+from strawberry.extensions import (
+    MaskErrors,
+    MaxAliasesLimiter,
+    MaxTokensLimiter,
+    QueryDepthLimiter,
+    SchemaExtension,
+)
+from strawberry.types import ExecutionContext
+
+from api.errors import SmritiError
+from api.graphql.mutations.chat import ChatMutation
+from api.graphql.mutations.checkpoints import CheckpointMutation
+from api.graphql.mutations.sessions import SessionMutation
+from api.graphql.mutations.spaces import SpaceMutation
+from api.graphql.queries import Query
+from api.graphql.types.checkpoint import Checkpoint
+from api.graphql.types.session import Session
+from api.graphql.types.space import Space
+from api.graphql.types.turn import Turn
+from api.settings import Settings
+
+
+@strawberry.type(description="Every change goes through one of these; each takes one `input` "
+                 "and returns a payload with the result and `errors`.")
+class Mutation(SpaceMutation, SessionMutation, ChatMutation, CheckpointMutation):
+    pass
+
+
+class ErrorCodes(SchemaExtension):
+    """Top-level errors that are ours carry their code and field, like payload errors."""
+
+    def on_operation(self) -> Iterator[None]:
+        yield
+        result = self.execution_context.result
+        for error in (result.errors if result else None) or []:
+            original = error.original_error
+            if isinstance(original, SmritiError):
+                error.extensions = {
+                    **(error.extensions or {}),
+                    "code": original.code.value,
+                    "field": original.field,
+                }
+
+
+class SmritiSchema(strawberry.Schema):
+    def process_errors(
+        self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None
+    ) -> None:
+        # Expected failures (bad ids, bad arguments) are answers, not incidents:
+        # only the rest is logged.
+        unexpected = [e for e in errors if not isinstance(e.original_error, SmritiError)]
+        if unexpected:
+            super().process_errors(unexpected, execution_context)
+
+
+def _is_internal(error: GraphQLError) -> bool:
+    """Bugs are masked; validation errors and our typed errors are shown."""
+    original = error.original_error
+    return original is not None and not isinstance(original, SmritiError)
+
+
+def build_schema(settings: Settings | None = None) -> strawberry.Schema:
+    limits = settings or Settings(database_url="", providers_file=None)
+    extensions: list[Any] = [
+        lambda: QueryDepthLimiter(max_depth=limits.max_query_depth),
+        lambda: MaxAliasesLimiter(max_alias_count=limits.max_aliases),
+        lambda: MaxTokensLimiter(max_token_count=limits.max_query_tokens),
+        lambda: MaskErrors(should_mask_error=_is_internal),
+        ErrorCodes,
+    ]
+    return SmritiSchema(
+        query=Query,
+        mutation=Mutation,
+        types=[Space, Session, Turn, Checkpoint],
+        extensions=extensions,
+    )
+
+
+def export_schema() -> str:
+    return build_schema().as_str() + "\n"

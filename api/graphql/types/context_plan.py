@@ -1,0 +1,70 @@
+"""What the model sees: the context plan and the rendered messages."""
+
+from __future__ import annotations
+
+import strawberry
+
+from api.domain.context import ContextPlan as DomainPlan
+from api.domain.types import ChatMessage as DomainMessage
+from api.graphql.types.checkpoint import Checkpoint
+from api.graphql.types.enums import ContextMode, MemoryScope
+from api.graphql.types.turn import Turn
+
+
+@strawberry.type(description="One message exactly as the provider receives it.")
+class ChatMessage:
+    role: str = strawberry.field(description='"system", "user" or "assistant".')
+    content: str = strawberry.field(description="The text.")
+
+    @classmethod
+    def from_domain(cls, message: DomainMessage) -> ChatMessage:
+        return cls(role=message.role, content=message.content)
+
+
+@strawberry.type(description="The context a message is (or was) sent with.")
+class ContextPlan:
+    mode: ContextMode = strawberry.field(description="FRESH, HEAD or MOUNTED.")
+    checkpoints: list[Checkpoint] = strawberry.field(
+        description="The checkpoints whose fields the model sees, oldest first."
+    )
+    turns: list[Turn] = strawberry.field(description="The turn window, in order.")
+    boundary: int = strawberry.field(
+        description="Turns with a sequence number at or below this are never sent."
+    )
+    token_estimate: int = strawberry.field(
+        description="Estimated prompt tokens (checkpoint block, window and message)."
+    )
+    messages: list[ChatMessage] = strawberry.field(
+        description="The exact messages sent to the provider, the new message last."
+    )
+    model: str = strawberry.field(description='The model, as "provider/model".')
+
+    @classmethod
+    def build(cls, plan: DomainPlan, messages: list[DomainMessage], model: str) -> ContextPlan:
+        return cls(
+            mode=ContextMode[plan.mode.value],
+            checkpoints=[Checkpoint.from_domain(c) for c in plan.checkpoints],
+            turns=[Turn.from_domain(t) for t in plan.turns],
+            boundary=plan.boundary,
+            token_estimate=plan.token_estimate,
+            messages=[ChatMessage.from_domain(m) for m in messages],
+            model=model,
+        )
+
+
+@strawberry.input(description="An explicit context for stateless clients.")
+class ContextInput:
+    space_id: strawberry.ID | None = strawberry.field(
+        default=None, description="Use this space's head (on the session's branch)."
+    )
+    checkpoint_id: strawberry.ID | None = strawberry.field(
+        default=None, description="Use this checkpoint as if mounted."
+    )
+    base_sequence: int | None = strawberry.field(
+        default=None,
+        description="With checkpointId: only turns after this sequence number "
+        "(default: the session's current lastSequenceNumber).",
+    )
+    memory_scope: MemoryScope | None = strawberry.field(
+        default=None, description="How many checkpoints (default: the session's scope)."
+    )

@@ -1,0 +1,95 @@
+"""GraphQL enums, each value described (the schema is the documentation)."""
+
+from __future__ import annotations
+
+import enum
+
+import strawberry
+
+
+@strawberry.enum(description="Who wrote a turn.")
+class Role(enum.Enum):
+    USER = strawberry.enum_value("USER", description="The person using Smriti.")
+    ASSISTANT = strawberry.enum_value("ASSISTANT", description="A model's reply.")
+    SYSTEM = strawberry.enum_value(
+        "SYSTEM", description="A note from Smriti itself; never sent to a model."
+    )
+
+
+@strawberry.enum(description="How many checkpoints of a chain a model sees.")
+class MemoryScope(enum.Enum):
+    LATEST_1 = strawberry.enum_value("LATEST_1", description="Only the newest checkpoint.")
+    LATEST_3 = strawberry.enum_value(
+        "LATEST_3", description="The newest checkpoint and up to two of its ancestors."
+    )
+
+
+@strawberry.enum(description="Where the context of the next message comes from.")
+class ContextMode(enum.Enum):
+    FRESH = strawberry.enum_value(
+        "FRESH", description="No space: no checkpoints, the session's recent turns."
+    )
+    HEAD = strawberry.enum_value(
+        "HEAD",
+        description="The head of the session's branch (and ancestors) plus the turns "
+        "written after it was saved.",
+    )
+    MOUNTED = strawberry.enum_value(
+        "MOUNTED",
+        description="A mounted checkpoint (and ancestors) plus the turns after the "
+        "mount's base sequence.",
+    )
+
+
+@strawberry.enum(description="Why a mutation could not do what was asked.")
+class ErrorCode(enum.Enum):
+    INVALID = strawberry.enum_value("INVALID", description="An argument is not valid.")
+    EMPTY_CONTENT = strawberry.enum_value("EMPTY_CONTENT", description="The content is empty.")
+    CONTENT_TOO_LARGE = strawberry.enum_value(
+        "CONTENT_TOO_LARGE", description="The content is larger than the size limit."
+    )
+    NOT_FOUND = strawberry.enum_value(
+        "NOT_FOUND", description="No such object, or it belongs to someone else."
+    )
+    UNKNOWN_MODEL = strawberry.enum_value(
+        "UNKNOWN_MODEL", description="The model is not listed by `providers`."
+    )
+    WRONG_SPACE = strawberry.enum_value(
+        "WRONG_SPACE", description="The checkpoint belongs to another space."
+    )
+    BRANCH_EXISTS = strawberry.enum_value(
+        "BRANCH_EXISTS", description="A branch of that name already exists in the space."
+    )
+    BRANCH_RESERVED = strawberry.enum_value(
+        "BRANCH_RESERVED", description='The branch name is reserved ("main").'
+    )
+    NO_SPACE = strawberry.enum_value(
+        "NO_SPACE", description="The session must be attached to a space first."
+    )
+    AMBIGUOUS_HASH = strawberry.enum_value(
+        "AMBIGUOUS_HASH", description="The hash prefix matches more than one checkpoint."
+    )
+    PROVIDER_AUTH = strawberry.enum_value(
+        "PROVIDER_AUTH", description="The provider rejected the API key."
+    )
+    PROVIDER_RATE_LIMIT = strawberry.enum_value(
+        "PROVIDER_RATE_LIMIT", description="The provider is rate limiting; retry later."
+    )
+    PROVIDER_TIMEOUT = strawberry.enum_value(
+        "PROVIDER_TIMEOUT", description="The provider did not answer in time."
+    )
+    PROVIDER_UNREACHABLE = strawberry.enum_value(
+        "PROVIDER_UNREACHABLE", description="The provider could not be reached."
+    )
+    CONTEXT_TOO_LONG = strawberry.enum_value(
+        "CONTEXT_TOO_LONG", description="The prompt is longer than the model accepts."
+    )
+    PROVIDER_UNAVAILABLE = strawberry.enum_value(
+        "PROVIDER_UNAVAILABLE", description="The provider is not configured (missing key)."
+    )
+    PROVIDER_ERROR = strawberry.enum_value(
+        "PROVIDER_ERROR", description="The provider failed for another reason."
+    )
+    MALFORMED_OUTPUT = strawberry.enum_value(
+        "MALFORMED_OUTPUT", description="The model's answer could not be parsed."
+    )

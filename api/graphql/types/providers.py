@@ -1,0 +1,22 @@
+"""Configured providers and their models."""
+
+from __future__ import annotations
+
+import strawberry
+
+
+@strawberry.type(description="A provider from providers.yaml (or the built-in offline one).")
+class Provider:
+    name: str = strawberry.field(description="The name used in model names.")
+    available: bool = strawberry.field(description="False when its API key is not set.")
+    reason: str | None = strawberry.field(description="Why it is unavailable.")
+    models: list[str] = strawberry.field(description='Its models, as "provider/model".')
+
+
+@strawberry.type(description="The providers and the default models.")
+class Providers:
+    providers: list[Provider] = strawberry.field(description="Every configured provider.")
+    chat_default: str = strawberry.field(description="The model new sessions use.")
+    background: str = strawberry.field(
+        description="The background-intelligence model (drafts and titles)."
+    )

@@ -1,0 +1,130 @@
+"""The Session node: a conversation, its mount and its turns."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from typing import TYPE_CHECKING, Annotated, Any
+
+import strawberry
+from strawberry import relay
+
+from api.domain import types as domain
+from api.graphql.context import Info
+from api.graphql.pagination import connection, page_request
+from api.graphql.types.enums import MemoryScope
+from api.graphql.types.turn import Turn
+from api.store import turns
+
+if TYPE_CHECKING:
+    from api.graphql.types.checkpoint import Checkpoint
+    from api.graphql.types.space import Space
+
+CheckpointRef = Annotated["Checkpoint", strawberry.lazy("api.graphql.types.checkpoint")]
+SpaceRef = Annotated["Space", strawberry.lazy("api.graphql.types.space")]
+
+
+async def _checkpoint(info: Info, checkpoint_id: int | None) -> Any:
+    from api.graphql.types.checkpoint import Checkpoint
+
+    if checkpoint_id is None:
+        return None
+    found = await info.context.loaders.checkpoint_by_id.load(checkpoint_id)
+    return Checkpoint.from_domain(found) if found else None
+
+
+@strawberry.type(description="A mounted checkpoint and the boundary the server computed for it.")
+class Mount:
+    base_sequence: int = strawberry.field(
+        description="Turns with a sequence number above this one are in the window."
+    )
+    checkpoint_id: strawberry.Private[int]
+
+    @strawberry.field(description="The mounted checkpoint.")
+    async def checkpoint(self, info: Info) -> CheckpointRef | None:
+        return await _checkpoint(info, self.checkpoint_id)
+
+
+@strawberry.type(description="A conversation: an append-only stream of turns.")
+class Session(relay.Node):
+    id: relay.NodeID[int]
+    title: str = strawberry.field(description="The title (set by the user or after the first reply).")
+    branch_name: str = strawberry.field(
+        description="The branch of the space's lineage this session saves checkpoints on."
+    )
+    active_provider: str = strawberry.field(description="The provider of the session's model.")
+    active_model: str = strawberry.field(description="The session's model, without provider.")
+    memory_scope: MemoryScope = strawberry.field(description="How many checkpoints the model sees.")
+    last_sequence_number: int = strawberry.field(
+        description="The sequence number of the newest turn (0 when there is none)."
+    )
+    created_at: datetime = strawberry.field(description="When the session was created.")
+    updated_at: datetime = strawberry.field(description="When the session last changed.")
+    domain_session: strawberry.Private[domain.Session]
+
+    @classmethod
+    def from_domain(cls, session: domain.Session) -> Session:
+        return cls(
+            id=session.id,
+            title=session.title,
+            branch_name=session.branch_name,
+            active_provider=session.active_provider,
+            active_model=session.active_model,
+            memory_scope=MemoryScope[session.memory_scope.value],
+            last_sequence_number=session.last_sequence_number,
+            created_at=session.created_at,
+            updated_at=session.updated_at,
+            domain_session=session,
+        )
+
+    @classmethod
+    async def resolve_nodes(  # type: ignore[override]
+        cls, *, info: Info, node_ids: Iterable[str], required: bool = False
+    ) -> list[Any]:
+        found = await info.context.loaders.session_by_id.load_many([int(i) for i in node_ids])
+        return [cls.from_domain(s) if s else None for s in found]
+
+    @strawberry.field(description='The model as "provider/model", as `providers` lists it.')
+    def model(self) -> str:
+        return f"{self.active_provider}/{self.active_model}"
+
+    @strawberry.field(description="The space the session is attached to (none: FRESH mode).")
+    async def space(self, info: Info) -> SpaceRef | None:
+        from api.graphql.types.space import Space
+
+        space_id = self.domain_session.space_id
+        if space_id is None:
+            return None
+        found = await info.context.loaders.space_by_id.load(space_id)
+        return Space.from_domain(found) if found else None
+
+    @strawberry.field(description="The checkpoint that was the head when the session joined its space.")
+    async def seeded_from(self, info: Info) -> CheckpointRef | None:
+        return await _checkpoint(info, self.domain_session.seeded_from_id)
+
+    @strawberry.field(description="The checkpoint this session was forked from.")
+    async def forked_from(self, info: Info) -> CheckpointRef | None:
+        return await _checkpoint(info, self.domain_session.forked_from_id)
+
+    @strawberry.field(description="The mounted checkpoint and its boundary, if any.")
+    def mount(self) -> Mount | None:
+        mount = self.domain_session.mount
+        if mount is None:
+            return None
+        return Mount(base_sequence=mount.base_sequence, checkpoint_id=mount.checkpoint_id)
+
+    @strawberry.field(
+        description="The turns, in sequence order. Use `last`/`before` to read from the end."
+    )
+    async def turns(
+        self,
+        info: Info,
+        first: Annotated[int | None, strawberry.argument(description="How many from the start side (at most 100).")] = None,
+        after: Annotated[str | None, strawberry.argument(description="Turns after this cursor.")] = None,
+        last: Annotated[int | None, strawberry.argument(description="How many from the end side (at most 100).")] = None,
+        before: Annotated[str | None, strawberry.argument(description="Turns before this cursor.")] = None,
+    ) -> relay.Connection[Turn]:
+        cap = info.context.services.settings.max_page_size
+        request = page_request(first=first, after=after, last=last, before=before, cap=cap)
+        page = await turns.page(self.id, request)
+        return connection(page, Turn.from_domain, lambda t: t.sequence_number)

@@ -1,0 +1,121 @@
+"""The Space node: a namespace of checkpoints and sessions."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from typing import TYPE_CHECKING, Annotated, Any
+
+import strawberry
+from strawberry import relay
+
+from api.domain import types as domain
+from api.domain.types import MAIN_BRANCH
+from api.graphql.context import Info
+from api.graphql.pagination import connection, page_request
+from api.store import checkpoints, sessions
+
+if TYPE_CHECKING:
+    from api.graphql.types.checkpoint import Checkpoint
+    from api.graphql.types.session import Session
+
+CheckpointRef = Annotated["Checkpoint", strawberry.lazy("api.graphql.types.checkpoint")]
+SessionRef = Annotated["Session", strawberry.lazy("api.graphql.types.session")]
+
+
+@strawberry.type(description="A branch of a space's lineage and the checkpoint at its tip.")
+class Branch:
+    name: str = strawberry.field(description='The branch name ("main" or a fork\'s name).')
+    head_id: strawberry.Private[int]
+
+    @strawberry.field(description="The newest checkpoint on the branch.")
+    async def head(self, info: Info) -> CheckpointRef | None:
+        from api.graphql.types.checkpoint import Checkpoint
+
+        found = await info.context.loaders.checkpoint_by_id.load(self.head_id)
+        return Checkpoint.from_domain(found) if found else None
+
+
+@strawberry.type(description="A space: holds checkpoints (a lineage) and the sessions that use them.")
+class Space(relay.Node):
+    id: relay.NodeID[int]
+    name: str = strawberry.field(description="The space's name.")
+    description: str = strawberry.field(description="What the space is for.")
+    created_at: datetime = strawberry.field(description="When the space was created.")
+    updated_at: datetime = strawberry.field(description="When the space last changed.")
+
+    @classmethod
+    def from_domain(cls, space: domain.Space) -> Space:
+        return cls(
+            id=space.id,
+            name=space.name,
+            description=space.description,
+            created_at=space.created_at,
+            updated_at=space.updated_at,
+        )
+
+    @classmethod
+    async def resolve_nodes(  # type: ignore[override]
+        cls, *, info: Info, node_ids: Iterable[str], required: bool = False
+    ) -> list[Any]:
+        found = await info.context.loaders.space_by_id.load_many([int(i) for i in node_ids])
+        return [cls.from_domain(s) if s else None for s in found]
+
+    @strawberry.field(description="The branches of this space's lineage, by name.")
+    async def branches(self, info: Info) -> list[Branch]:
+        found = await info.context.loaders.branches_by_space_id.load(self.id)
+        return [Branch(name=name, head_id=head) for name, head in found]
+
+    @strawberry.field(description="The head checkpoint of a branch (main by default).")
+    async def head(
+        self,
+        info: Info,
+        branch: Annotated[
+            str, strawberry.argument(description="The branch name.")
+        ] = MAIN_BRANCH,
+    ) -> CheckpointRef | None:
+        from api.graphql.types.checkpoint import Checkpoint
+
+        for name, head_id in await info.context.loaders.branches_by_space_id.load(self.id):
+            if name == branch:
+                found = await info.context.loaders.checkpoint_by_id.load(head_id)
+                return Checkpoint.from_domain(found) if found else None
+        return None
+
+    @strawberry.field(
+        description="Every checkpoint of the space, oldest first, across all branches. "
+        "Each node's `parent` and `branchName` draw the graph."
+    )
+    async def lineage(
+        self,
+        info: Info,
+        first: Annotated[
+            int | None, strawberry.argument(description="How many (at most 1000).")
+        ] = None,
+        after: Annotated[
+            str | None, strawberry.argument(description="A cursor from a previous page.")
+        ] = None,
+    ) -> relay.Connection[CheckpointRef]:
+        from api.graphql.types.checkpoint import Checkpoint
+
+        request = page_request(first=first, after=after, cap=1000)
+        page = await checkpoints.page(self.id, request)
+        return connection(page, Checkpoint.from_domain, lambda c: c.id)
+
+    @strawberry.field(description="The sessions attached to this space, oldest first.")
+    async def sessions(
+        self,
+        info: Info,
+        first: Annotated[
+            int | None, strawberry.argument(description="How many (at most 100).")
+        ] = None,
+        after: Annotated[
+            str | None, strawberry.argument(description="A cursor from a previous page.")
+        ] = None,
+    ) -> relay.Connection[SessionRef]:
+        from api.graphql.types.session import Session
+
+        cap = info.context.services.settings.max_page_size
+        request = page_request(first=first, after=after, cap=cap)
+        page = await sessions.page(info.context.owner_id, self.id, request)
+        return connection(page, Session.from_domain, lambda s: s.id)

@@ -1,0 +1,81 @@
+"""The Turn node: one message of a session, never changed once written."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from typing import TYPE_CHECKING, Annotated, Any
+
+import strawberry
+from strawberry import relay
+
+from api.domain import types as domain
+from api.graphql.context import Info
+from api.graphql.types.common import Usage
+from api.graphql.types.enums import Role
+from api.store import turns
+
+if TYPE_CHECKING:
+    from api.graphql.types.session import Session
+
+SessionRef = Annotated["Session", strawberry.lazy("api.graphql.types.session")]
+
+
+@strawberry.type(description="One message of a session. Turns are append-only.")
+class Turn(relay.Node):
+    id: relay.NodeID[int]
+    role: Role = strawberry.field(description="Who wrote it.")
+    content: str = strawberry.field(description="The text, exactly as written or received.")
+    provider: str | None = strawberry.field(description="The provider that answered (or was asked).")
+    model: str | None = strawberry.field(description="The model, without provider.")
+    sequence_number: int = strawberry.field(
+        description="1, 2, 3, … per session, assigned by the server."
+    )
+    created_at: datetime = strawberry.field(description="When the turn was written.")
+    usage: Usage = strawberry.field(description="Token counts and cost, when known.")
+    interrupted: bool = strawberry.field(
+        description="True when the reply was cut off before the model finished."
+    )
+    reply_to_sequence: int | None = strawberry.field(
+        description="For a reply: the sequence number of the user turn it answers."
+    )
+    session_id: strawberry.Private[int]
+
+    @classmethod
+    def from_domain(cls, turn: domain.Turn) -> Turn:
+        return cls(
+            id=turn.id,
+            role=Role[turn.role.value],
+            content=turn.content,
+            provider=turn.provider,
+            model=turn.model,
+            sequence_number=turn.sequence_number,
+            created_at=turn.created_at,
+            usage=Usage.from_domain(turn.usage),
+            interrupted=turn.interrupted,
+            reply_to_sequence=turn.reply_to_sequence,
+            session_id=turn.session_id,
+        )
+
+    @classmethod
+    async def resolve_nodes(  # type: ignore[override]
+        cls, *, info: Info, node_ids: Iterable[str], required: bool = False
+    ) -> list[Any]:
+        keys = [int(i) for i in node_ids]
+        found = await turns.by_ids(keys)
+        owned = await info.context.loaders.session_by_id.load_many(
+            sorted({t.session_id for t in found.values()})
+        )
+        allowed = {s.id for s in owned if s is not None}
+        return [
+            cls.from_domain(t) if (t := found.get(k)) and t.session_id in allowed else None
+            for k in keys
+        ]
+
+    @strawberry.field(description="The session the turn belongs to.")
+    async def session(self, info: Info) -> SessionRef:
+        from api.graphql.types.session import Session
+
+        found = await info.context.loaders.session_by_id.load(self.session_id)
+        assert found is not None  # a turn cannot outlive its session
+        return Session.from_domain(found)

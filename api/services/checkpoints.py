@@ -1,0 +1,186 @@
+"""Saving, drafting, mounting, forking and comparing checkpoints."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from api.domain.compare import Comparison, compare_checkpoints
+from api.domain.extraction import build_extraction_messages, parse_draft
+from api.domain.hashing import checkpoint_hash, normalize_hash_prefix
+from api.domain.types import (
+    MAIN_BRANCH,
+    Checkpoint,
+    CheckpointContent,
+    Session,
+    TurnRange,
+)
+from api.domain.validation import validate_branch_name, validate_checkpoint_content
+from api.errors import ErrorCode, InputError, NotFound
+from api.services.base import Services
+from api.services.chat import session_model
+from api.services.context import resolve_plan
+from api.store import checkpoints, sessions, spaces
+
+# How far compareCheckpoints walks up to find a common ancestor.
+COMPARE_DEPTH = 100_000
+
+
+@dataclass(frozen=True)
+class Draft:
+    content: CheckpointContent
+    source_turn_range: TurnRange | None
+    model: str
+
+
+async def get_owned(owner_id: int, checkpoint_id: int, *, field: str = "checkpointId") -> Checkpoint:
+    checkpoint = await checkpoints.get(checkpoint_id, field=field)
+    try:
+        await spaces.get(owner_id, checkpoint.space_id)
+    except NotFound as exc:
+        raise NotFound("No such checkpoint.", field=field) from exc
+    return checkpoint
+
+
+async def create(
+    services: Services,
+    session: Session,
+    content: CheckpointContent,
+    *,
+    source_turn_range: TurnRange | None,
+    author_agent: str = "user",
+) -> Checkpoint:
+    if session.space_id is None:
+        raise InputError(
+            "Attach the session to a space before saving a checkpoint.",
+            code=ErrorCode.NO_SPACE,
+            field="sessionId",
+        )
+    content = validate_checkpoint_content(
+        title=content.title,
+        objective=content.objective,
+        summary=content.summary,
+        decisions=content.decisions,
+        tasks=content.tasks,
+        open_questions=content.open_questions,
+        entities=content.entities,
+    )
+    last = session.last_sequence_number
+    if source_turn_range is not None:
+        if not 1 <= source_turn_range.first <= source_turn_range.last <= last:
+            raise InputError(
+                f"sourceTurnRange must lie within 1..{last} with first <= last.",
+                field="sourceTurnRange",
+            )
+    elif last > 0:
+        plan = await resolve_plan(
+            services, session,
+            model=services.registry.resolve(session_model(session), require_available=False),
+            new_message="",
+        )
+        if plan.turns:
+            source_turn_range = TurnRange(plan.turns[0].sequence_number, last)
+    return await checkpoints.create(
+        space_id=session.space_id,
+        branch_name=session.branch_name,
+        content=content,
+        author_agent=author_agent,
+        source_session_id=session.id,
+        source_turn_range=source_turn_range,
+        base_sequence=last,
+        compute_hash=checkpoint_hash,
+    )
+
+
+async def draft(services: Services, session: Session) -> Draft:
+    """A draft of every field from exactly the window the next message would
+    see, and nothing else: no checkpoint fields reach the extractor."""
+    registry = services.registry
+    plan = await resolve_plan(
+        services,
+        session,
+        model=registry.resolve(session_model(session), require_available=False),
+        new_message="",
+    )
+    if not plan.turns:
+        raise InputError(
+            "There are no turns after the context boundary to draft from.",
+            code=ErrorCode.INVALID,
+            field="sessionId",
+        )
+    background = registry.resolve(registry.background)
+    completion = await registry.complete(build_extraction_messages(plan.turns), background)
+    content = parse_draft(completion.text)
+    window = TurnRange(plan.turns[0].sequence_number, plan.turns[-1].sequence_number)
+    return Draft(content, window, background.name)
+
+
+async def mount(services: Services, session: Session, checkpoint_id: int) -> Session:
+    checkpoint = await get_owned(session.owner_id, checkpoint_id)
+    if session.space_id is None:
+        raise InputError(
+            "Attach the session to a space before mounting a checkpoint.",
+            code=ErrorCode.NO_SPACE,
+            field="sessionId",
+        )
+    if checkpoint.space_id != session.space_id:
+        raise InputError(
+            "That checkpoint belongs to another space.",
+            code=ErrorCode.WRONG_SPACE,
+            field="checkpointId",
+        )
+    return await sessions.mount(session.owner_id, session.id, checkpoint.id)
+
+
+async def fork(
+    services: Services,
+    owner_id: int,
+    checkpoint_id: int,
+    *,
+    branch_name: str | None,
+    title: str | None,
+) -> Session:
+    checkpoint = await get_owned(owner_id, checkpoint_id)
+    if branch_name is None:
+        branch_name = await _free_branch_name(checkpoint)
+    else:
+        branch_name = validate_branch_name(branch_name)
+    registry = services.registry
+    default = registry.resolve(registry.chat_default, require_available=False)
+    return await sessions.create_fork(
+        owner_id,
+        checkpoint=checkpoint,
+        branch_name=branch_name,
+        title=title or f"Fork of {checkpoint.content.title}",
+        memory_scope=services.settings.default_memory_scope,
+        provider=default.provider,
+        model=default.model,
+    )
+
+
+async def _free_branch_name(checkpoint: Checkpoint) -> str:
+    base = f"fork-{checkpoint.short_hash}"
+    name, n = base, 1
+    while await checkpoints.branch_exists(checkpoint.space_id, name) or name == MAIN_BRANCH:
+        n += 1
+        name = f"{base}-{n}"
+    return name
+
+
+async def by_hash(owner_id: int, space_id: int, prefix: str) -> Checkpoint | None:
+    await spaces.get(owner_id, space_id)
+    found = await checkpoints.by_hash_prefix(space_id, normalize_hash_prefix(prefix))
+    if len(found) > 1:
+        raise InputError(
+            f'The prefix "{prefix}" matches more than one checkpoint; give more characters.',
+            code=ErrorCode.AMBIGUOUS_HASH,
+            field="hash",
+        )
+    return found[0] if found else None
+
+
+async def compare(owner_id: int, a_id: int, b_id: int) -> Comparison:
+    a = await get_owned(owner_id, a_id, field="a")
+    b = await get_owned(owner_id, b_id, field="b")
+    ancestors_a = (await checkpoints.chain(a.id, COMPARE_DEPTH))[1:]
+    ancestors_b = (await checkpoints.chain(b.id, COMPARE_DEPTH))[1:]
+    return compare_checkpoints(a, b, ancestors_a, ancestors_b)

@@ -1,0 +1,115 @@
+"""Nested lineage in one request, with a number of statements that does not grow."""
+
+from __future__ import annotations
+
+from tests.support.graphql import GraphQLClient
+from tests.support.ops import checkpoint, create_session, create_space, send
+from tests.support.queries import count_statements
+
+LINEAGE = """query($id: ID!) { space(id: $id) {
+  branches { name head { title } }
+  lineage(first: 1000) { edges { node { title branchName parent { title } children { title } } } }
+} }"""
+ANCESTORS = """query($id: ID!) { checkpoint(id: $id) {
+  title ancestors(first: 50) { title } parent { parent { parent { title } } } } }"""
+
+
+async def build_lineage(gql: GraphQLClient, length: int) -> tuple[str, list[dict[str, str]]]:
+    space = await create_space(gql)
+    sid = (await create_session(gql, spaceId=space, title="t"))["id"]
+    saved = []
+    for i in range(length):
+        await send(gql, sid, f"step {i}")
+        saved.append(await checkpoint(gql, sid, f"C{i}"))
+    return space, saved
+
+
+async def test_lineage_and_branches_in_one_request(gql: GraphQLClient) -> None:
+    space, saved = await build_lineage(gql, 3)
+    fork = await gql(
+        """mutation($c: ID!) { forkSession(input: {checkpointId: $c, branchName: "alt"}) {
+           session { id } } }""",
+        c=saved[0]["id"],
+    )
+    await checkpoint(gql, fork["forkSession"]["session"]["id"], "Alt1")
+    data = await gql(LINEAGE, id=space)
+    assert data["space"]["branches"] == [
+        {"name": "alt", "head": {"title": "Alt1"}},
+        {"name": "main", "head": {"title": "C2"}},
+    ]
+    nodes = [e["node"] for e in data["space"]["lineage"]["edges"]]
+    assert nodes == [
+        {"title": "C0", "branchName": "main", "parent": None,
+         "children": [{"title": "C1"}, {"title": "Alt1"}]},
+        {"title": "C1", "branchName": "main", "parent": {"title": "C0"}, "children": [{"title": "C2"}]},
+        {"title": "C2", "branchName": "main", "parent": {"title": "C1"}, "children": []},
+        {"title": "Alt1", "branchName": "alt", "parent": {"title": "C0"}, "children": []},
+    ]
+
+
+async def test_lineage_statement_count_does_not_grow_with_size(gql: GraphQLClient) -> None:
+    small_space, _ = await build_lineage(gql, 2)
+    large_space, _ = await build_lineage(gql, 12)
+    with count_statements() as small:
+        await gql(LINEAGE, id=small_space)
+    with count_statements() as large:
+        await gql(LINEAGE, id=large_space)
+    assert len(small) == len(large)
+
+
+async def test_ancestors_and_nested_parents(gql: GraphQLClient) -> None:
+    _, saved = await build_lineage(gql, 5)
+    with count_statements() as statements:
+        data = await gql(ANCESTORS, id=saved[-1]["id"])
+    assert data["checkpoint"]["ancestors"] == [
+        {"title": "C3"}, {"title": "C2"}, {"title": "C1"}, {"title": "C0"}
+    ]
+    assert data["checkpoint"]["parent"] == {"parent": {"parent": {"title": "C1"}}}
+    _, longer = await build_lineage(gql, 9)
+    with count_statements() as more:
+        await gql(ANCESTORS, id=longer[-1]["id"])
+    assert len(more) == len(statements)
+
+
+async def test_checkpoint_by_hash_prefix(gql: GraphQLClient) -> None:
+    space, saved = await build_lineage(gql, 2)
+    query = """query($s: ID!, $h: String!) { checkpointByHash(spaceId: $s, hash: $h) { title } }"""
+    data = await gql(query, s=space, h=saved[1]["hash"][:4])
+    assert data["checkpointByHash"] == {"title": "C1"}
+    data = await gql(query, s=space, h=saved[0]["shortHash"].upper())
+    assert data["checkpointByHash"] == {"title": "C0"}
+    data = await gql(query, s=space, h="0000000000000000")
+    assert data["checkpointByHash"] is None
+    body = await gql.raw(query, s=space, h="abc")
+    assert body["errors"][0]["message"] == (
+        "A checkpoint hash is 4 to 64 hexadecimal characters (0-9, a-f)."
+    )
+
+
+async def test_hashes_chain_and_verify(gql: GraphQLClient) -> None:
+    _, saved = await build_lineage(gql, 3)
+    assert len({c["hash"] for c in saved}) == 3
+    assert all(len(c["hash"]) == 64 and c["shortHash"] == c["hash"][:7] for c in saved)
+
+
+async def test_compare_checkpoints(gql: GraphQLClient) -> None:
+    space = await create_space(gql)
+    sid = (await create_session(gql, spaceId=space, title="t"))["id"]
+    await send(gql, sid, "go")
+    base = await checkpoint(gql, sid, "Base", decisions=["Use Postgres"])
+    a = await checkpoint(gql, sid, "A", decisions=["Use  postgres!", "Cache in Redis"], tasks=["Write docs"])
+    fork = await gql(
+        """mutation($c: ID!) { forkSession(input: {checkpointId: $c, branchName: "b"}) { session { id } } }""",
+        c=base["id"],
+    )
+    b = await checkpoint(gql, fork["forkSession"]["session"]["id"], "B", decisions=["use postgres", "No cache"])
+    data = await gql(
+        """query($a: ID!, $b: ID!) { compareCheckpoints(a: $a, b: $b) {
+           decisions { onlyA onlyB shared } tasks { onlyA onlyB shared } commonAncestor { title } } }""",
+        a=a["id"], b=b["id"],
+    )
+    assert data["compareCheckpoints"] == {
+        "decisions": {"onlyA": ["Cache in Redis"], "onlyB": ["No cache"], "shared": ["Use  postgres!"]},
+        "tasks": {"onlyA": ["Write docs"], "onlyB": [], "shared": []},
+        "commonAncestor": {"title": "Base"},
+    }

@@ -1,0 +1,103 @@
+"""The database enforces what the domain promises."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from starlette.applications import Starlette
+from tortoise.exceptions import IntegrityError, OperationalError
+
+from api.domain.hashing import checkpoint_hash, verify_chain
+from api.domain.types import CheckpointContent, MemoryScope, Role
+from api.store import checkpoints, sessions, spaces, sql, turns
+
+
+async def make_session(space: bool = True) -> tuple[int, int | None, int]:
+    owner = await spaces.local_user_id()
+    space_id = (await spaces.create(owner, "S", "")).id if space else None
+    session = await sessions.create(
+        owner, title="t", space_id=space_id, memory_scope=MemoryScope.LATEST_1,
+        provider="offline", model="echo",
+    )
+    return owner, space_id, session.id
+
+
+async def save(space_id: int, session_id: int, title: str) -> object:
+    return await checkpoints.create(
+        space_id=space_id, branch_name="main", content=CheckpointContent(title=title),
+        author_agent="user", source_session_id=session_id, source_turn_range=None,
+        base_sequence=0, compute_hash=checkpoint_hash,
+    )
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "UPDATE turn SET content = 'rewritten'",
+        "UPDATE turn SET sequence_number = sequence_number + 100",
+        "UPDATE checkpoint SET title = 'rewritten'",
+        "UPDATE checkpoint SET decisions = '[]'",
+    ],
+)
+async def test_turns_and_checkpoints_reject_update(app: Starlette, statement: str) -> None:
+    _, space_id, session_id = await make_session()
+    assert space_id is not None
+    await turns.append(session_id, role=Role.USER, content="original", token_count=1)
+    await save(space_id, session_id, "original")
+    with pytest.raises((IntegrityError, OperationalError), match="rows are immutable"):
+        await sql.connection().execute_query(statement)
+    assert [t.content for t in await turns.recent(session_id, after=0, before=None, limit=5)] == ["original"]
+    assert (await checkpoints.head(space_id, "main")).content.title == "original"  # type: ignore[union-attr]
+
+
+async def test_deleting_a_session_deletes_its_turns_and_keeps_checkpoints(app: Starlette) -> None:
+    owner, space_id, session_id = await make_session()
+    assert space_id is not None
+    await turns.append(session_id, role=Role.USER, content="x", token_count=1)
+    saved = await save(space_id, session_id, "kept")
+    await sessions.delete(owner, session_id)
+    assert await turns.recent(session_id, after=0, before=None, limit=5) == []
+    assert (await checkpoints.get(saved.id)).source_session_id == session_id  # type: ignore[attr-defined]
+
+
+async def test_sequence_numbers_are_unique_per_session_in_the_database(app: Starlette) -> None:
+    _, _, session_id = await make_session(space=False)
+    first = await turns.append(session_id, role=Role.USER, content="a", token_count=1)
+    conn = sql.connection()
+    with pytest.raises(IntegrityError):
+        await conn.execute_query(
+            sql.translate(conn, "INSERT INTO turn (session_id, sequence_number, role, content, "
+                          "token_count, interrupted, created_at) VALUES (?, ?, 'USER', 'dup', 1, ?, ?)"),
+            [session_id, first.sequence_number, False, first.created_at],
+        )
+
+
+async def test_concurrent_appends_are_gapless(app: Starlette) -> None:
+    _, _, session_id = await make_session(space=False)
+    written = await asyncio.gather(
+        *(turns.append(session_id, role=Role.USER, content=str(i), token_count=1) for i in range(50))
+    )
+    assert sorted(t.sequence_number for t in written) == list(range(1, 51))
+
+
+async def test_a_stored_lineage_verifies_after_a_round_trip(app: Starlette) -> None:
+    _, space_id, session_id = await make_session()
+    assert space_id is not None
+    for title in ("one", "two", "three"):
+        await save(space_id, session_id, title)
+    head = await checkpoints.head(space_id, "main")
+    assert head is not None
+    chain = list(reversed(await checkpoints.chain(head.id, 10)))
+    assert [c.content.title for c in chain] == ["one", "two", "three"]
+    assert verify_chain(chain) is None
+
+
+async def test_two_checkpoints_saved_at_once_on_one_branch_form_a_chain(app: Starlette) -> None:
+    _, space_id, session_id = await make_session()
+    assert space_id is not None
+    saved = await asyncio.gather(*(save(space_id, session_id, f"c{i}") for i in range(8)))
+    parents = sorted((c.parent_id or 0) for c in saved)  # type: ignore[attr-defined]
+    ids = sorted(c.id for c in saved)  # type: ignore[attr-defined]
+    # One root, and every other checkpoint's parent is a distinct earlier one.
+    assert parents == [0, *ids[:-1]]

@@ -1,0 +1,82 @@
+"""Run the real `smriti serve` in a subprocess for system tests."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from types import TracebackType
+from typing import IO
+
+import httpx
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+class SmritiServer:
+    """``smriti serve`` on 127.0.0.1 and a free port, stopped on exit."""
+
+    def __init__(self, database_url: str, *, providers: Path | None = None,
+                 env: dict[str, str] | None = None) -> None:
+        self.port = free_port()
+        self.database_url = database_url
+        self.providers = providers
+        self.env = env or {}
+        self.process: subprocess.Popen[bytes] | None = None
+        self._log: IO[bytes] | None = None
+        self.output = ""  # everything the server printed, once it has stopped
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def graphql_url(self) -> str:
+        return f"{self.base_url}/graphql"
+
+    def __enter__(self) -> SmritiServer:
+        command = [sys.executable, "-m", "api", "serve", "--port", str(self.port),
+                   "--database", self.database_url, "--log-level", "debug"]
+        if self.providers:
+            command += ["--providers", str(self.providers)]
+        env = {**os.environ, "LITELLM_OFFLINE_MODE": "true", **self.env}
+        # A file, not a pipe: a chatty server must never block on a full pipe.
+        self._log = tempfile.TemporaryFile()
+        self.process = subprocess.Popen(command, env=env, stdout=self._log,
+                                        stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                self._log.seek(0)
+                raise RuntimeError(f"smriti serve exited: {self._log.read().decode()}")
+            try:
+                if httpx.get(f"{self.base_url}/healthz", timeout=1).status_code == 200:
+                    return self
+            except httpx.TransportError:
+                time.sleep(0.1)
+        self.__exit__(None, None, None)
+        raise TimeoutError("smriti serve did not start in 30 s")
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        if self._log is not None:
+            self._log.seek(0)
+            self.output = self._log.read().decode(errors="replace")
+            self._log.close()
+            self._log = None
