@@ -10,7 +10,9 @@ from api import __version__
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="smriti", description="Smriti: think with language models.")
+    parser = argparse.ArgumentParser(
+        prog="smriti", description="Smriti: think with language models."
+    )
     parser.add_argument("--version", action="version", version=f"smriti {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     serve = commands.add_parser("serve", help="Run the API, the web UI and GraphiQL.")
@@ -49,10 +51,14 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"smriti: {exc.message}", file=sys.stderr)
         return 2
-    print(f"Smriti on http://{args.host}:{args.port}/ (GraphiQL at /graphql), "
-          f"database {_redact(settings.database_url)}", file=sys.stderr)
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level,
-                timeout_graceful_shutdown=5)
+    print(
+        f"Smriti on http://{args.host}:{args.port}/ (GraphiQL at /graphql), "
+        f"database {_redact(settings.database_url)}",
+        file=sys.stderr,
+    )
+    uvicorn.run(
+        app, host=args.host, port=args.port, log_level=args.log_level, timeout_graceful_shutdown=5
+    )
     return 0
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import enum
 
 
-class ErrorCode(str, enum.Enum):
+class ErrorCode(enum.StrEnum):
     INVALID = "INVALID"
     EMPTY_CONTENT = "EMPTY_CONTENT"
     CONTENT_TOO_LARGE = "CONTENT_TOO_LARGE"

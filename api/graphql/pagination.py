@@ -11,7 +11,7 @@ from api.errors import InputError
 from api.store.pages import Page, PageRequest
 
 T = TypeVar("T")
-N = TypeVar("N")
+N = TypeVar("N", bound=relay.Node)
 
 CURSOR_PREFIX = "cursor"
 
@@ -67,5 +67,3 @@ def _decode(value: str | None, field: str) -> int | None:
         return int(key)
     except (ValueError, TypeError) as exc:
         raise InputError(f"{field} is not a cursor from this API.", field=field) from exc
-
-

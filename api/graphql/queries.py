@@ -73,47 +73,79 @@ class Query:
     async def spaces(
         self,
         info: Info,
-        first: Annotated[int | None, strawberry.argument(description="How many (at most 100).")] = None,
-        after: Annotated[str | None, strawberry.argument(description="A cursor from a previous page.")] = None,
+        first: Annotated[
+            int | None, strawberry.argument(description="How many (at most 100).")
+        ] = None,
+        after: Annotated[
+            str | None, strawberry.argument(description="A cursor from a previous page.")
+        ] = None,
     ) -> relay.Connection[Space]:
         cap = info.context.services.settings.max_page_size
-        page = await spaces.page(info.context.owner_id, page_request(first=first, after=after, cap=cap))
+        page = await spaces.page(
+            info.context.owner_id, page_request(first=first, after=after, cap=cap)
+        )
         return connection(page, Space.from_domain, lambda s: s.id)
 
-    @strawberry.field(description="Your sessions, oldest first: all, one space's, or those in no space.")
+    @strawberry.field(
+        description="Your sessions, oldest first: all, one space's, or those in no space."
+    )
     async def sessions(
         self,
         info: Info,
-        first: Annotated[int | None, strawberry.argument(description="How many (at most 100).")] = None,
-        after: Annotated[str | None, strawberry.argument(description="A cursor from a previous page.")] = None,
-        space_id: Annotated[strawberry.ID | None, strawberry.argument(description="Only this space's sessions.")] = None,
-        unattached: Annotated[bool, strawberry.argument(description="Only sessions in no space.")] = False,
+        first: Annotated[
+            int | None, strawberry.argument(description="How many (at most 100).")
+        ] = None,
+        after: Annotated[
+            str | None, strawberry.argument(description="A cursor from a previous page.")
+        ] = None,
+        space_id: Annotated[
+            strawberry.ID | None, strawberry.argument(description="Only this space's sessions.")
+        ] = None,
+        unattached: Annotated[
+            bool, strawberry.argument(description="Only sessions in no space.")
+        ] = False,
     ) -> relay.Connection[Session]:
         cap = info.context.services.settings.max_page_size
         request = page_request(first=first, after=after, cap=cap)
         space = ids.decode_optional(space_id, "Space", field="spaceId")
-        page = await sessions.page(info.context.owner_id, space, request, only_unattached=unattached)
+        page = await sessions.page(
+            info.context.owner_id, space, request, only_unattached=unattached
+        )
         return connection(page, Session.from_domain, lambda s: s.id)
 
     @strawberry.field(description="A space by id.")
-    async def space(self, info: Info, id: Annotated[strawberry.ID, strawberry.argument(description="The space's id.")]) -> Space | None:
+    async def space(
+        self,
+        info: Info,
+        id: Annotated[strawberry.ID, strawberry.argument(description="The space's id.")],
+    ) -> Space | None:
         key = _id(id, "Space")
         found = await info.context.loaders.space_by_id.load(key) if key is not None else None
         return Space.from_domain(found) if found else None
 
     @strawberry.field(description="A session by id.")
-    async def session(self, info: Info, id: Annotated[strawberry.ID, strawberry.argument(description="The session's id.")]) -> Session | None:
+    async def session(
+        self,
+        info: Info,
+        id: Annotated[strawberry.ID, strawberry.argument(description="The session's id.")],
+    ) -> Session | None:
         key = _id(id, "Session")
         found = await info.context.loaders.session_by_id.load(key) if key is not None else None
         return Session.from_domain(found) if found else None
 
     @strawberry.field(description="A checkpoint by id.")
-    async def checkpoint(self, info: Info, id: Annotated[strawberry.ID, strawberry.argument(description="The checkpoint's id.")]) -> Checkpoint | None:
+    async def checkpoint(
+        self,
+        info: Info,
+        id: Annotated[strawberry.ID, strawberry.argument(description="The checkpoint's id.")],
+    ) -> Checkpoint | None:
         key = _id(id, "Checkpoint")
         found = await info.context.loaders.checkpoint_by_id.load(key) if key is not None else None
         return Checkpoint.from_domain(found) if found else None
 
-    @strawberry.field(description="A checkpoint of a space by its hash or any unique prefix of 4+ hex characters.")
+    @strawberry.field(
+        description="A checkpoint of a space by its hash or any unique prefix of 4+ hex characters."
+    )
     async def checkpoint_by_hash(
         self,
         info: Info,
@@ -144,7 +176,13 @@ class Query:
     @strawberry.field(
         description="Exactly what the model would receive if this message were sent now."
     )
-    async def context_preview(self, info: Info, input: Annotated[ContextPreviewInput, strawberry.argument(description="The contextPreview arguments.")]) -> ContextPlan:
+    async def context_preview(
+        self,
+        info: Info,
+        input: Annotated[
+            ContextPreviewInput, strawberry.argument(description="The contextPreview arguments.")
+        ],
+    ) -> ContextPlan:
         session_id = ids.decode(input.session_id, "Session", field="sessionId")
         session = await sessions.get(info.context.owner_id, session_id)
         preview = await chat.preview(

@@ -29,8 +29,10 @@ from api.graphql.types.turn import Turn
 from api.settings import Settings
 
 
-@strawberry.type(description="Every change goes through one of these; each takes one `input` "
-                 "and returns a payload with the result and `errors`.")
+@strawberry.type(
+    description="Every change goes through one of these; each takes one `input` "
+    "and returns a payload with the result and `errors`."
+)
 class Mutation(SpaceMutation, SessionMutation, ChatMutation, CheckpointMutation):
     pass
 

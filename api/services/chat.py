@@ -78,8 +78,12 @@ async def send_message(
             reply = await turns.reply_to(session.id, user_turn.sequence_number)
             if reply is not None:
                 plan = await resolve_plan(
-                    services, session, model=ref, new_message=user_turn.content,
-                    override=override, before=user_turn.sequence_number,
+                    services,
+                    session,
+                    model=ref,
+                    new_message=user_turn.content,
+                    override=override,
+                    before=user_turn.sequence_number,
                 )
                 messages = render_messages(plan, user_turn.content)
                 return Exchange(user_turn, reply, plan, messages)
@@ -97,8 +101,12 @@ async def send_message(
         except turns.DuplicateKey:
             # A concurrent retry with the same key won the race: answer as it will.
             return await send_message(
-                services, session, content=content, model=model,
-                idempotency_key=idempotency_key, override=override,
+                services,
+                session,
+                content=content,
+                model=model,
+                idempotency_key=idempotency_key,
+                override=override,
             )
     if (ref.provider, ref.model) != (session.active_provider, session.active_model):
         session = await sessions.update(
@@ -106,8 +114,12 @@ async def send_message(
         )
 
     plan = await resolve_plan(
-        services, session, model=ref, new_message=user_turn.content,
-        override=override, before=user_turn.sequence_number,
+        services,
+        session,
+        model=ref,
+        new_message=user_turn.content,
+        override=override,
+        before=user_turn.sequence_number,
     )
     messages = render_messages(plan, user_turn.content)
     try:

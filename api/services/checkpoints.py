@@ -32,7 +32,9 @@ class Draft:
     model: str
 
 
-async def get_owned(owner_id: int, checkpoint_id: int, *, field: str = "checkpointId") -> Checkpoint:
+async def get_owned(
+    owner_id: int, checkpoint_id: int, *, field: str = "checkpointId"
+) -> Checkpoint:
     checkpoint = await checkpoints.get(checkpoint_id, field=field)
     try:
         await spaces.get(owner_id, checkpoint.space_id)
@@ -73,7 +75,8 @@ async def create(
             )
     elif last > 0:
         plan = await resolve_plan(
-            services, session,
+            services,
+            session,
             model=services.registry.resolve(session_model(session), require_available=False),
             new_message="",
         )

@@ -87,8 +87,6 @@ async def unmount(session: Session) -> Session:
     )
 
 
-
-
 async def update_session(
     services: Services,
     session: Session,

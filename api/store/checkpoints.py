@@ -47,9 +47,7 @@ async def create(
         # write lock (SQLite) before the head is read, so two savers on one
         # branch cannot both take the same parent.
         await models.Space.filter(id=space_id).using_db(conn).update(updated_at=now)
-        branch = await models.Branch.get_or_none(
-            space_id=space_id, name=branch_name, using_db=conn
-        )
+        branch = await models.Branch.get_or_none(space_id=space_id, name=branch_name, using_db=conn)
         parent = (
             await models.Checkpoint.get(id=branch.head_id, using_db=conn)  # type: ignore[attr-defined]
             if branch
@@ -84,8 +82,10 @@ async def create(
             created_at=now,
         )
         if branch:
-            await models.Branch.filter(id=branch.id).using_db(conn).update(
-                head_id=row.id, updated_at=now
+            await (
+                models.Branch.filter(id=branch.id)
+                .using_db(conn)
+                .update(head_id=row.id, updated_at=now)
             )
         else:
             await models.Branch.create(

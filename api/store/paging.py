@@ -30,10 +30,14 @@ async def keyset_page(
         more = len(found) > request.last
         found = found[: request.last]
         found.reverse()
-        return Page(tuple(convert(r) for r in found), has_next=request.before is not None,
-                    has_previous=more)
+        return Page(
+            tuple(convert(r) for r in found), has_next=request.before is not None, has_previous=more
+        )
     limit = request.first if request.first is not None else 100
     found = list(await query.order_by(key).limit(limit + 1))
     more = len(found) > limit
-    return Page(tuple(convert(r) for r in found[:limit]), has_next=more,
-                has_previous=request.after is not None)
+    return Page(
+        tuple(convert(r) for r in found[:limit]),
+        has_next=more,
+        has_previous=request.after is not None,
+    )

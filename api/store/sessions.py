@@ -57,8 +57,9 @@ async def get_many(owner_id: int, ids: list[int]) -> dict[int, Session]:
     return {row.id: rows.session(row) for row in found}
 
 
-async def page(owner_id: int, space_id: int | None, request: PageRequest,
-               *, only_unattached: bool = False) -> Page[Session]:
+async def page(
+    owner_id: int, space_id: int | None, request: PageRequest, *, only_unattached: bool = False
+) -> Page[Session]:
     query = models.Session.filter(owner_id=owner_id)
     if space_id is not None:
         query = query.filter(space_id=space_id)

@@ -18,7 +18,7 @@ async def local_user_id() -> int:
     user, _ = await models.User.get_or_create(
         name=LOCAL_USER, defaults={"created_at": datetime.now(UTC)}
     )
-    return user.id
+    return int(user.id)
 
 
 async def create(owner_id: int, name: str, description: str) -> Space:

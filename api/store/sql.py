@@ -16,7 +16,8 @@ _PLACEHOLDER = re.compile(r"\?")
 
 
 def connection() -> BaseDBAsyncClient:
-    return connections.get("default")
+    client: BaseDBAsyncClient = connections.get("default")
+    return client
 
 
 def dialect(conn: BaseDBAsyncClient) -> str:

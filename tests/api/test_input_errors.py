@@ -145,10 +145,12 @@ async def test_a_checkpoint_of_another_space_cannot_be_mounted_or_used(
     mounted = await gql(
         """mutation($s: ID!, $c: ID!) { mountCheckpoint(input: {sessionId: $s, checkpointId: $c}) {
            session { mount { baseSequence } } errors { code field } } }""",
-        s=home_sid, c=foreign["id"],
+        s=home_sid,
+        c=foreign["id"],
     )
     assert mounted["mountCheckpoint"] == {
-        "session": None, "errors": [{"code": "WRONG_SPACE", "field": "checkpointId"}]
+        "session": None,
+        "errors": [{"code": "WRONG_SPACE", "field": "checkpointId"}],
     }
     result = await send(gql, home_sid, "hi", context={"checkpointId": foreign["id"]})
     assert [(e["code"], e["field"]) for e in result["errors"]] == [
@@ -171,9 +173,15 @@ async def test_fork_branch_names_are_checked(gql: GraphQLClient, branch: str, co
     first = await gql(fork, c=saved["id"], b="taken")
     assert first["forkSession"]["errors"] == []
     result = await gql(fork, c=saved["id"], b=branch)
-    assert result["forkSession"] == {"session": None, "errors": [{"code": code, "field": "branchName"}]}
+    assert result["forkSession"] == {
+        "session": None,
+        "errors": [{"code": code, "field": "branchName"}],
+    }
     sessions = await gql("{ sessions(first: 100) { edges { node { branchName } } } }")
-    assert sorted(e["node"]["branchName"] for e in sessions["sessions"]["edges"]) == ["main", "taken"]
+    assert sorted(e["node"]["branchName"] for e in sessions["sessions"]["edges"]) == [
+        "main",
+        "taken",
+    ]
 
 
 async def test_a_checkpoint_needs_a_space(gql: GraphQLClient) -> None:
@@ -184,5 +192,6 @@ async def test_a_checkpoint_needs_a_space(gql: GraphQLClient) -> None:
         s=sid,
     )
     assert data["createCheckpoint"] == {
-        "checkpoint": None, "errors": [{"code": "NO_SPACE", "field": "sessionId"}]
+        "checkpoint": None,
+        "errors": [{"code": "NO_SPACE", "field": "sessionId"}],
     }

@@ -24,7 +24,9 @@ async def test_mounting_the_first_checkpoint_hides_everything_after_it(
     fake_openai.reply("Sydney, Melbourne, then the Great Barrier Reef.")
     await send(gql, sid, "Plan two weeks in Australia.")
     australia = await checkpoint(
-        gql, sid, "Australia plan",
+        gql,
+        sid,
+        "Australia plan",
         objective="Two weeks in Australia",
         decisions=["Fly into Sydney"],
         entities=["Australia", "Sydney"],
@@ -32,7 +34,9 @@ async def test_mounting_the_first_checkpoint_hides_everything_after_it(
     fake_openai.reply("Add Auckland and Queenstown for a week.")
     await send(gql, sid, "Extend the trip to New Zealand.")
     nz = await checkpoint(
-        gql, sid, "New Zealand extension",
+        gql,
+        sid,
+        "New Zealand extension",
         decisions=["Add a week in New Zealand"],
         entities=["New Zealand", "Queenstown"],
     )

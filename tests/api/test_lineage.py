@@ -39,9 +39,18 @@ async def test_lineage_and_branches_in_one_request(gql: GraphQLClient) -> None:
     ]
     nodes = [e["node"] for e in data["space"]["lineage"]["edges"]]
     assert nodes == [
-        {"title": "C0", "branchName": "main", "parent": None,
-         "children": [{"title": "C1"}, {"title": "Alt1"}]},
-        {"title": "C1", "branchName": "main", "parent": {"title": "C0"}, "children": [{"title": "C2"}]},
+        {
+            "title": "C0",
+            "branchName": "main",
+            "parent": None,
+            "children": [{"title": "C1"}, {"title": "Alt1"}],
+        },
+        {
+            "title": "C1",
+            "branchName": "main",
+            "parent": {"title": "C0"},
+            "children": [{"title": "C2"}],
+        },
         {"title": "C2", "branchName": "main", "parent": {"title": "C1"}, "children": []},
         {"title": "Alt1", "branchName": "alt", "parent": {"title": "C0"}, "children": []},
     ]
@@ -62,7 +71,10 @@ async def test_ancestors_and_nested_parents(gql: GraphQLClient) -> None:
     with count_statements() as statements:
         data = await gql(ANCESTORS, id=saved[-1]["id"])
     assert data["checkpoint"]["ancestors"] == [
-        {"title": "C3"}, {"title": "C2"}, {"title": "C1"}, {"title": "C0"}
+        {"title": "C3"},
+        {"title": "C2"},
+        {"title": "C1"},
+        {"title": "C0"},
     ]
     assert data["checkpoint"]["parent"] == {"parent": {"parent": {"title": "C1"}}}
     _, longer = await build_lineage(gql, 9)
@@ -97,19 +109,28 @@ async def test_compare_checkpoints(gql: GraphQLClient) -> None:
     sid = (await create_session(gql, spaceId=space, title="t"))["id"]
     await send(gql, sid, "go")
     base = await checkpoint(gql, sid, "Base", decisions=["Use Postgres"])
-    a = await checkpoint(gql, sid, "A", decisions=["Use  postgres!", "Cache in Redis"], tasks=["Write docs"])
+    a = await checkpoint(
+        gql, sid, "A", decisions=["Use  postgres!", "Cache in Redis"], tasks=["Write docs"]
+    )
     fork = await gql(
         """mutation($c: ID!) { forkSession(input: {checkpointId: $c, branchName: "b"}) { session { id } } }""",
         c=base["id"],
     )
-    b = await checkpoint(gql, fork["forkSession"]["session"]["id"], "B", decisions=["use postgres", "No cache"])
+    b = await checkpoint(
+        gql, fork["forkSession"]["session"]["id"], "B", decisions=["use postgres", "No cache"]
+    )
     data = await gql(
         """query($a: ID!, $b: ID!) { compareCheckpoints(a: $a, b: $b) {
            decisions { onlyA onlyB shared } tasks { onlyA onlyB shared } commonAncestor { title } } }""",
-        a=a["id"], b=b["id"],
+        a=a["id"],
+        b=b["id"],
     )
     assert data["compareCheckpoints"] == {
-        "decisions": {"onlyA": ["Cache in Redis"], "onlyB": ["No cache"], "shared": ["Use  postgres!"]},
+        "decisions": {
+            "onlyA": ["Cache in Redis"],
+            "onlyB": ["No cache"],
+            "shared": ["Use  postgres!"],
+        },
         "tasks": {"onlyA": ["Write docs"], "onlyB": [], "shared": []},
         "commonAncestor": {"title": "Base"},
     }

@@ -43,10 +43,12 @@ async def test_attach_detach_and_unmount_change_the_mode(gql: GraphQLClient) -> 
     attached = await gql(
         """mutation($s: ID!, $p: ID!) { attachSpace(input: {sessionId: $s, spaceId: $p, memoryScope: LATEST_3}) {
            session { memoryScope space { id } } errors { code } } }""",
-        s=sid, p=space,
+        s=sid,
+        p=space,
     )
     assert attached["attachSpace"] == {
-        "session": {"memoryScope": "LATEST_3", "space": {"id": space}}, "errors": []
+        "session": {"memoryScope": "LATEST_3", "space": {"id": space}},
+        "errors": [],
     }
     plan = await preview(gql, sid, "x")
     assert (plan["mode"], plan["boundary"], len(plan["turns"])) == ("HEAD", 0, 2)
@@ -82,7 +84,9 @@ def result_of_two(plan: dict[str, object]) -> str:
     return content
 
 
-async def test_memory_scope_latest_3_sends_three_checkpoints_oldest_first(gql: GraphQLClient) -> None:
+async def test_memory_scope_latest_3_sends_three_checkpoints_oldest_first(
+    gql: GraphQLClient,
+) -> None:
     space = await create_space(gql)
     sid = (await create_session(gql, spaceId=space, title="t", memoryScope="LATEST_3"))["id"]
     for title in ("A", "B", "C", "D"):
@@ -119,15 +123,22 @@ async def test_deleting_a_space_deletes_its_sessions(gql: GraphQLClient) -> None
     sid = (await create_session(gql, spaceId=space, title="t"))["id"]
     await send(gql, sid, "x")
     deleted = await gql(
-        """mutation($id: ID!) { deleteSpace(input: {id: $id}) { deletedId errors { code } } }""", id=space
+        """mutation($id: ID!) { deleteSpace(input: {id: $id}) { deletedId errors { code } } }""",
+        id=space,
     )
     assert deleted["deleteSpace"] == {"deletedId": space, "errors": []}
-    data = await gql("query($s: ID!, $p: ID!) { session(id: $s) { id } space(id: $p) { id } }", s=sid, p=space)
+    data = await gql(
+        "query($s: ID!, $p: ID!) { session(id: $s) { id } space(id: $p) { id } }", s=sid, p=space
+    )
     assert data == {"session": None, "space": None}
     again = await gql(
-        """mutation($id: ID!) { deleteSpace(input: {id: $id}) { deletedId errors { code field } } }""", id=space
+        """mutation($id: ID!) { deleteSpace(input: {id: $id}) { deletedId errors { code field } } }""",
+        id=space,
     )
-    assert again["deleteSpace"] == {"deletedId": None, "errors": [{"code": "NOT_FOUND", "field": "id"}]}
+    assert again["deleteSpace"] == {
+        "deletedId": None,
+        "errors": [{"code": "NOT_FOUND", "field": "id"}],
+    }
 
 
 async def test_node_resolves_every_node_type(gql: GraphQLClient) -> None:
@@ -158,10 +169,14 @@ async def test_turns_page_from_either_end(gql: GraphQLClient) -> None:
     tail = (await gql(query, id=sid, last=2))["session"]["turns"]
     assert [e["node"]["sequenceNumber"] for e in tail["edges"]] == [5, 6]
     assert tail["pageInfo"]["hasPreviousPage"] is True
-    earlier = (await gql(query, id=sid, last=4, before=tail["pageInfo"]["startCursor"]))["session"]["turns"]
+    earlier = (await gql(query, id=sid, last=4, before=tail["pageInfo"]["startCursor"]))["session"][
+        "turns"
+    ]
     assert [e["node"]["sequenceNumber"] for e in earlier["edges"]] == [1, 2, 3, 4]
     assert earlier["pageInfo"]["hasPreviousPage"] is False
-    head = (await gql(query, id=sid, first=2, after=earlier["edges"][1]["cursor"]))["session"]["turns"]
+    head = (await gql(query, id=sid, first=2, after=earlier["edges"][1]["cursor"]))["session"][
+        "turns"
+    ]
     assert [e["node"]["sequenceNumber"] for e in head["edges"]] == [3, 4]
     assert head["pageInfo"]["hasNextPage"] is True
 
@@ -170,18 +185,29 @@ async def test_turns_page_from_either_end(gql: GraphQLClient) -> None:
     ("query", "message"),
     [
         ("{ spaces(first: 101) { edges { cursor } } }", "first must be between 0 and 100."),
-        ("{ spaces(after: \"garbage\") { edges { cursor } } }", "after is not a cursor from this API."),
+        (
+            '{ spaces(after: "garbage") { edges { cursor } } }',
+            "after is not a cursor from this API.",
+        ),
     ],
 )
-async def test_list_arguments_are_capped_and_checked(gql: GraphQLClient, query: str, message: str) -> None:
+async def test_list_arguments_are_capped_and_checked(
+    gql: GraphQLClient, query: str, message: str
+) -> None:
     body = await gql.raw(query)
     assert [e["message"] for e in body["errors"]] == [message]
     assert body["errors"][0]["extensions"]["code"] == "INVALID"
 
 
 async def test_query_depth_and_aliases_are_limited(gql: GraphQLClient) -> None:
-    # spaces > edges > node > lineage > edges > node > parent × 10 > id: depth 17
-    deep = "{ spaces { edges { node { lineage { edges { node { " + "parent { " * 10 + "id" + " }" * 10 + " } } } } } } }"
+    # spaces > edges > node > lineage > edges > node > parent x 10 > id: depth 17
+    deep = (
+        "{ spaces { edges { node { lineage { edges { node { "
+        + "parent { " * 10
+        + "id"
+        + " }" * 10
+        + " } } } } } } }"
+    )
     body = await gql.raw(deep)
     assert body["errors"][0]["message"] == "'anonymous' exceeds maximum operation depth of 15"
     aliases = "{ " + " ".join(f"a{i}: providers {{ chatDefault }}" for i in range(31)) + " }"

@@ -17,17 +17,26 @@ async def make_session(space: bool = True) -> tuple[int, int | None, int]:
     owner = await spaces.local_user_id()
     space_id = (await spaces.create(owner, "S", "")).id if space else None
     session = await sessions.create(
-        owner, title="t", space_id=space_id, memory_scope=MemoryScope.LATEST_1,
-        provider="offline", model="echo",
+        owner,
+        title="t",
+        space_id=space_id,
+        memory_scope=MemoryScope.LATEST_1,
+        provider="offline",
+        model="echo",
     )
     return owner, space_id, session.id
 
 
 async def save(space_id: int, session_id: int, title: str) -> object:
     return await checkpoints.create(
-        space_id=space_id, branch_name="main", content=CheckpointContent(title=title),
-        author_agent="user", source_session_id=session_id, source_turn_range=None,
-        base_sequence=0, compute_hash=checkpoint_hash,
+        space_id=space_id,
+        branch_name="main",
+        content=CheckpointContent(title=title),
+        author_agent="user",
+        source_session_id=session_id,
+        source_turn_range=None,
+        base_sequence=0,
+        compute_hash=checkpoint_hash,
     )
 
 
@@ -47,7 +56,9 @@ async def test_turns_and_checkpoints_reject_update(app: Starlette, statement: st
     await save(space_id, session_id, "original")
     with pytest.raises((IntegrityError, OperationalError), match="rows are immutable"):
         await sql.connection().execute_query(statement)
-    assert [t.content for t in await turns.recent(session_id, after=0, before=None, limit=5)] == ["original"]
+    assert [t.content for t in await turns.recent(session_id, after=0, before=None, limit=5)] == [
+        "original"
+    ]
     assert (await checkpoints.head(space_id, "main")).content.title == "original"  # type: ignore[union-attr]
 
 
@@ -67,8 +78,11 @@ async def test_sequence_numbers_are_unique_per_session_in_the_database(app: Star
     conn = sql.connection()
     with pytest.raises(IntegrityError):
         await conn.execute_query(
-            sql.translate(conn, "INSERT INTO turn (session_id, sequence_number, role, content, "
-                          "token_count, interrupted, created_at) VALUES (?, ?, 'USER', 'dup', 1, ?, ?)"),
+            sql.translate(
+                conn,
+                "INSERT INTO turn (session_id, sequence_number, role, content, "
+                "token_count, interrupted, created_at) VALUES (?, ?, 'USER', 'dup', 1, ?, ?)",
+            ),
             [session_id, first.sequence_number, False, first.created_at],
         )
 
@@ -76,7 +90,10 @@ async def test_sequence_numbers_are_unique_per_session_in_the_database(app: Star
 async def test_concurrent_appends_are_gapless(app: Starlette) -> None:
     _, _, session_id = await make_session(space=False)
     written = await asyncio.gather(
-        *(turns.append(session_id, role=Role.USER, content=str(i), token_count=1) for i in range(50))
+        *(
+            turns.append(session_id, role=Role.USER, content=str(i), token_count=1)
+            for i in range(50)
+        )
     )
     assert sorted(t.sequence_number for t in written) == list(range(1, 51))
 

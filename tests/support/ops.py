@@ -71,7 +71,9 @@ async def send(gql: GraphQLClient, session_id: str, content: str, **fields: Any)
     return payload
 
 
-async def checkpoint(gql: GraphQLClient, session_id: str, title: str, **fields: Any) -> dict[str, Any]:
+async def checkpoint(
+    gql: GraphQLClient, session_id: str, title: str, **fields: Any
+) -> dict[str, Any]:
     data = await gql(CREATE_CHECKPOINT, input={"sessionId": session_id, "title": title, **fields})
     assert data["createCheckpoint"]["errors"] == [], data
     saved: dict[str, Any] = data["createCheckpoint"]["checkpoint"]
@@ -85,7 +87,9 @@ async def mount(gql: GraphQLClient, session_id: str, checkpoint_id: str) -> dict
     return session
 
 
-async def preview(gql: GraphQLClient, session_id: str, content: str, **fields: Any) -> dict[str, Any]:
+async def preview(
+    gql: GraphQLClient, session_id: str, content: str, **fields: Any
+) -> dict[str, Any]:
     data = await gql(PREVIEW, input={"sessionId": session_id, "content": content, **fields})
     plan: dict[str, Any] = data["contextPreview"]
     return plan

@@ -25,8 +25,9 @@ def free_port() -> int:
 class SmritiServer:
     """``smriti serve`` on 127.0.0.1 and a free port, stopped on exit."""
 
-    def __init__(self, database_url: str, *, providers: Path | None = None,
-                 env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, database_url: str, *, providers: Path | None = None, env: dict[str, str] | None = None
+    ) -> None:
         self.port = free_port()
         self.database_url = database_url
         self.providers = providers
@@ -44,15 +45,26 @@ class SmritiServer:
         return f"{self.base_url}/graphql"
 
     def __enter__(self) -> SmritiServer:
-        command = [sys.executable, "-m", "api", "serve", "--port", str(self.port),
-                   "--database", self.database_url, "--log-level", "debug"]
+        command = [
+            sys.executable,
+            "-m",
+            "api",
+            "serve",
+            "--port",
+            str(self.port),
+            "--database",
+            self.database_url,
+            "--log-level",
+            "debug",
+        ]
         if self.providers:
             command += ["--providers", str(self.providers)]
         env = {**os.environ, "LITELLM_OFFLINE_MODE": "true", **self.env}
         # A file, not a pipe: a chatty server must never block on a full pipe.
         self._log = tempfile.TemporaryFile()
-        self.process = subprocess.Popen(command, env=env, stdout=self._log,
-                                        stderr=subprocess.STDOUT)
+        self.process = subprocess.Popen(
+            command, env=env, stdout=self._log, stderr=subprocess.STDOUT
+        )
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -66,8 +78,12 @@ class SmritiServer:
         self.__exit__(None, None, None)
         raise TimeoutError("smriti serve did not start in 30 s")
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         if self.process and self.process.poll() is None:
             self.process.terminate()
             try:

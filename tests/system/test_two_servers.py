@@ -23,7 +23,9 @@ async def test_two_processes_number_turns_without_gaps_or_duplicates(
         async with httpx.AsyncClient(timeout=60) as http:
             created = await http.post(
                 first.graphql_url,
-                json={"query": 'mutation { createSession(input: {title: "t"}) { session { id } } }'},
+                json={
+                    "query": 'mutation { createSession(input: {title: "t"}) { session { id } } }'
+                },
             )
             sid = created.json()["data"]["createSession"]["session"]["id"]
 
@@ -35,9 +37,7 @@ async def test_two_processes_number_turns_without_gaps_or_duplicates(
                 body: dict[str, object] = response.json()
                 return body
 
-            results = await asyncio.gather(
-                *(one(first if i % 2 else second, i) for i in range(32))
-            )
+            results = await asyncio.gather(*(one(first if i % 2 else second, i) for i in range(32)))
             assert all(not r.get("errors") for r in results), json.dumps(results)[:500]
             turns = await http.post(
                 second.graphql_url,

@@ -29,14 +29,16 @@ def context_override(value: ContextInput | None) -> ContextOverride | None:
             value.checkpoint_id, "Checkpoint", field="context.checkpointId"
         ),
         base_sequence=value.base_sequence,
-        memory_scope=DomainScope(value.memory_scope.value) if value.memory_scope else None,
+        memory_scope=DomainScope(value.memory_scope.name) if value.memory_scope else None,
     )
 
 
 @strawberry.input(description="A message to send in a session.")
 class SendMessageInput:
     session_id: strawberry.ID = strawberry.field(description="The session.")
-    content: str = strawberry.field(description="The message (not empty; at most 1 MiB by default).")
+    content: str = strawberry.field(
+        description="The message (not empty; at most 1 MiB by default)."
+    )
     model: str | None = strawberry.field(
         default=None, description='"provider/model" (default: the session\'s model).'
     )
@@ -57,7 +59,7 @@ class SendMessagePayload:
     )
     assistant_turn: Turn | None = strawberry.field(description="The saved reply, if any.")
     context: ContextPlan | None = strawberry.field(description="The context that was sent.")
-    errors: list[SendMessageError] = strawberry.field(description="Why it failed, if it did.")  # type: ignore[valid-type]
+    errors: list[SendMessageError] = strawberry.field(description="Why it failed, if it did.")
 
 
 @strawberry.type
@@ -65,7 +67,13 @@ class ChatMutation:
     @strawberry.mutation(
         description="Save the user's turn, send it with its context, save the reply."
     )
-    async def send_message(self, info: Info, input: Annotated[SendMessageInput, strawberry.argument(description="The sendMessage arguments.")]) -> SendMessagePayload:
+    async def send_message(
+        self,
+        info: Info,
+        input: Annotated[
+            SendMessageInput, strawberry.argument(description="The sendMessage arguments.")
+        ],
+    ) -> SendMessagePayload:
         services = info.context.services
         try:
             session_id = ids.decode(input.session_id, "Session", field="sessionId")
@@ -80,7 +88,9 @@ class ChatMutation:
             )
         except SmritiError as exc:
             return SendMessagePayload(
-                user_turn=None, assistant_turn=None, context=None,
+                user_turn=None,
+                assistant_turn=None,
+                context=None,
                 errors=[to_error(SendMessageError, exc)],
             )
         model = f"{exchange.user_turn.provider}/{exchange.user_turn.model}"

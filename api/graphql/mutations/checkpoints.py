@@ -44,7 +44,7 @@ class DraftCheckpointInput:
 @strawberry.type(description="The result of draftCheckpoint.")
 class DraftCheckpointPayload:
     draft: CheckpointDraft | None = strawberry.field(description="The draft (not saved).")
-    errors: list[DraftCheckpointError] = strawberry.field(description="Why it failed, if it did.")  # type: ignore[valid-type]
+    errors: list[DraftCheckpointError] = strawberry.field(description="Why it failed, if it did.")
 
 
 @strawberry.input(description="A checkpoint to save on the session's branch.")
@@ -55,9 +55,7 @@ class CreateCheckpointInput:
     summary: str | None = strawberry.field(default=None, description="The summary.")
     decisions: list[str] | None = strawberry.field(default=None, description="Decisions.")
     tasks: list[str] | None = strawberry.field(default=None, description="Open tasks.")
-    open_questions: list[str] | None = strawberry.field(
-        default=None, description="Open questions."
-    )
+    open_questions: list[str] | None = strawberry.field(default=None, description="Open questions.")
     entities: list[str] | None = strawberry.field(default=None, description="Entities.")
     source_turn_range: TurnRangeInput | None = strawberry.field(
         default=None,
@@ -68,7 +66,7 @@ class CreateCheckpointInput:
 @strawberry.type(description="The result of createCheckpoint.")
 class CreateCheckpointPayload:
     checkpoint: Checkpoint | None = strawberry.field(description="The saved checkpoint.")
-    errors: list[CreateCheckpointError] = strawberry.field(description="Why it failed, if it did.")  # type: ignore[valid-type]
+    errors: list[CreateCheckpointError] = strawberry.field(description="Why it failed, if it did.")
 
 
 @strawberry.type
@@ -77,7 +75,13 @@ class CheckpointMutation:
         description="Draft every checkpoint field from the turns the next message would "
         "see (and nothing else). Nothing is saved."
     )
-    async def draft_checkpoint(self, info: Info, input: Annotated[DraftCheckpointInput, strawberry.argument(description="The draftCheckpoint arguments.")]) -> DraftCheckpointPayload:
+    async def draft_checkpoint(
+        self,
+        info: Info,
+        input: Annotated[
+            DraftCheckpointInput, strawberry.argument(description="The draftCheckpoint arguments.")
+        ],
+    ) -> DraftCheckpointPayload:
         async def work() -> CheckpointDraft:
             session_id = ids.decode(input.session_id, "Session", field="sessionId")
             session = await sessions.get(info.context.owner_id, session_id)
@@ -101,7 +105,14 @@ class CheckpointMutation:
     @strawberry.mutation(
         description="Save a checkpoint on the session's branch; its parent is that branch's head."
     )
-    async def create_checkpoint(self, info: Info, input: Annotated[CreateCheckpointInput, strawberry.argument(description="The createCheckpoint arguments.")]) -> CreateCheckpointPayload:
+    async def create_checkpoint(
+        self,
+        info: Info,
+        input: Annotated[
+            CreateCheckpointInput,
+            strawberry.argument(description="The createCheckpoint arguments."),
+        ],
+    ) -> CreateCheckpointPayload:
         async def work() -> Checkpoint:
             session_id = ids.decode(input.session_id, "Session", field="sessionId")
             session = await sessions.get(info.context.owner_id, session_id)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import strawberry
 
 from api.domain.types import MemoryScope as DomainScope
+from api.domain.types import Session as DomainSession
 from api.graphql import ids
 from api.graphql.context import Info
 from api.graphql.mutations.base import attempt
@@ -28,7 +29,7 @@ DeleteSessionError = error_type("DeleteSessionError", "deleteSession")
 
 
 def _scope(value: MemoryScope | None) -> DomainScope | None:
-    return DomainScope(value.value) if value is not None else None
+    return DomainScope(value.name) if value is not None else None
 
 
 @strawberry.input(description="A new session.")
@@ -52,7 +53,7 @@ class UpdateSessionInput:
     id: strawberry.ID = strawberry.field(description="The session.")
     title: str | None = strawberry.field(default=None, description="A new title.")
     memory_scope: MemoryScope | None = strawberry.field(default=None, description="A new scope.")
-    model: str | None = strawberry.field(default=None, description='A new default model.')
+    model: str | None = strawberry.field(default=None, description="A new default model.")
 
 
 @strawberry.input(description="Attach a session to a space.")
@@ -94,12 +95,15 @@ class DeleteSessionInput:
     id: strawberry.ID = strawberry.field(description="The session.")
 
 
-def _payload(name: str, mutation: str, error_cls: object) -> type:
+def _payload(name: str, mutation: str, error_cls: Any) -> Any:
     cls = type(
         name,
         (),
         {
-            "__annotations__": {"session": "Session | None", "errors": f"list[{error_cls.__name__}]"},  # type: ignore[attr-defined]
+            "__annotations__": {
+                "session": "Session | None",
+                "errors": f"list[{error_cls.__name__}]",
+            },
             "session": strawberry.field(description="The session as it is now."),
             "errors": strawberry.field(description="Why it failed, if it did."),
             "__module__": __name__,
@@ -122,17 +126,25 @@ ForkSessionPayload = _payload("ForkSessionPayload", "forkSession", ForkSessionEr
 @strawberry.type(description="The result of deleteSession.")
 class DeleteSessionPayload:
     deleted_id: strawberry.ID | None = strawberry.field(description="The id that was deleted.")
-    errors: list[DeleteSessionError] = strawberry.field(description="Why it failed, if it did.")  # type: ignore[valid-type]
+    errors: list[DeleteSessionError] = strawberry.field(description="Why it failed, if it did.")
 
 
-async def _session(info: Info, value: str, field: str = "sessionId") -> object:
-    return await sessions.get(info.context.owner_id, ids.decode(value, "Session", field=field), field=field)
+async def _session(info: Info, value: str, field: str = "sessionId") -> DomainSession:
+    return await sessions.get(
+        info.context.owner_id, ids.decode(value, "Session", field=field), field=field
+    )
 
 
 @strawberry.type
 class SessionMutation:
     @strawberry.mutation(description="Create a session, optionally attached to a space.")
-    async def create_session(self, info: Info, input: Annotated[CreateSessionInput, strawberry.argument(description="The createSession arguments.")]) -> CreateSessionPayload:  # type: ignore[valid-type]
+    async def create_session(
+        self,
+        info: Info,
+        input: Annotated[
+            CreateSessionInput, strawberry.argument(description="The createSession arguments.")
+        ],
+    ) -> CreateSessionPayload:
         async def work() -> Session:
             space_id = ids.decode_optional(input.space_id, "Space", field="spaceId")
             created = await workspace.create_session(
@@ -149,12 +161,18 @@ class SessionMutation:
         return CreateSessionPayload(session=session, errors=errors)
 
     @strawberry.mutation(description="Rename a session or change its scope or default model.")
-    async def update_session(self, info: Info, input: Annotated[UpdateSessionInput, strawberry.argument(description="The updateSession arguments.")]) -> UpdateSessionPayload:  # type: ignore[valid-type]
+    async def update_session(
+        self,
+        info: Info,
+        input: Annotated[
+            UpdateSessionInput, strawberry.argument(description="The updateSession arguments.")
+        ],
+    ) -> UpdateSessionPayload:
         async def work() -> Session:
             session = await _session(info, input.id, "id")
             updated = await workspace.update_session(
                 info.context.services,
-                session,  # type: ignore[arg-type]
+                session,
                 title=input.title,
                 memory_scope=_scope(input.memory_scope),
                 model=input.model,
@@ -165,12 +183,21 @@ class SessionMutation:
         return UpdateSessionPayload(session=session, errors=errors)
 
     @strawberry.mutation(description="Attach a session to a space (HEAD mode on main).")
-    async def attach_space(self, info: Info, input: Annotated[AttachSpaceInput, strawberry.argument(description="The attachSpace arguments.")]) -> AttachSpacePayload:  # type: ignore[valid-type]
+    async def attach_space(
+        self,
+        info: Info,
+        input: Annotated[
+            AttachSpaceInput, strawberry.argument(description="The attachSpace arguments.")
+        ],
+    ) -> AttachSpacePayload:
         async def work() -> Session:
             session = await _session(info, input.session_id)
             space_id = ids.decode(input.space_id, "Space", field="spaceId")
             updated = await workspace.attach_space(
-                info.context.services, session, space_id, _scope(input.memory_scope)  # type: ignore[arg-type]
+                info.context.services,
+                session,
+                space_id,
+                _scope(input.memory_scope),
             )
             return Session.from_domain(updated)
 
@@ -178,10 +205,16 @@ class SessionMutation:
         return AttachSpacePayload(session=session, errors=errors)
 
     @strawberry.mutation(description="Detach a session from its space (FRESH mode).")
-    async def detach_space(self, info: Info, input: Annotated[DetachSpaceInput, strawberry.argument(description="The detachSpace arguments.")]) -> DetachSpacePayload:  # type: ignore[valid-type]
+    async def detach_space(
+        self,
+        info: Info,
+        input: Annotated[
+            DetachSpaceInput, strawberry.argument(description="The detachSpace arguments.")
+        ],
+    ) -> DetachSpacePayload:
         async def work() -> Session:
             session = await _session(info, input.session_id)
-            return Session.from_domain(await workspace.detach_space(session))  # type: ignore[arg-type]
+            return Session.from_domain(await workspace.detach_space(session))
 
         session, errors = await attempt(work(), DetachSpaceError)
         return DetachSpacePayload(session=session, errors=errors)
@@ -190,12 +223,20 @@ class SessionMutation:
         description="Mount a checkpoint: the server records the boundary (the session's "
         "current lastSequenceNumber); only later turns reach the model."
     )
-    async def mount_checkpoint(self, info: Info, input: Annotated[MountCheckpointInput, strawberry.argument(description="The mountCheckpoint arguments.")]) -> MountCheckpointPayload:  # type: ignore[valid-type]
+    async def mount_checkpoint(
+        self,
+        info: Info,
+        input: Annotated[
+            MountCheckpointInput, strawberry.argument(description="The mountCheckpoint arguments.")
+        ],
+    ) -> MountCheckpointPayload:
         async def work() -> Session:
             session = await _session(info, input.session_id)
             checkpoint_id = ids.decode(input.checkpoint_id, "Checkpoint", field="checkpointId")
             updated = await checkpoint_service.mount(
-                info.context.services, session, checkpoint_id  # type: ignore[arg-type]
+                info.context.services,
+                session,
+                checkpoint_id,
             )
             return Session.from_domain(updated)
 
@@ -203,16 +244,31 @@ class SessionMutation:
         return MountCheckpointPayload(session=session, errors=errors)
 
     @strawberry.mutation(description="Unmount the session's checkpoint (back to HEAD mode).")
-    async def unmount_checkpoint(self, info: Info, input: Annotated[UnmountCheckpointInput, strawberry.argument(description="The unmountCheckpoint arguments.")]) -> UnmountCheckpointPayload:  # type: ignore[valid-type]
+    async def unmount_checkpoint(
+        self,
+        info: Info,
+        input: Annotated[
+            UnmountCheckpointInput,
+            strawberry.argument(description="The unmountCheckpoint arguments."),
+        ],
+    ) -> UnmountCheckpointPayload:
         async def work() -> Session:
             session = await _session(info, input.session_id)
-            return Session.from_domain(await workspace.unmount(session))  # type: ignore[arg-type]
+            return Session.from_domain(await workspace.unmount(session))
 
         session, errors = await attempt(work(), UnmountCheckpointError)
         return UnmountCheckpointPayload(session=session, errors=errors)
 
-    @strawberry.mutation(description="Fork: a new session on a new branch starting at a checkpoint.")
-    async def fork_session(self, info: Info, input: Annotated[ForkSessionInput, strawberry.argument(description="The forkSession arguments.")]) -> ForkSessionPayload:  # type: ignore[valid-type]
+    @strawberry.mutation(
+        description="Fork: a new session on a new branch starting at a checkpoint."
+    )
+    async def fork_session(
+        self,
+        info: Info,
+        input: Annotated[
+            ForkSessionInput, strawberry.argument(description="The forkSession arguments.")
+        ],
+    ) -> ForkSessionPayload:
         async def work() -> Session:
             checkpoint_id = ids.decode(input.checkpoint_id, "Checkpoint", field="checkpointId")
             created = await checkpoint_service.fork(
@@ -228,9 +284,17 @@ class SessionMutation:
         return ForkSessionPayload(session=session, errors=errors)
 
     @strawberry.mutation(description="Delete a session and its turns (owner only).")
-    async def delete_session(self, info: Info, input: Annotated[DeleteSessionInput, strawberry.argument(description="The deleteSession arguments.")]) -> DeleteSessionPayload:
+    async def delete_session(
+        self,
+        info: Info,
+        input: Annotated[
+            DeleteSessionInput, strawberry.argument(description="The deleteSession arguments.")
+        ],
+    ) -> DeleteSessionPayload:
         async def work() -> strawberry.ID:
-            await sessions.delete(info.context.owner_id, ids.decode(input.id, "Session", field="id"))
+            await sessions.delete(
+                info.context.owner_id, ids.decode(input.id, "Session", field="id")
+            )
             return input.id
 
         deleted, errors = await attempt(work(), DeleteSessionError)

@@ -21,14 +21,14 @@ DeleteSpaceError = error_type("DeleteSpaceError", "deleteSpace")
 
 @strawberry.input(description="A new space.")
 class CreateSpaceInput:
-    name: str = strawberry.field(description="Its name (1–200 characters).")
+    name: str = strawberry.field(description="Its name (1 to 200 characters).")
     description: str | None = strawberry.field(default=None, description="What it is for.")
 
 
 @strawberry.type(description="The result of createSpace.")
 class CreateSpacePayload:
     space: Space | None = strawberry.field(description="The new space.")
-    errors: list[CreateSpaceError] = strawberry.field(description="Why it failed, if it did.")  # type: ignore[valid-type]
+    errors: list[CreateSpaceError] = strawberry.field(description="Why it failed, if it did.")
 
 
 @strawberry.input(description="New values for a space; omitted fields stay as they are.")
@@ -41,7 +41,7 @@ class UpdateSpaceInput:
 @strawberry.type(description="The result of updateSpace.")
 class UpdateSpacePayload:
     space: Space | None = strawberry.field(description="The space as it is now.")
-    errors: list[UpdateSpaceError] = strawberry.field(description="Why it failed, if it did.")  # type: ignore[valid-type]
+    errors: list[UpdateSpaceError] = strawberry.field(description="Why it failed, if it did.")
 
 
 @strawberry.input(description="The space to delete, with its sessions, turns and checkpoints.")
@@ -52,13 +52,19 @@ class DeleteSpaceInput:
 @strawberry.type(description="The result of deleteSpace.")
 class DeleteSpacePayload:
     deleted_id: strawberry.ID | None = strawberry.field(description="The id that was deleted.")
-    errors: list[DeleteSpaceError] = strawberry.field(description="Why it failed, if it did.")  # type: ignore[valid-type]
+    errors: list[DeleteSpaceError] = strawberry.field(description="Why it failed, if it did.")
 
 
 @strawberry.type
 class SpaceMutation:
     @strawberry.mutation(description="Create a space.")
-    async def create_space(self, info: Info, input: Annotated[CreateSpaceInput, strawberry.argument(description="The createSpace arguments.")]) -> CreateSpacePayload:
+    async def create_space(
+        self,
+        info: Info,
+        input: Annotated[
+            CreateSpaceInput, strawberry.argument(description="The createSpace arguments.")
+        ],
+    ) -> CreateSpacePayload:
         owner = info.context.owner_id
         space, errors = await attempt(
             workspace.create_space(owner, input.name, input.description), CreateSpaceError
@@ -66,7 +72,13 @@ class SpaceMutation:
         return CreateSpacePayload(space=Space.from_domain(space) if space else None, errors=errors)
 
     @strawberry.mutation(description="Rename a space or change its description.")
-    async def update_space(self, info: Info, input: Annotated[UpdateSpaceInput, strawberry.argument(description="The updateSpace arguments.")]) -> UpdateSpacePayload:
+    async def update_space(
+        self,
+        info: Info,
+        input: Annotated[
+            UpdateSpaceInput, strawberry.argument(description="The updateSpace arguments.")
+        ],
+    ) -> UpdateSpacePayload:
         async def work() -> Space:
             space_id = ids.decode(input.id, "Space", field="id")
             space = await workspace.update_space(
@@ -78,7 +90,13 @@ class SpaceMutation:
         return UpdateSpacePayload(space=space, errors=errors)
 
     @strawberry.mutation(description="Delete a space and everything in it (owner only).")
-    async def delete_space(self, info: Info, input: Annotated[DeleteSpaceInput, strawberry.argument(description="The deleteSpace arguments.")]) -> DeleteSpacePayload:
+    async def delete_space(
+        self,
+        info: Info,
+        input: Annotated[
+            DeleteSpaceInput, strawberry.argument(description="The deleteSpace arguments.")
+        ],
+    ) -> DeleteSpacePayload:
         async def work() -> strawberry.ID:
             await spaces.delete(info.context.owner_id, ids.decode(input.id, "Space", field="id"))
             return input.id

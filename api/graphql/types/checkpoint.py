@@ -68,7 +68,7 @@ class Checkpoint(relay.Node):
         )
 
     @classmethod
-    async def resolve_nodes(  # type: ignore[override]
+    async def resolve_nodes(
         cls, *, info: Info, node_ids: Iterable[str], required: bool = False
     ) -> list[Any]:
         found = await info.context.loaders.checkpoint_by_id.load_many([int(i) for i in node_ids])
@@ -99,9 +99,7 @@ class Checkpoint(relay.Node):
         found = await info.context.loaders.children_by_parent_id.load(self.id)
         return [Checkpoint.from_domain(c) for c in found]
 
-    @strawberry.field(
-        description="Parent, grandparent, … nearest first (one recursive query)."
-    )
+    @strawberry.field(description="Parent, grandparent, … nearest first (one recursive query).")
     async def ancestors(
         self,
         info: Info,

@@ -9,7 +9,9 @@ from api.domain.compare import FieldComparison as DomainField
 from api.graphql.types.checkpoint import Checkpoint
 
 
-@strawberry.type(description="One list field of two checkpoints, matched ignoring case, punctuation and spacing.")
+@strawberry.type(
+    description="One list field of two checkpoints, matched ignoring case, punctuation and spacing."
+)
 class FieldComparison:
     only_a: list[str] = strawberry.field(description="Items only in a.")
     only_b: list[str] = strawberry.field(description="Items only in b.")

@@ -48,7 +48,9 @@ class Mount:
 @strawberry.type(description="A conversation: an append-only stream of turns.")
 class Session(relay.Node):
     id: relay.NodeID[int]
-    title: str = strawberry.field(description="The title (set by the user or after the first reply).")
+    title: str = strawberry.field(
+        description="The title (set by the user or after the first reply)."
+    )
     branch_name: str = strawberry.field(
         description="The branch of the space's lineage this session saves checkpoints on."
     )
@@ -78,7 +80,7 @@ class Session(relay.Node):
         )
 
     @classmethod
-    async def resolve_nodes(  # type: ignore[override]
+    async def resolve_nodes(
         cls, *, info: Info, node_ids: Iterable[str], required: bool = False
     ) -> list[Any]:
         found = await info.context.loaders.session_by_id.load_many([int(i) for i in node_ids])
@@ -98,7 +100,9 @@ class Session(relay.Node):
         found = await info.context.loaders.space_by_id.load(space_id)
         return Space.from_domain(found) if found else None
 
-    @strawberry.field(description="The checkpoint that was the head when the session joined its space.")
+    @strawberry.field(
+        description="The checkpoint that was the head when the session joined its space."
+    )
     async def seeded_from(self, info: Info) -> CheckpointRef | None:
         return await _checkpoint(info, self.domain_session.seeded_from_id)
 
@@ -119,10 +123,19 @@ class Session(relay.Node):
     async def turns(
         self,
         info: Info,
-        first: Annotated[int | None, strawberry.argument(description="How many from the start side (at most 100).")] = None,
-        after: Annotated[str | None, strawberry.argument(description="Turns after this cursor.")] = None,
-        last: Annotated[int | None, strawberry.argument(description="How many from the end side (at most 100).")] = None,
-        before: Annotated[str | None, strawberry.argument(description="Turns before this cursor.")] = None,
+        first: Annotated[
+            int | None,
+            strawberry.argument(description="How many from the start side (at most 100)."),
+        ] = None,
+        after: Annotated[
+            str | None, strawberry.argument(description="Turns after this cursor.")
+        ] = None,
+        last: Annotated[
+            int | None, strawberry.argument(description="How many from the end side (at most 100).")
+        ] = None,
+        before: Annotated[
+            str | None, strawberry.argument(description="Turns before this cursor.")
+        ] = None,
     ) -> relay.Connection[Turn]:
         cap = info.context.services.settings.max_page_size
         request = page_request(first=first, after=after, last=last, before=before, cap=cap)

@@ -36,7 +36,9 @@ class Branch:
         return Checkpoint.from_domain(found) if found else None
 
 
-@strawberry.type(description="A space: holds checkpoints (a lineage) and the sessions that use them.")
+@strawberry.type(
+    description="A space: holds checkpoints (a lineage) and the sessions that use them."
+)
 class Space(relay.Node):
     id: relay.NodeID[int]
     name: str = strawberry.field(description="The space's name.")
@@ -55,7 +57,7 @@ class Space(relay.Node):
         )
 
     @classmethod
-    async def resolve_nodes(  # type: ignore[override]
+    async def resolve_nodes(
         cls, *, info: Info, node_ids: Iterable[str], required: bool = False
     ) -> list[Any]:
         found = await info.context.loaders.space_by_id.load_many([int(i) for i in node_ids])
@@ -70,9 +72,7 @@ class Space(relay.Node):
     async def head(
         self,
         info: Info,
-        branch: Annotated[
-            str, strawberry.argument(description="The branch name.")
-        ] = MAIN_BRANCH,
+        branch: Annotated[str, strawberry.argument(description="The branch name.")] = MAIN_BRANCH,
     ) -> CheckpointRef | None:
         from api.graphql.types.checkpoint import Checkpoint
 

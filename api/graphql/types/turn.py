@@ -26,7 +26,9 @@ class Turn(relay.Node):
     id: relay.NodeID[int]
     role: Role = strawberry.field(description="Who wrote it.")
     content: str = strawberry.field(description="The text, exactly as written or received.")
-    provider: str | None = strawberry.field(description="The provider that answered (or was asked).")
+    provider: str | None = strawberry.field(
+        description="The provider that answered (or was asked)."
+    )
     model: str | None = strawberry.field(description="The model, without provider.")
     sequence_number: int = strawberry.field(
         description="1, 2, 3, … per session, assigned by the server."
@@ -58,7 +60,7 @@ class Turn(relay.Node):
         )
 
     @classmethod
-    async def resolve_nodes(  # type: ignore[override]
+    async def resolve_nodes(
         cls, *, info: Info, node_ids: Iterable[str], required: bool = False
     ) -> list[Any]:
         keys = [int(i) for i in node_ids]

@@ -31,7 +31,8 @@ def _postgres(table: str) -> str:
 POSTGRES_FUNCTION = """
 CREATE OR REPLACE FUNCTION smriti_reject_update() RETURNS trigger AS $$
 BEGIN
-    RAISE EXCEPTION '% rows are immutable', TG_TABLE_NAME USING ERRCODE = 'integrity_constraint_violation';
+    RAISE EXCEPTION '% rows are immutable', TG_TABLE_NAME
+        USING ERRCODE = 'integrity_constraint_violation';
 END;
 $$ LANGUAGE plpgsql;
 """
