@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -61,6 +62,9 @@ def create_app(settings: Settings, *, registry: ProviderRegistry | None = None) 
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await database.migrate(settings.database_url)
         async with database.register(app, settings.database_url):
+            # LiteLLM takes seconds to import; do it now, off the event loop, so the
+            # server answers at once and the first message does not pay for it.
+            services.spawn(asyncio.to_thread(registry.warm_up), "warm-up-providers")
             yield
             await services.drain()
 

@@ -1,0 +1,432 @@
+"""The LiteLLM transport — the only module in Smriti that imports LiteLLM.
+
+LiteLLM is imported lazily, on the first call, because importing it takes
+seconds. Before that import it is told to stay offline
+(``LITELLM_OFFLINE_MODE``, ``LITELLM_LOCAL_MODEL_COST_MAP``: no cost map,
+tokenizer or catalogue downloads) and not to read a ``.env`` file
+(``LITELLM_MODE=PRODUCTION``), each only if the variable is not already set.
+The first call also registers the built-in offline provider as a LiteLLM
+custom provider (``smriti_offline/echo``, ``smriti_offline/extractor``) with a
+32768-token window and zero cost, so the offline models go through
+``litellm.acompletion`` like every other model.
+
+Calls are made with no retries (a failed call comes back to the user, who can
+retry) and a timeout (60 s unless configured). Every LiteLLM exception becomes
+a ``ProviderError`` whose message is written here from the kind of failure and
+the model's name — never copied from the provider, whose text may echo the key.
+
+Keys: the registry reads the key from the environment just before a call and
+passes it in; this module hands it to LiteLLM and keeps it nowhere. A provider
+configured without ``api_key_env`` is called with a placeholder key, so
+LiteLLM never falls back to an ambient variable (say ``OPENAI_API_KEY``) and
+sends it to a server the user configured for something else.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import os
+import threading
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+from urllib.parse import urlsplit
+
+from api.domain.types import ChatMessage, Usage
+from api.errors import ErrorCode, ProviderError
+from api.providers.offline import (
+    ECHO_MODEL,
+    EXTRACTOR_MODEL,
+    OFFLINE_LITELLM_PROVIDER,
+    OFFLINE_MODELS,
+    echo_reply,
+    extract_draft,
+    stream_chunks,
+)
+from api.providers.types import Completion, ModelRef, StreamChunk
+
+DEFAULT_TIMEOUT = 60.0
+OFFLINE_CONTEXT_WINDOW = 32768
+# For a model LiteLLM's catalogue does not know (a lab server, a new release):
+# small enough to fit nearly any chat model, so a window built on it never overflows.
+DEFAULT_CONTEXT_WINDOW = 8192
+NO_KEY_PLACEHOLDER = "smriti-no-key"
+
+# Substrings LiteLLM and the HTTP clients use for a refused or failed
+# connection; some providers report it as an InternalServerError. Matched to
+# classify only — the text itself is never shown.
+_CONNECTION_MARKERS = (
+    "connection error",
+    "cannot connect to host",
+    "connect call failed",
+    "connection refused",
+)
+
+_lock = threading.Lock()
+_litellm_module: Any = None
+_window_cache: dict[tuple[str, str | None], int] = {}
+
+
+def _litellm() -> Any:
+    """Import and configure LiteLLM once; typed Any because its stubs are partial."""
+    global _litellm_module
+    if _litellm_module is None:
+        with _lock:
+            if _litellm_module is None:
+                os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
+                os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+                # In its default "DEV" mode LiteLLM loads a .env file found above
+                # its own install directory into os.environ on import: keys would
+                # appear, and providers turn available, after the first call.
+                os.environ.setdefault("LITELLM_MODE", "PRODUCTION")
+                module: Any = importlib.import_module("litellm")
+                module.suppress_debug_info = True  # no "Provider List: …" on stdout
+                _register_offline(module)
+                _litellm_module = module
+    return _litellm_module
+
+
+class LiteLLMTransport:
+    """Reach any model LiteLLM supports, plus the offline models."""
+
+    def __init__(self, *, timeout: float = DEFAULT_TIMEOUT) -> None:
+        self.timeout = timeout
+
+    async def complete(
+        self, messages: Sequence[ChatMessage], ref: ModelRef, *, api_key: str | None
+    ) -> Completion:
+        """One whole answer from ``ref``; failures raise ``ProviderError``."""
+        litellm = _litellm()
+        failure: ProviderError | None
+        try:
+            response = await litellm.acompletion(**self._request(messages, ref, api_key))
+        except Exception as exc:
+            failure = self._error(exc, ref)
+        else:
+            failure = None
+        if failure is not None:
+            # Raised outside the except block so the ProviderError carries no
+            # __context__: the original exception holds the provider's text.
+            raise failure
+        choices = getattr(response, "choices", None) or []
+        if not choices:
+            raise ProviderError(
+                f"{ref.name}: the provider returned no answer", code=ErrorCode.MALFORMED_OUTPUT
+            )
+        text = getattr(choices[0].message, "content", None) or ""
+        usage = _usage(getattr(response, "usage", None))
+        return Completion(
+            text=text, usage=_with_cost(litellm, ref, usage, response), model=ref.name
+        )
+
+    async def stream(
+        self, messages: Sequence[ChatMessage], ref: ModelRef, *, api_key: str | None
+    ) -> AsyncIterator[StreamChunk]:
+        """The answer in pieces; the last chunk has an empty delta and the usage."""
+        litellm = _litellm()
+        request = self._request(messages, ref, api_key)
+        failure: ProviderError | None
+        try:
+            response = await litellm.acompletion(
+                **request, stream=True, stream_options={"include_usage": True}
+            )
+        except Exception as exc:
+            failure = self._error(exc, ref)
+        else:
+            failure = None
+        if failure is not None:
+            raise failure  # outside the except block: no __context__, see complete()
+        reported: Any = None
+        started = False
+        try:
+            while True:
+                try:
+                    chunk = await response.__anext__()
+                except StopAsyncIteration:
+                    break
+                except Exception as exc:
+                    failure = self._error(exc, ref, mid_stream=started)
+                if failure is not None:
+                    raise failure
+                reported = getattr(chunk, "usage", None) or reported
+                for choice in getattr(chunk, "choices", None) or []:
+                    delta = getattr(getattr(choice, "delta", None), "content", None)
+                    if delta:
+                        started = True
+                        yield StreamChunk(delta=delta)
+        finally:
+            # Release the HTTP connection when the consumer stops early.
+            close = getattr(response, "aclose", None)
+            if close is not None:
+                await close()
+        yield StreamChunk(delta="", usage=_with_cost(litellm, ref, _usage(reported), None))
+
+    def count_tokens(self, text: str, ref: ModelRef) -> int:
+        """Tokens in ``text`` for ``ref``'s tokenizer (LiteLLM's token_counter, offline)."""
+        try:
+            return int(_litellm().token_counter(model=ref.litellm_model, text=text))
+        except Exception:
+            # A count is an estimate for budgeting; never fail a write over it.
+            return math.ceil(len(text) / 4)
+
+    def context_window(self, ref: ModelRef) -> int:
+        """Input tokens ``ref`` accepts: LiteLLM's catalogue, else DEFAULT_CONTEXT_WINDOW.
+
+        Cached per model and api_base, answer or fallback: for an Ollama model
+        the catalogue does not list, LiteLLM asks the server (a blocking POST to
+        /api/show), and that should happen once per process, not once per message.
+        """
+        key = (ref.litellm_model, ref.api_base)
+        cached = _window_cache.get(key)
+        if cached is None:
+            cached = _window_cache[key] = _lookup_window(ref)
+        return cached
+
+    # --- internals ------------------------------------------------------------
+
+    def _request(
+        self, messages: Sequence[ChatMessage], ref: ModelRef, api_key: str | None
+    ) -> dict[str, Any]:
+        request: dict[str, Any] = {
+            "model": ref.litellm_model,
+            "messages": [{"role": m.role, "content": m.content} for m in messages],
+            "timeout": self.timeout,
+            "num_retries": 0,
+            "max_retries": 0,
+        }
+        if ref.api_base:
+            request["api_base"] = ref.api_base
+        if not ref.is_offline:
+            request["api_key"] = api_key or NO_KEY_PLACEHOLDER
+        return request
+
+    def _error(self, exc: Exception, ref: ModelRef, *, mid_stream: bool = False) -> ProviderError:
+        code = classify(exc)
+        if code is ErrorCode.PROVIDER_UNREACHABLE and mid_stream:
+            return ProviderError(
+                f"{ref.name}: the connection to the provider was lost mid-answer", code=code
+            )
+        return ProviderError(_message(code, ref, self.timeout, _status(exc)), code=code)
+
+
+def _lookup_window(ref: ModelRef) -> int:
+    try:
+        info = _litellm().get_model_info(model=ref.litellm_model, api_base=ref.api_base)
+    except Exception:  # not in the catalogue
+        return DEFAULT_CONTEXT_WINDOW
+    window = info.get("max_input_tokens") or info.get("max_tokens")
+    return window if isinstance(window, int) and window > 0 else DEFAULT_CONTEXT_WINDOW
+
+
+def classify(exc: BaseException) -> ErrorCode:
+    """The ErrorCode for a LiteLLM (or HTTP client) exception."""
+    litellm = _litellm()
+    status = _status(exc)
+    if isinstance(exc, litellm.ContextWindowExceededError):
+        return ErrorCode.CONTEXT_TOO_LONG
+    rejected = (litellm.AuthenticationError, litellm.PermissionDeniedError)
+    if isinstance(exc, rejected) or status in (401, 403):
+        return ErrorCode.PROVIDER_AUTH
+    if isinstance(exc, litellm.RateLimitError) or status == 429:
+        return ErrorCode.PROVIDER_RATE_LIMIT
+    # Timeout subclasses APIConnectionError: test it first.
+    if isinstance(exc, litellm.Timeout):
+        return ErrorCode.PROVIDER_TIMEOUT
+    if isinstance(exc, litellm.APIConnectionError) or _is_connection_failure(exc):
+        return ErrorCode.PROVIDER_UNREACHABLE
+    return ErrorCode.PROVIDER_ERROR
+
+
+def _message(code: ErrorCode, ref: ModelRef, timeout: float, status: int | None) -> str:
+    name = ref.name
+    if code is ErrorCode.PROVIDER_AUTH:
+        hint = f" (set {ref.api_key_env})" if ref.api_key_env else ""
+        return f"{name}: the provider rejected the API key{hint}"
+    if code is ErrorCode.PROVIDER_RATE_LIMIT:
+        return f"{name}: the provider is rate-limiting requests; try again shortly"
+    if code is ErrorCode.PROVIDER_TIMEOUT:
+        return f"{name}: no answer within {timeout:g} s"
+    if code is ErrorCode.PROVIDER_UNREACHABLE:
+        where = f" at {_safe_base(ref.api_base)}" if ref.api_base else ""
+        return f"{name}: could not connect to the provider{where}"
+    if code is ErrorCode.CONTEXT_TOO_LONG:
+        return f"{name}: the conversation is longer than the model's context window"
+    suffix = f" (HTTP {status})" if status else ""
+    return f"{name}: the provider call failed{suffix}"
+
+
+def _status(exc: BaseException) -> int | None:
+    status = getattr(exc, "status_code", None)
+    return status if isinstance(status, int) else None
+
+
+def _is_connection_failure(exc: BaseException) -> bool:
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, ConnectionError):
+            return True
+        if any(marker in str(current).lower() for marker in _CONNECTION_MARKERS):
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def _safe_base(api_base: str | None) -> str:
+    # Scheme, host and port only: a URL can carry credentials or tokens.
+    parts = urlsplit(api_base or "")
+    host = parts.hostname or ""
+    try:
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:  # not a number: leave it out rather than fail the error message
+        port = ""
+    return f"{parts.scheme}://{host}{port}" if parts.scheme else host
+
+
+def _usage(reported: Any) -> Usage:
+    if reported is None:
+        return Usage()
+
+    def count(name: str) -> int | None:
+        value = reported.get(name) if isinstance(reported, dict) else getattr(reported, name, None)
+        return value if isinstance(value, int) else None
+
+    return Usage(prompt_tokens=count("prompt_tokens"), completion_tokens=count("completion_tokens"))
+
+
+def _with_cost(litellm: Any, ref: ModelRef, usage: Usage, response: Any) -> Usage:
+    """``usage`` plus its cost when LiteLLM knows the model's prices, else cost None."""
+    try:
+        if response is not None:
+            cost = litellm.completion_cost(completion_response=response, model=ref.litellm_model)
+        elif usage.prompt_tokens is not None and usage.completion_tokens is not None:
+            prompt_cost, completion_cost = litellm.cost_per_token(
+                model=ref.litellm_model,
+                prompt_tokens=usage.prompt_tokens,
+                completion_tokens=usage.completion_tokens,
+            )
+            cost = prompt_cost + completion_cost
+        else:
+            return usage
+    except Exception:
+        return usage
+    return Usage(usage.prompt_tokens, usage.completion_tokens, float(cost))
+
+
+# --- the offline provider, as LiteLLM sees it ------------------------------------
+
+
+def _register_offline(litellm: Any) -> None:
+    handler = _offline_handler_class(litellm)()
+    others = [
+        p for p in litellm.custom_provider_map if p.get("provider") != OFFLINE_LITELLM_PROVIDER
+    ]
+    litellm.custom_provider_map = [
+        *others,
+        {"provider": OFFLINE_LITELLM_PROVIDER, "custom_handler": handler},
+    ]
+    litellm.register_model(
+        {
+            f"{OFFLINE_LITELLM_PROVIDER}/{model}": {
+                "max_input_tokens": OFFLINE_CONTEXT_WINDOW,
+                "max_output_tokens": OFFLINE_CONTEXT_WINDOW,
+                "max_tokens": OFFLINE_CONTEXT_WINDOW,
+                "input_cost_per_token": 0.0,
+                "output_cost_per_token": 0.0,
+                # Stated so LiteLLM does not warn that cache pricing is missing.
+                "cache_creation_input_token_cost": 0.0,
+                "cache_read_input_token_cost": 0.0,
+                "litellm_provider": OFFLINE_LITELLM_PROVIDER,
+                "mode": "chat",
+            }
+            for model in OFFLINE_MODELS
+        }
+    )
+
+
+def _offline_answer(model: str, messages: list[Any]) -> str:
+    chat = [ChatMessage(str(m.get("role", "")), _content_text(m.get("content"))) for m in messages]
+    if model == EXTRACTOR_MODEL:
+        return extract_draft(chat)
+    if model == ECHO_MODEL:
+        return echo_reply(chat)
+    raise ValueError(f"the offline provider has no model {model!r}")
+
+
+def _content_text(content: object) -> str:
+    """Message content as text; LiteLLM may hand over a list of content parts."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            str(part.get("text", ""))
+            for part in content
+            if isinstance(part, dict) and part.get("type") == "text"
+        )
+    return ""
+
+
+def _offline_handler_class(litellm: Any) -> type:
+    """Build the CustomLLM subclass; deferred because its base class lives in LiteLLM."""
+
+    def usage_of(model: str, messages: list[Any], text: str) -> Any:
+        full = f"{OFFLINE_LITELLM_PROVIDER}/{model}"
+        prompt = int(litellm.token_counter(model=full, messages=messages))
+        completion = int(litellm.token_counter(model=full, text=text)) if text else 0
+        return litellm.Usage(
+            prompt_tokens=prompt, completion_tokens=completion, total_tokens=prompt + completion
+        )
+
+    def respond(model: str, messages: list[Any], model_response: Any) -> Any:
+        text = _offline_answer(model, messages)
+        model_response.choices[0].message.content = text
+        model_response.choices[0].finish_reason = "stop"
+        model_response.model = f"{OFFLINE_LITELLM_PROVIDER}/{model}"
+        model_response.usage = usage_of(model, messages, text)
+        return model_response
+
+    def chunks(model: str, messages: list[Any]) -> list[dict[str, Any]]:
+        text = _offline_answer(model, messages)
+        pieces = stream_chunks(text) or [""]
+        usage = usage_of(model, messages, text)
+        last = len(pieces) - 1
+        return [
+            {
+                "text": piece,
+                "tool_use": None,
+                "is_finished": index == last,
+                "finish_reason": "stop" if index == last else "",
+                "usage": {
+                    "prompt_tokens": usage.prompt_tokens,
+                    "completion_tokens": usage.completion_tokens,
+                    "total_tokens": usage.total_tokens,
+                }
+                if index == last
+                else None,
+                "index": 0,
+            }
+            for index, piece in enumerate(pieces)
+        ]
+
+    class OfflineLLM(litellm.CustomLLM):  # type: ignore[misc]
+        """LiteLLM's view of the offline provider: answers come from offline.py."""
+
+        def completion(self, model: str, messages: list[Any], *args: Any, **kwargs: Any) -> Any:
+            return respond(model, messages, kwargs["model_response"])
+
+        async def acompletion(
+            self, model: str, messages: list[Any], *args: Any, **kwargs: Any
+        ) -> Any:
+            return respond(model, messages, kwargs["model_response"])
+
+        def streaming(self, model: str, messages: list[Any], *args: Any, **kwargs: Any) -> Any:
+            yield from chunks(model, messages)
+
+        async def astreaming(
+            self, model: str, messages: list[Any], *args: Any, **kwargs: Any
+        ) -> Any:
+            for chunk in chunks(model, messages):
+                yield chunk
+
+    return OfflineLLM

@@ -1,0 +1,294 @@
+"""The built-in offline provider: deterministic answers, no network, no key.
+
+Pure functions only — LiteLLM calls them through the custom provider that
+``litellm_adapter`` registers, so offline answers take the same code path as a
+real provider's.
+
+Two models:
+
+``echo`` (chat) describes the context it received, which makes context
+isolation visible. It reads the prompt layout of DESIGN §2: an optional first
+system message ("You are continuing a conversation.") with one block per
+checkpoint headed ``Checkpoint [i] — <title> (<shortHash>)``, then the turn
+window, then the new user message (always last). Its reply is four lines::
+
+    Offline echo — mode: CHECKPOINTED          (FRESH when there is no system message)
+    Checkpoints (2): [1] Plan (a1b2c3d); [2] Schema (e4f5a6b)     ("Checkpoints (0): none")
+    Earlier turns: 3 (2 from the user, 1 from the assistant)
+    You asked: <the new message, whitespace collapsed, at most 200 characters>
+
+``extractor`` (background) answers the two background requests, recognised by
+their system message:
+
+* "You write a short title for a conversation." → a plain title: the first
+  sentence of the first user turn, cut to 8 words, trailing punctuation removed.
+* anything else (normally "You extract a checkpoint from a conversation.") → a
+  JSON object with keys title, objective, summary, decisions, tasks,
+  openQuestions, entities, built from the transcript in the last user message.
+
+The transcript format is turns separated by a blank line, each turn a header
+line ``[USER #3]`` or ``[ASSISTANT #4]`` followed by its content lines. Text
+without any header is read as a single user turn. The heuristics are
+deliberately simple and only ever copy text from the transcript:
+
+* title — as for the title request (8 words of the first user sentence);
+* objective — the first sentence of the first user turn;
+* summary — the first sentence of every turn, joined by spaces, cut to 600
+  characters (ending in "…" when cut);
+* decisions — sentences (any role) containing "we decided", "decided to",
+  "let's go with", "we'll go with", "we will", "chose", "choose to" or
+  "decision:" (case-insensitive, whole words), excluding questions and
+  sentences that start with "if", "unless" or "whether" (hypotheticals);
+* tasks — sentences starting with "TODO", "[ ]" (a "- [ ]" checkbox line),
+  "task:", "need to" or "remember to"; the TODO / checkbox / task: marker is
+  removed, the rest is kept as written;
+* openQuestions — sentences of user turns that end with "?";
+* entities — capitalised words of two or more letters (no apostrophes) that are
+  not the first word of their sentence, in order of first appearance, at most 20.
+
+A sentence is a piece of a line ending in ".", "!" or "?" followed by
+whitespace (or the end of the line); a leading list marker ("- ", "* ", "• ",
+"1. ", "1) ") is not part of it. Whitespace inside a sentence is collapsed.
+Lists are de-duplicated case-insensitively, keeping the first occurrence.
+An empty transcript gives the title "Untitled conversation" and empty fields.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+from api.domain.types import ChatMessage
+
+OFFLINE_PROVIDER = "offline"
+# LiteLLM routes "smriti_offline/<model>" to our custom handler. A name of our
+# own, so a provider LiteLLM might add one day cannot shadow it.
+OFFLINE_LITELLM_PROVIDER = "smriti_offline"
+ECHO_MODEL = "echo"
+EXTRACTOR_MODEL = "extractor"
+OFFLINE_MODELS = (ECHO_MODEL, EXTRACTOR_MODEL)
+
+TITLE_REQUEST_PREFIX = "You write a short title for a conversation."
+EXTRACT_REQUEST_PREFIX = "You extract a checkpoint from a conversation."
+DRAFT_KEYS = ("title", "objective", "summary", "decisions", "tasks", "openQuestions", "entities")
+
+QUESTION_LIMIT = 200
+SUMMARY_LIMIT = 600
+TITLE_WORDS = 8
+ENTITY_LIMIT = 20
+UNTITLED = "Untitled conversation"
+
+_CHECKPOINT_HEADER = re.compile(r"^Checkpoint \[(\d+)\] \u2014 (.*) \(([^()]*)\)\s*$")
+_TURN_HEADER = re.compile(r"^\[(USER|ASSISTANT) #\d+\]\s*$")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_LIST_MARKER = re.compile(r"^(?:[-*\u2022]|\d+[.)])\s+")
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:['\u2019.\-][A-Za-z0-9]+)*")
+_TASK_MARKER = re.compile(r"^(?:\[ \]|TODO\b:?|task:)\s*", re.IGNORECASE)
+_TASK_PHRASE = re.compile(r"^(?:need to|remember to)\b", re.IGNORECASE)
+_DECISION_PHRASE = re.compile(
+    r"\b(?:we decided|decided to|let's go with|we'll go with|we will|chose|choose to)\b"
+    r"|\bdecision:",
+    re.IGNORECASE,
+)
+_HYPOTHETICAL = re.compile(r"^(?:if|unless|whether)\b", re.IGNORECASE)
+_TRAILING_PUNCTUATION = ".,;:!?\u2026-\u2014\u2013 "
+
+
+# --- echo -----------------------------------------------------------------
+
+
+def echo_reply(messages: Sequence[ChatMessage]) -> str:
+    """Describe the context received: mode, checkpoints, earlier turns, question."""
+    has_system = bool(messages) and messages[0].role == "system"
+    rest = list(messages[1:] if has_system else messages)
+    checkpoints = _checkpoint_headers(_text(messages[0])) if has_system else []
+    question = _collapse(_text(rest[-1])) if rest else ""
+    earlier = rest[:-1]
+    from_user = sum(1 for m in earlier if m.role == "user")
+    from_assistant = sum(1 for m in earlier if m.role == "assistant")
+
+    listed = "; ".join(
+        f"[{index}] {title} ({short_hash})" for index, title, short_hash in checkpoints
+    )
+    return "\n".join(
+        [
+            f"Offline echo \u2014 mode: {'CHECKPOINTED' if has_system else 'FRESH'}",
+            f"Checkpoints ({len(checkpoints)}): {listed or 'none'}",
+            f"Earlier turns: {len(earlier)} "
+            f"({from_user} from the user, {from_assistant} from the assistant)",
+            f"You asked: {_truncate(question, QUESTION_LIMIT)}",
+        ]
+    )
+
+
+def _checkpoint_headers(system: str) -> list[tuple[str, str, str]]:
+    found = []
+    for line in system.splitlines():
+        match = _CHECKPOINT_HEADER.match(line.strip())
+        if match:
+            found.append((match.group(1), match.group(2).strip(), match.group(3)))
+    return found
+
+
+# --- extractor ------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Turn:
+    role: str  # "USER" | "ASSISTANT"
+    text: str
+
+
+def extract_draft(messages: Sequence[ChatMessage]) -> str:
+    """Answer a background request: a plain title, or a checkpoint draft as JSON."""
+    system = next((_text(m) for m in messages if m.role == "system"), "")
+    transcript = next((_text(m) for m in reversed(messages) if m.role == "user"), "")
+    turns = _parse_transcript(transcript)
+    title = _title(turns)
+    if system.lstrip().startswith(TITLE_REQUEST_PREFIX):
+        return title
+    return json.dumps(_draft(turns, title), ensure_ascii=False)
+
+
+def _parse_transcript(text: str) -> list[_Turn]:
+    """Split the transcript into turns at ``[USER #n]`` / ``[ASSISTANT #n]`` header lines."""
+    turns: list[_Turn] = []
+    role: str | None = None
+    lines: list[str] = []
+    preamble: list[str] = []
+
+    def flush() -> None:
+        if role is not None:
+            turns.append(_Turn(role, "\n".join(lines).strip()))
+
+    for line in text.splitlines():
+        header = _TURN_HEADER.match(line.strip())
+        if header:
+            flush()
+            role, lines = header.group(1), []
+        elif role is None:
+            preamble.append(line)
+        else:
+            lines.append(line)
+    flush()
+    if role is None and "\n".join(preamble).strip():
+        return [_Turn("USER", "\n".join(preamble).strip())]
+    return turns
+
+
+def _draft(turns: list[_Turn], title: str) -> dict[str, object]:
+    first_user = next((t for t in turns if t.role == "USER"), None)
+    firsts = [s[0] for s in (_sentences(t.text) for t in turns) if s]
+    decisions: list[str] = []
+    tasks: list[str] = []
+    questions: list[str] = []
+    entities: list[str] = []
+    for turn in turns:
+        for sentence in _sentences(turn.text):
+            if _is_decision(sentence):
+                decisions.append(sentence)
+            task = _task(sentence)
+            if task:
+                tasks.append(task)
+            if turn.role == "USER" and sentence.endswith("?"):
+                questions.append(sentence)
+            entities.extend(_entities(sentence))
+    objective_sentences = _sentences(first_user.text) if first_user else []
+    return {
+        "title": title,
+        "objective": objective_sentences[0] if objective_sentences else "",
+        "summary": _truncate(" ".join(firsts), SUMMARY_LIMIT),
+        "decisions": _dedupe(decisions),
+        "tasks": _dedupe(tasks),
+        "openQuestions": _dedupe(questions),
+        "entities": _dedupe(entities)[:ENTITY_LIMIT],
+    }
+
+
+def _title(turns: list[_Turn]) -> str:
+    first_user = next((t for t in turns if t.role == "USER"), None)
+    sentences = _sentences(first_user.text) if first_user else []
+    if not sentences:
+        return UNTITLED
+    words = sentences[0].split()[:TITLE_WORDS]
+    return " ".join(words).rstrip(_TRAILING_PUNCTUATION) or UNTITLED
+
+
+def _sentences(text: str) -> list[str]:
+    found = []
+    for line in text.splitlines():
+        line = _LIST_MARKER.sub("", line.strip(), count=1)
+        for piece in _SENTENCE_END.split(line):
+            piece = _collapse(piece)
+            if piece:
+                found.append(piece)
+    return found
+
+
+def _is_decision(sentence: str) -> bool:
+    normalised = sentence.replace("\u2019", "'")
+    return (
+        bool(_DECISION_PHRASE.search(normalised))
+        and not sentence.endswith("?")
+        and not _HYPOTHETICAL.match(sentence)
+    )
+
+
+def _task(sentence: str) -> str | None:
+    marker = _TASK_MARKER.match(sentence)
+    if marker:
+        rest = sentence[marker.end() :].strip()
+        return rest or None
+    if _TASK_PHRASE.match(sentence):
+        return sentence
+    return None
+
+
+def _entities(sentence: str) -> Iterator[str]:
+    for index, match in enumerate(_WORD.finditer(sentence)):
+        word = match.group(0)
+        if index == 0 or not word[0].isupper() or "'" in word or "\u2019" in word:
+            continue
+        if sum(ch.isalpha() for ch in word) >= 2:
+            yield word
+
+
+# --- streaming ------------------------------------------------------------
+
+
+def stream_chunks(text: str) -> list[str]:
+    """Split a reply into word-sized chunks, each with its leading whitespace.
+
+    ``"".join(stream_chunks(text)) == text`` for every text.
+    """
+    return re.findall(r"\s*\S+|\s+", text)
+
+
+# --- helpers --------------------------------------------------------------
+
+
+def _text(message: ChatMessage) -> str:
+    # Callers pass what LiteLLM received; be lenient rather than fail.
+    return message.content if isinstance(message.content, str) else ""
+
+
+def _collapse(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _truncate(text: str, limit: int) -> str:
+    """``text`` if it fits in ``limit`` characters, else its start plus "…" (``limit`` in all)."""
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "\u2026"
+
+
+def _dedupe(items: Iterable[str]) -> list[str]:
+    seen: set[str] = set()
+    kept = []
+    for item in items:
+        key = item.casefold()
+        if key not in seen:
+            seen.add(key)
+            kept.append(item)
+    return kept

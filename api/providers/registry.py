@@ -1,0 +1,151 @@
+"""The provider registry: every model call in Smriti goes through here.
+
+It knows the configured providers, resolves "provider/model" names, decides
+which providers are available (their key variable is set) and hands calls to a
+``Transport`` — the LiteLLM one in the application, a fake in tests::
+
+    registry = ProviderRegistry(load_config("providers.yaml"))
+    text = (await registry.complete(messages, "lab/my-model")).text
+
+Keys are read from the environment mapping at call time (so a key exported
+after start-up is picked up) and passed straight to the transport. They are
+never stored, and no status or error message contains one.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Mapping, Sequence
+
+from api.domain.types import ChatMessage
+from api.errors import ErrorCode, InputError, ProviderError
+from api.providers.config import ProviderConfig, ProvidersConfig
+from api.providers.litellm_adapter import LiteLLMTransport
+from api.providers.types import Completion, ModelRef, ProviderStatus, StreamChunk, Transport
+
+# Long enough for any real name; keeps an absurd input out of error messages.
+_NAME_IN_MESSAGE_LIMIT = 120
+
+
+class ProviderRegistry:
+    """Resolve model names and call them through one transport."""
+
+    def __init__(
+        self,
+        config: ProvidersConfig,
+        env: Mapping[str, str] | None = None,
+        transport: Transport | None = None,
+    ) -> None:
+        self._config = config
+        # The live mapping, not a copy: availability follows the environment.
+        self._env: Mapping[str, str] = os.environ if env is None else env
+        self._transport: Transport = LiteLLMTransport() if transport is None else transport
+
+    @property
+    def chat_default(self) -> str:
+        """The "provider/model" used when a session or message names none."""
+        return self._config.chat_default
+
+    @property
+    def background(self) -> str:
+        """The "provider/model" that drafts checkpoints and titles sessions."""
+        return self._config.background
+
+    def providers(self) -> list[ProviderStatus]:
+        """Every configured provider, available or not, in configuration order."""
+        statuses = []
+        for provider in self._config.providers.values():
+            reason = self._unavailable_reason(provider)
+            statuses.append(ProviderStatus(provider.name, reason is None, reason, provider.models))
+        return statuses
+
+    def resolve(self, model: str | None, *, require_available: bool = True) -> ModelRef:
+        """The ModelRef for "provider/model" (None: the chat default).
+
+        Raises ``InputError(UNKNOWN_MODEL, field="model")`` for a name that is
+        not listed, and — unless ``require_available`` is False, e.g. to
+        preview a context — ``ProviderError(PROVIDER_UNAVAILABLE)`` when the
+        provider's key variable is not set.
+        """
+        name = self.chat_default if model is None else model
+        provider_name, _, model_name = name.partition("/")
+        provider = self._config.providers.get(provider_name)
+        if provider is None or model_name not in provider.models:
+            shown = (
+                name if len(name) <= _NAME_IN_MESSAGE_LIMIT else name[:_NAME_IN_MESSAGE_LIMIT] + "…"
+            )
+            raise InputError(
+                f'unknown model "{shown}": use a "provider/model" listed by providers',
+                code=ErrorCode.UNKNOWN_MODEL,
+                field="model",
+            )
+        ref = ModelRef(
+            name=f"{provider.name}/{model_name}",
+            provider=provider.name,
+            model=model_name,
+            litellm_model=f"{provider.litellm_provider}/{model_name}",
+            api_base=provider.api_base,
+            api_key_env=provider.api_key_env,
+        )
+        if require_available:
+            self.ensure_available(ref)
+        return ref
+
+    def ensure_available(self, ref: ModelRef) -> None:
+        """Raise ``ProviderError(PROVIDER_UNAVAILABLE)`` if ``ref``'s key is not set."""
+        self._api_key(ref)
+
+    async def complete(
+        self, messages: Sequence[ChatMessage], model: str | ModelRef | None = None
+    ) -> Completion:
+        """The whole answer of ``model`` (default: the chat default) to ``messages``."""
+        ref = self._ref(model)
+        return await self._transport.complete(messages, ref, api_key=self._api_key(ref))
+
+    def stream(
+        self, messages: Sequence[ChatMessage], model: str | ModelRef | None = None
+    ) -> AsyncIterator[StreamChunk]:
+        """The answer as it is generated; see ``StreamChunk`` for the final chunk.
+
+        The model is resolved and the key read now, so a wrong name or a missing
+        key raises here rather than at the first iteration.
+        """
+        ref = self._ref(model)
+        return self._transport.stream(messages, ref, api_key=self._api_key(ref))
+
+    def warm_up(self) -> None:
+        """Load what the first model call would (LiteLLM, the tokenizer)."""
+        self.count_tokens("warm up", self.chat_default)
+
+    def count_tokens(self, text: str, model: str | ModelRef | None = None) -> int:
+        """Tokens in ``text`` for ``model``'s tokenizer (default: the chat default)."""
+        return self._transport.count_tokens(text, self._ref(model, require_available=False))
+
+    def context_window(self, model: str | ModelRef | None = None) -> int:
+        """How many input tokens ``model`` accepts."""
+        return self._transport.context_window(self._ref(model, require_available=False))
+
+    # --- internals ------------------------------------------------------------
+
+    def _ref(self, model: str | ModelRef | None, *, require_available: bool = True) -> ModelRef:
+        # A ModelRef is resolved again by name: only the configuration decides
+        # which api_base a call goes to and which variable its key comes from.
+        name = model.name if isinstance(model, ModelRef) else model
+        return self.resolve(name, require_available=require_available)
+
+    def _api_key(self, ref: ModelRef) -> str | None:
+        if ref.api_key_env is None:
+            return None
+        key = self._env.get(ref.api_key_env, "").strip()
+        if not key:
+            raise ProviderError(
+                f"{ref.name}: {ref.api_key_env} is not set",
+                code=ErrorCode.PROVIDER_UNAVAILABLE,
+                field="model",
+            )
+        return key
+
+    def _unavailable_reason(self, provider: ProviderConfig) -> str | None:
+        if provider.api_key_env is None or self._env.get(provider.api_key_env, "").strip():
+            return None
+        return f"{provider.api_key_env} is not set"

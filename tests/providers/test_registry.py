@@ -1,0 +1,213 @@
+"""The registry: names, availability, keys read at call time — through a fake transport."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+
+import pytest
+
+from api.domain.types import ChatMessage, Usage
+from api.errors import ErrorCode, InputError, ProviderError
+from api.providers import (
+    Completion,
+    ModelRef,
+    ProviderRegistry,
+    ProviderStatus,
+    StreamChunk,
+    parse_config,
+)
+
+SECRET = "sk-test-SECRET-0123456789"
+
+CONFIG = parse_config(
+    """\
+chat_default: offline/echo
+background_intelligence: offline/extractor
+providers:
+  openai: {api_key_env: OPENAI_API_KEY, models: [gpt-4o-mini, gpt-4o]}
+  openrouter: {api_key_env: OPENROUTER_API_KEY, models: [meta-llama/llama-3.1-70b-instruct]}
+  lab:
+    litellm_provider: openai
+    api_base: "http://127.0.0.1:8080/v1"
+    models: [my-model]
+"""
+)
+
+LAB = ModelRef(
+    name="lab/my-model",
+    provider="lab",
+    model="my-model",
+    litellm_model="openai/my-model",
+    api_base="http://127.0.0.1:8080/v1",
+    api_key_env=None,
+)
+
+
+@dataclass
+class FakeTransport:
+    """Records each call; answers with a fixed text."""
+
+    calls: list[tuple[str, list[ChatMessage], ModelRef, str | None]] = field(default_factory=list)
+
+    async def complete(
+        self, messages: Sequence[ChatMessage], ref: ModelRef, *, api_key: str | None
+    ) -> Completion:
+        self.calls.append(("complete", list(messages), ref, api_key))
+        return Completion("answer", Usage(1, 2, None), ref.name)
+
+    async def stream(
+        self, messages: Sequence[ChatMessage], ref: ModelRef, *, api_key: str | None
+    ) -> AsyncIterator[StreamChunk]:
+        self.calls.append(("stream", list(messages), ref, api_key))
+        yield StreamChunk("ans")
+        yield StreamChunk("wer")
+        yield StreamChunk("", Usage(1, 2, None))
+
+    def count_tokens(self, text: str, ref: ModelRef) -> int:
+        self.calls.append(("count_tokens", [ChatMessage("user", text)], ref, None))
+        return len(text)
+
+    def context_window(self, ref: ModelRef) -> int:
+        self.calls.append(("context_window", [], ref, None))
+        return 1000
+
+
+MESSAGES = [ChatMessage("user", "hello")]
+
+
+def registry(env: dict[str, str]) -> tuple[ProviderRegistry, FakeTransport]:
+    transport = FakeTransport()
+    return ProviderRegistry(CONFIG, env=env, transport=transport), transport
+
+
+def test_provider_without_its_key_is_listed_unavailable() -> None:
+    reg, _ = registry({"OPENROUTER_API_KEY": SECRET})
+
+    assert reg.providers() == [
+        ProviderStatus("offline", True, None, ("echo", "extractor")),
+        ProviderStatus("openai", False, "OPENAI_API_KEY is not set", ("gpt-4o-mini", "gpt-4o")),
+        ProviderStatus("openrouter", True, None, ("meta-llama/llama-3.1-70b-instruct",)),
+        ProviderStatus("lab", True, None, ("my-model",)),
+    ]
+    assert SECRET not in repr(reg.providers())
+
+
+def test_blank_key_counts_as_unset() -> None:
+    reg, _ = registry({"OPENAI_API_KEY": "   "})
+
+    assert reg.providers()[1] == ProviderStatus(
+        "openai", False, "OPENAI_API_KEY is not set", ("gpt-4o-mini", "gpt-4o")
+    )
+
+
+def test_defaults() -> None:
+    reg, _ = registry({})
+
+    assert (reg.chat_default, reg.background) == ("offline/echo", "offline/extractor")
+    assert reg.resolve(None) == ModelRef(
+        "offline/echo", "offline", "echo", "smriti_offline/echo", None, None
+    )
+
+
+def test_resolve_splits_at_the_first_slash() -> None:
+    reg, _ = registry({"OPENROUTER_API_KEY": SECRET})
+
+    assert reg.resolve("openrouter/meta-llama/llama-3.1-70b-instruct") == ModelRef(
+        name="openrouter/meta-llama/llama-3.1-70b-instruct",
+        provider="openrouter",
+        model="meta-llama/llama-3.1-70b-instruct",
+        litellm_model="openrouter/meta-llama/llama-3.1-70b-instruct",
+        api_base=None,
+        api_key_env="OPENROUTER_API_KEY",
+    )
+    assert reg.resolve("lab/my-model") == LAB
+
+
+@pytest.mark.parametrize("name", ["openai/gpt-5", "nope/x", "gpt-4o", "", "offline/"])
+def test_unlisted_model_is_an_input_error(name: str) -> None:
+    reg, _ = registry({"OPENAI_API_KEY": SECRET})
+
+    with pytest.raises(InputError) as caught:
+        reg.resolve(name)
+
+    assert caught.value.code is ErrorCode.UNKNOWN_MODEL
+    assert caught.value.field == "model"
+    assert caught.value.message == (
+        f'unknown model "{name}": use a "provider/model" listed by providers'
+    )
+
+
+def test_unavailable_provider_is_refused_unless_asked_not_to() -> None:
+    reg, _ = registry({})
+
+    with pytest.raises(ProviderError) as caught:
+        reg.resolve("openai/gpt-4o")
+
+    assert caught.value.code is ErrorCode.PROVIDER_UNAVAILABLE
+    assert caught.value.message == "openai/gpt-4o: OPENAI_API_KEY is not set"
+    assert reg.resolve("openai/gpt-4o", require_available=False).name == "openai/gpt-4o"
+
+
+async def test_complete_passes_the_key_read_at_call_time() -> None:
+    env: dict[str, str] = {}
+    reg, transport = registry(env)
+    with pytest.raises(ProviderError) as caught:
+        await reg.complete(MESSAGES, "openai/gpt-4o-mini")
+    assert caught.value.code is ErrorCode.PROVIDER_UNAVAILABLE
+    assert transport.calls == []
+
+    env["OPENAI_API_KEY"] = SECRET  # exported after the registry was built
+    completion = await reg.complete(MESSAGES, "openai/gpt-4o-mini")
+
+    assert completion == Completion("answer", Usage(1, 2, None), "openai/gpt-4o-mini")
+    assert transport.calls == [
+        ("complete", MESSAGES, reg.resolve("openai/gpt-4o-mini"), SECRET),
+    ]
+
+
+async def test_complete_defaults_to_the_chat_model_without_a_key() -> None:
+    reg, transport = registry({})
+
+    await reg.complete(MESSAGES)
+
+    assert transport.calls == [("complete", MESSAGES, reg.resolve("offline/echo"), None)]
+
+
+async def test_a_model_ref_is_resolved_again_from_the_configuration() -> None:
+    reg, transport = registry({"OPENAI_API_KEY": SECRET, "OTHER_SECRET": "x"})
+    forged = ModelRef(
+        "openai/gpt-4o", "openai", "gpt-4o", "openai/gpt-4o", "http://evil.test", "OTHER_SECRET"
+    )
+
+    await reg.complete(MESSAGES, forged)
+
+    assert transport.calls[0][2:] == (reg.resolve("openai/gpt-4o"), SECRET)
+    assert transport.calls[0][2].api_base is None
+
+
+async def test_stream_resolves_before_the_first_chunk() -> None:
+    reg, transport = registry({})
+
+    with pytest.raises(InputError):
+        reg.stream(MESSAGES, "nope/x")
+    with pytest.raises(ProviderError):
+        reg.stream(MESSAGES, "openai/gpt-4o")
+
+    chunks = [chunk async for chunk in reg.stream(MESSAGES, "lab/my-model")]
+
+    assert chunks == [StreamChunk("ans"), StreamChunk("wer"), StreamChunk("", Usage(1, 2, None))]
+    assert transport.calls == [("stream", MESSAGES, LAB, None)]
+
+
+def test_counting_and_windows_do_not_need_a_key() -> None:
+    reg, transport = registry({})
+
+    assert reg.count_tokens("four") == 4
+    assert reg.count_tokens("four", "openai/gpt-4o") == 4
+    assert reg.context_window("openai/gpt-4o") == 1000
+    assert [(kind, ref.name) for kind, _, ref, _ in transport.calls] == [
+        ("count_tokens", "offline/echo"),
+        ("count_tokens", "openai/gpt-4o"),
+        ("context_window", "openai/gpt-4o"),
+    ]
