@@ -1,0 +1,222 @@
+"""``python -m bench [--db sqlite|postgres|both] [--quick] [--profile]``
+
+Each database is measured in its own Python process (``--db both`` runs one
+child per database), so each gets a truly cold first request and its own ORM
+state. Exit status: 0 when every target passes, 1 when one fails, 2 when the
+run itself fails.
+"""
+
+from __future__ import annotations
+
+import os
+
+# Before anything imports LiteLLM: it must never reach for the network.
+os.environ["LITELLM_OFFLINE_MODE"] = "true"
+os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+
+import argparse
+import asyncio
+import gc
+import json
+import subprocess
+import sys
+import time
+import traceback
+from dataclasses import dataclass
+
+import httpx
+from tortoise import connections
+
+from api.app import create_app
+from api.graphql import ids
+from api.settings import Settings
+from bench import report
+from bench.databases import temporary_database
+from bench.measure import ANCESTORS, LINEAGE, STATEMENT_SAMPLES, Measurer, Series
+from bench.seed import Seeded, seed
+
+DATABASES = ("sqlite", "postgres")
+EXIT_OK, EXIT_TARGET_FAILED, EXIT_ERROR = 0, 1, 2
+BASE_URL = "http://smriti.bench"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How much to seed and how many requests to send."""
+
+    sends: int  # measured sendMessage calls per series
+    queries: int  # measured lineage / ancestors requests per series
+    warmup: int  # untimed requests before each series
+    global_warmup: int  # untimed sends right after the cold one (all code paths hot)
+    profile_sends: int  # sends under cProfile with --profile
+    # Earlier turns in the HEAD-mode sessions (the brief's 0, 1,000, 10,000).
+    head_sizes: tuple[int, ...] = (0, 1_000, 10_000)
+    fresh_sizes: tuple[int, ...] = (10_000,)
+    # Checkpoints on main of the HEAD space ("6.5 ms p50 with 50 checkpoints").
+    head_checkpoints: int = 50
+    # Lineage sizes: the count must be the same at both.
+    lineage_sizes: tuple[int, ...] = (100, 10_000)
+
+    def sessions_for_empty(self) -> int:
+        """Size 0 sends once per session, so its history stays empty."""
+        return self.warmup + self.sends + STATEMENT_SAMPLES
+
+
+DEFAULT = Plan(sends=200, queries=200, warmup=10, global_warmup=20, profile_sends=100)
+QUICK = Plan(sends=40, queries=40, warmup=5, global_warmup=10, profile_sends=30)
+
+
+async def _version() -> str:
+    conn = connections.get("default")
+    if str(conn.capabilities.dialect) == "postgres":
+        rows = await conn.execute_query_dict("SHOW server_version")
+        return f"PostgreSQL {rows[0]['server_version']}"
+    rows = await conn.execute_query_dict("SELECT sqlite_version() AS v")
+    return f"SQLite {rows[0]['v']}"
+
+
+async def _measure(measurer: Measurer, seeded: Seeded, plan: Plan) -> list[Series]:
+    """sendMessage series interleaved with each other, then the queries."""
+    sends = [
+        (Series(report.SEND_HEAD, size, "turns"), measurer.send_request(session_ids))
+        for size, session_ids in seeded.head_sessions.items()
+    ] + [
+        (Series(report.SEND_FRESH, size, "turns"), measurer.send_request(session_ids))
+        for size, session_ids in seeded.fresh_sessions.items()
+    ]
+    await measurer.run(sends, warmup=plan.warmup, measured=plan.sends)
+    queries = [
+        (
+            Series(report.LINEAGE, size, "checkpoints"),
+            measurer.query_request(LINEAGE, {"id": ids.encode("Space", space.space_id)}),
+        )
+        for size, space in seeded.lineage_spaces.items()
+    ] + [
+        (
+            Series(report.ANCESTORS, size, "checkpoints"),
+            measurer.query_request(ANCESTORS, {"id": ids.encode("Checkpoint", space.newest_id)}),
+        )
+        for size, space in seeded.lineage_spaces.items()
+    ]
+    await measurer.run(queries, warmup=plan.warmup, measured=plan.queries)
+    return [series for series, _ in sends + queries]
+
+
+async def run_one(database: str, plan: Plan, *, profile: bool) -> int:
+    """Seed, measure, print and save the figures for one database."""
+    async with temporary_database(database) as url:
+        app = create_app(Settings(database_url=url, providers_file=None))
+        async with app.router.lifespan_context(app):
+            started = time.perf_counter()
+            seeded = await seed(
+                head_checkpoints=plan.head_checkpoints,
+                head_sizes=plan.head_sizes,
+                sessions_for_empty=plan.sessions_for_empty(),
+                fresh_sizes=plan.fresh_sizes,
+                lineage_sizes=plan.lineage_sizes,
+            )
+            seed_seconds = time.perf_counter() - started
+            load_before = os.getloadavg()[0]
+            version = await _version()
+            transport = httpx.ASGITransport(app=app)
+            async with httpx.AsyncClient(transport=transport, base_url=BASE_URL) as client:
+                measurer = Measurer(client)
+                cold_ms, _ = await measurer.send(seeded.cold_session_id)
+                for _ in range(plan.global_warmup):
+                    await measurer.send(seeded.cold_session_id)
+                gc.collect()
+                measured = await _measure(measurer, seeded, plan)
+                load = (load_before, os.getloadavg()[0])
+                profile_text = ""
+                if profile:
+                    largest = max(seeded.head_sessions)
+                    session_id = seeded.head_sessions[largest][0]
+                    stats = await measurer.profile_sends(session_id, plan.profile_sends)
+                    profile_text = (
+                        f"\n-- profile: {report.SEND_HEAD} at {largest:,} turns --\n"
+                        + report.profile_summary(stats, plan.profile_sends)
+                    )
+    rows = [report.figures(s) for s in measured]
+    targets = report.evaluate_targets(rows)
+    print(
+        report.render(
+            database=database,
+            version=version,
+            cold_ms=cold_ms,
+            seed_seconds=seed_seconds,
+            rows=rows,
+            targets=targets,
+            load=load,
+        )
+    )
+    if profile_text:
+        print(profile_text)
+    document = report.as_json(
+        database=database,
+        version=version,
+        cold_ms=cold_ms,
+        seed_seconds=seed_seconds,
+        rows=rows,
+        targets=targets,
+        parameters={
+            "sends": plan.sends,
+            "queries": plan.queries,
+            "warmup": plan.warmup,
+            "head_checkpoints": plan.head_checkpoints,
+            "memory_scope": "LATEST_3",
+        },
+        load=load,
+    )
+    path = report.write_json(database, document)
+    print(f"\nwritten: {path}", flush=True)
+    return EXIT_OK if all(t.passed for t in targets) else EXIT_TARGET_FAILED
+
+
+def run_children(databases: list[str], argv: list[str]) -> int:
+    """One child process per database; then every target in one place."""
+    worst = EXIT_OK
+    for database in databases:
+        command = [sys.executable, "-m", "bench", "--db", database, *argv]
+        code = subprocess.run(command, check=False).returncode
+        worst = max(worst, code)
+        print(flush=True)
+    print("== targets, all databases ==")
+    for database in databases:
+        path = report.RESULTS_DIR / f"{database}.json"
+        if not path.exists():
+            print(f"{database}: no results (the run failed)")
+            continue
+        for target in json.loads(path.read_text(encoding="utf-8"))["targets"]:
+            verdict = "PASS" if target["passed"] else "FAIL"
+            print(f"{verdict}  [{database}] {target['label']}: {target['detail']}")
+    return worst
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    parser.add_argument("--db", choices=[*DATABASES, "both"], default="both")
+    parser.add_argument("--quick", action="store_true", help="fewer requests (under a minute)")
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="also cProfile sendMessage at the largest history and print where time goes",
+    )
+    args = parser.parse_args(argv)
+    if args.db == "both":
+        passed_on = [
+            flag for flag, on in (("--quick", args.quick), ("--profile", args.profile)) if on
+        ]
+        for database in DATABASES:  # stale figures must not pass for fresh ones
+            (report.RESULTS_DIR / f"{database}.json").unlink(missing_ok=True)
+        return run_children(list(DATABASES), passed_on)
+    plan = QUICK if args.quick else DEFAULT
+    try:
+        return asyncio.run(run_one(args.db, plan, profile=args.profile))
+    except Exception:
+        traceback.print_exc()
+        print(f"benchmark failed on {args.db}", file=sys.stderr)
+        return EXIT_ERROR
+
+
+if __name__ == "__main__":
+    sys.exit(main())
