@@ -8,11 +8,14 @@ from typing import Any
 import strawberry
 from graphql import GraphQLError
 from strawberry.extensions import (
+    AddValidationRules,
     MaskErrors,
     MaxAliasesLimiter,
     MaxTokensLimiter,
+    ParserCache,
     QueryDepthLimiter,
     SchemaExtension,
+    ValidationCache,
 )
 from strawberry.types import ExecutionContext
 
@@ -22,6 +25,7 @@ from api.graphql.mutations.checkpoints import CheckpointMutation
 from api.graphql.mutations.sessions import SessionMutation
 from api.graphql.mutations.spaces import SpaceMutation
 from api.graphql.queries import Query
+from api.graphql.subscriptions import Subscription
 from api.graphql.types.checkpoint import Checkpoint
 from api.graphql.types.session import Session
 from api.graphql.types.space import Space
@@ -72,16 +76,27 @@ def _is_internal(error: GraphQLError) -> bool:
 
 def build_schema(settings: Settings | None = None) -> strawberry.Schema:
     limits = settings or Settings(database_url="", providers_file=None)
+    # The depth and alias limits are validation rules. Built once, the same rule
+    # classes serve every request, so ValidationCache can recognise a document it
+    # has already validated (fresh rule classes per request would never hit).
+    rules = [
+        *QueryDepthLimiter(max_depth=limits.max_query_depth).validation_rules,
+        *MaxAliasesLimiter(max_alias_count=limits.max_aliases).validation_rules,
+    ]
     extensions: list[Any] = [
-        lambda: QueryDepthLimiter(max_depth=limits.max_query_depth),
-        lambda: MaxAliasesLimiter(max_alias_count=limits.max_aliases),
+        lambda: AddValidationRules(rules),
         lambda: MaxTokensLimiter(max_token_count=limits.max_query_tokens),
         lambda: MaskErrors(should_mask_error=_is_internal),
+        # Clients send the same few documents over and over: parse and validate
+        # each once.
+        lambda: ParserCache(maxsize=256),
+        lambda: ValidationCache(maxsize=256),
         ErrorCodes,
     ]
     return SmritiSchema(
         query=Query,
         mutation=Mutation,
+        subscription=Subscription,
         types=[Space, Session, Turn, Checkpoint],
         extensions=extensions,
     )

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
 from api.domain.types import (
     Checkpoint,
     CheckpointContent,
@@ -72,6 +76,33 @@ def turn(row: models.Turn) -> Turn:
         interrupted=row.interrupted,
         reply_to_sequence=row.reply_to_sequence,
         idempotency_key=row.idempotency_key,
+    )
+
+
+def turn_record(record: Mapping[str, Any]) -> Turn:
+    """A turn from a raw row (the hot path reads the window without the ORM:
+    building 200 model instances cost five times the query itself)."""
+    created = record["created_at"]
+    if isinstance(created, str):  # SQLite stores ISO 8601 text
+        created = datetime.fromisoformat(created)
+    return Turn(
+        id=record["id"],
+        session_id=record["session_id"],
+        role=Role(record["role"]),
+        content=record["content"],
+        sequence_number=record["sequence_number"],
+        provider=record["provider"],
+        model=record["model"],
+        token_count=record["token_count"],
+        created_at=created,
+        usage=Usage(
+            prompt_tokens=record["prompt_tokens"],
+            completion_tokens=record["completion_tokens"],
+            cost=record["cost"],
+        ),
+        interrupted=bool(record["interrupted"]),
+        reply_to_sequence=record["reply_to_sequence"],
+        idempotency_key=record["idempotency_key"],
     )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 from tortoise.exceptions import IntegrityError
 from tortoise.transactions import in_transaction
@@ -19,6 +20,13 @@ from api.store.paging import keyset_page
 _NEXT_SEQUENCE = (
     "UPDATE session SET last_sequence_number = last_sequence_number + 1 "
     "WHERE id = ? RETURNING last_sequence_number"
+)
+
+
+_TURN_COLUMNS = (
+    "id, session_id, sequence_number, role, content, provider, model, token_count, "
+    "prompt_tokens, completion_tokens, cost, interrupted, reply_to_sequence, "
+    "idempotency_key, created_at"
 )
 
 
@@ -89,11 +97,15 @@ async def recent(session_id: int, *, after: int, before: int | None, limit: int)
     Reads through the (session_id, sequence_number) unique index, so the cost
     depends on ``limit``, not on how long the session is.
     """
-    query = models.Turn.filter(session_id=session_id, sequence_number__gt=after)
-    if before is not None:
-        query = query.filter(sequence_number__lt=before)
-    found = await query.order_by("-sequence_number").limit(limit)
-    return [rows.turn(row) for row in found]
+    upper = "" if before is None else " AND sequence_number < ?"
+    params: list[Any] = [session_id, after] + ([] if before is None else [before])
+    found = await sql.fetch(
+        sql.connection(),
+        f"SELECT {_TURN_COLUMNS} FROM turn WHERE session_id = ? AND sequence_number > ?"
+        f"{upper} ORDER BY sequence_number DESC LIMIT ?",
+        [*params, limit],
+    )
+    return [rows.turn_record(record) for record in found]
 
 
 async def last_sequence_at(session_id: int, moment: datetime) -> int:

@@ -24,32 +24,42 @@ class ChatMessage:
 @strawberry.type(description="The context a message is (or was) sent with.")
 class ContextPlan:
     mode: ContextMode = strawberry.field(description="FRESH, HEAD or MOUNTED.")
-    checkpoints: list[Checkpoint] = strawberry.field(
-        description="The checkpoints whose fields the model sees, oldest first."
-    )
-    turns: list[Turn] = strawberry.field(description="The turn window, in order.")
     boundary: int = strawberry.field(
         description="Turns with a sequence number at or below this are never sent."
     )
     token_estimate: int = strawberry.field(
         description="Estimated prompt tokens (checkpoint block, window and message)."
     )
-    messages: list[ChatMessage] = strawberry.field(
-        description="The exact messages sent to the provider, the new message last."
-    )
     model: str = strawberry.field(description='The model, as "provider/model".')
+    plan: strawberry.Private[DomainPlan]
+    rendered: strawberry.Private[list[DomainMessage]]
 
     @classmethod
     def build(cls, plan: DomainPlan, messages: list[DomainMessage], model: str) -> ContextPlan:
+        # Turns and messages become GraphQL objects only when asked for: a
+        # sendMessage that selects none of them should not pay for 200 of each.
         return cls(
             mode=ContextMode[plan.mode.value],
-            checkpoints=[Checkpoint.from_domain(c) for c in plan.checkpoints],
-            turns=[Turn.from_domain(t) for t in plan.turns],
             boundary=plan.boundary,
             token_estimate=plan.token_estimate,
-            messages=[ChatMessage.from_domain(m) for m in messages],
             model=model,
+            plan=plan,
+            rendered=messages,
         )
+
+    @strawberry.field(description="The checkpoints whose fields the model sees, oldest first.")
+    def checkpoints(self) -> list[Checkpoint]:
+        return [Checkpoint.from_domain(c) for c in self.plan.checkpoints]
+
+    @strawberry.field(description="The turn window, in order.")
+    def turns(self) -> list[Turn]:
+        return [Turn.from_domain(t) for t in self.plan.turns]
+
+    @strawberry.field(
+        description="The exact messages sent to the provider, the new message last."
+    )
+    def messages(self) -> list[ChatMessage]:
+        return [ChatMessage.from_domain(m) for m in self.rendered]
 
 
 @strawberry.input(description="An explicit context for stateless clients.")
