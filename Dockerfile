@@ -18,9 +18,12 @@ COPY requirements.lock ./
 RUN pip install --require-hashes -r requirements.lock
 
 # The app installs in place (as `make serve` does): it finds providers.yaml and the
-# web UI beside the package.
+# web UI beside the package. GraphiQL's assets are fetched for offline use
+# (scripts/fetch-graphiql-assets); a build without the npm registry still succeeds.
 COPY . .
 RUN pip install --no-deps --no-build-isolation -e . \
+    && { python scripts/fetch-graphiql-assets \
+         || echo "warning: GraphiQL assets not fetched; /graphql will load them from the CDN" >&2; } \
     && useradd --create-home smriti \
     && mkdir -p /data \
     && chown smriti /data

@@ -24,6 +24,10 @@ export LITELLM_LOCAL_MODEL_COST_MAP := True
 RUNTIME_STAMP := $(VENV)/.installed-runtime
 DEV_STAMP := $(VENV)/.installed-dev
 PYTEST := $(VENV)/bin/python -m pytest $(PYTEST_ARGS)
+# GraphiQL's assets for offline use (api/static/vendor); never fails the install:
+# without them /graphql loads GraphiQL from its CDN.
+FETCH_GRAPHIQL := $(VENV)/bin/python scripts/fetch-graphiql-assets || \
+	echo "warning: GraphiQL assets not fetched; /graphql will load them from the CDN" >&2
 ON_SQLITE := SMRITI_TEST_DB=sqlite
 ON_POSTGRES := SMRITI_TEST_DB=postgres SMRITI_TEST_PG_URL=$(SMRITI_TEST_PG_URL) PGDATABASE=postgres
 
@@ -64,9 +68,11 @@ $(VENV)/bin/python:
 $(RUNTIME_STAMP): requirements.lock pyproject.toml | $(VENV)/bin/python
 	$(VENV)/bin/python -m pip install --require-hashes -r requirements.lock
 	$(VENV)/bin/python -m pip install --no-deps --no-build-isolation -e .
+	$(FETCH_GRAPHIQL)
 	@touch $@
 
 $(DEV_STAMP): requirements-dev.lock pyproject.toml | $(VENV)/bin/python
 	$(VENV)/bin/python -m pip install --require-hashes -r requirements-dev.lock
 	$(VENV)/bin/python -m pip install --no-deps --no-build-isolation -e .
+	$(FETCH_GRAPHIQL)
 	@touch $@

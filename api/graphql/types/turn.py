@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any
@@ -13,12 +14,17 @@ from api.domain import types as domain
 from api.graphql.context import Info
 from api.graphql.types.common import Usage
 from api.graphql.types.enums import Role
+from api.rendering import render_markdown_cached
 from api.store import turns
 
 if TYPE_CHECKING:
     from api.graphql.types.session import Session
 
 SessionRef = Annotated["Session", strawberry.lazy("api.graphql.types.session")]
+
+# Longer texts take long enough to render (~0.25 ms per KB of prose, ~3 per KB of
+# highlighted code; tests/rendering/bench_markdown.py) to be rendered off the event loop.
+RENDER_INLINE_LIMIT = 4 * 1024
 
 
 @strawberry.type(description="One message of a session. Turns are append-only.")
@@ -73,6 +79,19 @@ class Turn(relay.Node):
             cls.from_domain(t) if (t := found.get(k)) and t.session_id in allowed else None
             for k in keys
         ]
+
+    @strawberry.field(
+        description="The content as Markdown rendered to HTML that is safe to insert in a "
+        "page: CommonMark with tables and strikethrough; raw HTML is shown as text; links "
+        "only to http(s), mailto or relative addresses, opening in a new tab; images "
+        "become links and are never loaded; fenced code is highlighted with CSS classes "
+        "`hl-*` (see webui/highlight.css). Text longer than 65,536 characters is not "
+        'parsed: it comes back escaped in a `<pre class="unrendered">`.'
+    )
+    async def content_html(self) -> str:
+        if len(self.content) <= RENDER_INLINE_LIMIT:
+            return render_markdown_cached(self.content)
+        return await asyncio.to_thread(render_markdown_cached, self.content)
 
     @strawberry.field(description="The session the turn belongs to.")
     async def session(self, info: Info) -> SessionRef:

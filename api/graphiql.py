@@ -1,0 +1,97 @@
+"""Strawberry's GraphiQL page, pointed at local copies of its assets when they exist.
+
+The page loads React, GraphiQL and its plugins from a CDN, each pinned by an SRI
+``integrity`` hash, so offline it stays blank. ``scripts/fetch-graphiql-assets``
+downloads exactly the files the page names from the npm registry into
+:data:`VENDOR_DIR`, checked against those hashes, at install time. When every one
+is there the page is served with only its asset URLs changed (the integrity
+attributes stay and still match); when any is missing the page is left as it is.
+
+Standard library only: the fetch script imports this module before anything else
+is known to be installed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from html.parser import HTMLParser
+from pathlib import Path
+
+VENDOR_DIR = Path(__file__).resolve().parent / "static" / "vendor"
+VENDOR_URL = "/static/vendor"
+
+# npm CDNs that serve a package's files at <prefix><name>@<version>/<path>.
+_CDN_FILE = re.compile(
+    r"^https://(?:unpkg\.com|cdn\.jsdelivr\.net/npm)/"
+    r"(?P<package>(?:@[a-z0-9][\w.-]*/)?[a-z0-9][\w.-]*)"
+    r"@(?P<version>\d[\w.+-]*)/(?P<path>[\w@.+-]+(?:/[\w@.+-]+)*)$"
+)
+
+
+class AssetError(ValueError):
+    """The page names an external asset this module cannot pin to an npm file."""
+
+
+@dataclass(frozen=True)
+class Asset:
+    """One file the page loads from a CDN."""
+
+    url: str  # exactly as the page names it
+    package: str  # npm name, e.g. "@graphiql/plugin-explorer"
+    version: str
+    path: str  # inside the package, e.g. "dist/style.css"
+    integrity: str  # the page's SRI attribute, e.g. "sha384-…"
+
+    @property
+    def local_path(self) -> str:
+        """Where the copy lives under VENDOR_DIR (and is served under VENDOR_URL)."""
+        return f"{self.package}@{self.version}/{self.path}"
+
+
+class _ExternalAssets(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.found: list[tuple[str, str | None]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        named = dict(attrs)
+        url = named.get("src") if tag == "script" else named.get("href") if tag == "link" else None
+        if url and url.startswith(("http://", "https://", "//")):
+            self.found.append((url, named.get("integrity")))
+
+
+def assets(page: str) -> list[Asset]:
+    """Every external script and stylesheet of the page, in page order.
+
+    Raises AssetError for one that is not an npm file pinned by version and hash:
+    such a page cannot be served from verified local copies.
+    """
+    parser = _ExternalAssets()
+    parser.feed(page)
+    parser.close()
+    found: list[Asset] = []
+    for url, integrity in parser.found:
+        match = _CDN_FILE.match(url)
+        if match is None:
+            raise AssetError(f"{url}: not a versioned npm file on a known CDN")
+        if not integrity:
+            raise AssetError(f"{url}: the page gives no integrity hash")
+        if ".." in match["path"].split("/"):
+            raise AssetError(f"{url}: path leaves the package")
+        found.append(Asset(url, match["package"], match["version"], match["path"], integrity))
+    return found
+
+
+def local_page(page: str, vendor_dir: Path = VENDOR_DIR) -> str | None:
+    """The page loading every asset from VENDOR_URL, or None when any copy is missing
+    (or the page names an asset that cannot be copied)."""
+    try:
+        needed = assets(page)
+    except AssetError:
+        return None
+    if not needed or not all((vendor_dir / a.local_path).is_file() for a in needed):
+        return None
+    for asset in needed:
+        page = page.replace(f'"{asset.url}"', f'"{VENDOR_URL}/{asset.local_path}"')
+    return page

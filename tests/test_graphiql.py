@@ -1,0 +1,126 @@
+"""GraphiQL on local copies of its assets when all are fetched, on the CDN otherwise."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+import pytest
+from strawberry.http.ides import get_graphql_ide_html
+
+from api.app import create_app
+from api.graphiql import VENDOR_URL, Asset, AssetError, assets, local_page
+from api.settings import Settings
+
+PAGE = """<html><head>
+<link rel="icon" href="data:image/svg+xml,<svg></svg>" />
+<script crossorigin src="https://unpkg.com/react@18.2.0/umd/react.production.min.js"
+  integrity="sha384-AAAA"></script>
+<link crossorigin rel="stylesheet" href="https://unpkg.com/@graphiql/plugin-explorer@1.0.2/dist/style.css"
+  integrity="sha384-BBBB" />
+</head><body><script>const x = "https://unpkg.com/not-an-asset@1.0.0/x.js";</script></body></html>"""
+
+REACT = Asset(
+    url="https://unpkg.com/react@18.2.0/umd/react.production.min.js",
+    package="react",
+    version="18.2.0",
+    path="umd/react.production.min.js",
+    integrity="sha384-AAAA",
+)
+EXPLORER = Asset(
+    url="https://unpkg.com/@graphiql/plugin-explorer@1.0.2/dist/style.css",
+    package="@graphiql/plugin-explorer",
+    version="1.0.2",
+    path="dist/style.css",
+    integrity="sha384-BBBB",
+)
+
+
+def put(vendor: Path, *found: Asset) -> None:
+    for asset in found:
+        (vendor / asset.local_path).parent.mkdir(parents=True, exist_ok=True)
+        (vendor / asset.local_path).write_text(f"/* {asset.package} */")
+
+
+def test_the_assets_of_a_page_are_its_external_scripts_and_stylesheets() -> None:
+    assert assets(PAGE) == [REACT, EXPLORER]
+    assert EXPLORER.local_path == "@graphiql/plugin-explorer@1.0.2/dist/style.css"
+
+
+@pytest.mark.parametrize(
+    ("tag", "problem"),
+    [
+        ('<script src="https://cdn.example/react.js" integrity="sha384-A"></script>', "known CDN"),
+        (
+            '<script src="https://unpkg.com/react/umd/react.js" integrity="sha384-A"></script>',
+            "known CDN",
+        ),
+        ('<script src="https://unpkg.com/react@18.2.0/umd/react.js"></script>', "no integrity"),
+        (
+            '<link rel="stylesheet" href="https://unpkg.com/x@1.0.0/a/../../b.css" integrity="sha384-A">',
+            "leaves",
+        ),
+    ],
+)
+def test_an_asset_that_cannot_be_pinned_is_refused(tag: str, problem: str) -> None:
+    with pytest.raises(AssetError, match=problem):
+        assets(f"<html><head>{tag}</head></html>")
+
+
+def test_strawberrys_page_names_only_pinned_npm_files() -> None:
+    found = assets(get_graphql_ide_html("graphiql"))
+    names = {a.package for a in found}
+    assert {"react", "react-dom", "graphiql"} <= names
+    assert all(a.integrity.startswith(("sha256-", "sha384-", "sha512-")) for a in found)
+
+
+def test_the_local_page_differs_only_in_asset_urls(tmp_path: Path) -> None:
+    put(tmp_path, REACT, EXPLORER)
+    page = local_page(PAGE, tmp_path)
+    assert page == PAGE.replace("https://unpkg.com/", f"{VENDOR_URL}/").replace(
+        f"{VENDOR_URL}/not-an-asset", "https://unpkg.com/not-an-asset"
+    )
+
+
+def test_without_every_asset_there_is_no_local_page(tmp_path: Path) -> None:
+    put(tmp_path, REACT)
+    assert local_page(PAGE, tmp_path) is None
+    assert local_page("<html>no assets</html>", tmp_path) is None
+
+
+async def get(settings: Settings, vendor: Path, *paths: str) -> list[httpx.Response]:
+    """GET each path, as a browser would, from an app using this vendor directory."""
+    app = create_app(settings, graphiql_vendor_dir=vendor)
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://smriti.test") as http:
+            return [await http.get(path, headers={"Accept": "text/html"}) for path in paths]
+
+
+async def test_the_app_serves_graphiql_from_local_copies_when_all_are_there(
+    settings: Settings, tmp_path: Path
+) -> None:
+    strawberry_page = get_graphql_ide_html("graphiql")
+    vendor = tmp_path / "vendor"
+    put(vendor, *assets(strawberry_page))
+    page, served = await get(settings, vendor, "/graphql", f"{VENDOR_URL}/{REACT.local_path}")
+    assert page.status_code == 200
+    assert page.text == local_page(strawberry_page, vendor)
+    assert "https://unpkg.com/" not in page.text
+    for asset in assets(strawberry_page):
+        assert f'"{VENDOR_URL}/{asset.local_path}"' in page.text
+        assert f'integrity="{asset.integrity}"' in page.text
+    assert served.status_code == 200
+    assert served.text == "/* react */"
+
+
+async def test_the_app_falls_back_to_strawberrys_cdn_page_when_an_asset_is_missing(
+    settings: Settings, tmp_path: Path
+) -> None:
+    strawberry_page = get_graphql_ide_html("graphiql")
+    vendor = tmp_path / "vendor"
+    put(vendor, *assets(strawberry_page)[1:])
+    page, missing = await get(settings, vendor, "/graphql", f"{VENDOR_URL}/{REACT.local_path}")
+    assert page.status_code == 200
+    assert page.text == strawberry_page
+    assert missing.status_code == 404
