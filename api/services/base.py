@@ -6,12 +6,13 @@ import asyncio
 import logging
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from api.providers import ProviderRegistry
 from api.settings import Settings
 
 log = logging.getLogger("smriti")
+T = TypeVar("T")
 
 
 @dataclass
@@ -33,7 +34,26 @@ class Services:
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
+    def keep(self, work: Coroutine[Any, Any, T], name: str) -> asyncio.Task[T]:
+        """Run ``work`` in a task of its own and return the task.
+
+        Awaited through ``asyncio.shield``, the work finishes even when the
+        caller is cancelled (a client that goes away mid-write), and ``drain``
+        waits for it at shutdown. A failure is logged here as well, since a
+        cancelled caller never sees it.
+        """
+        task = asyncio.create_task(work, name=name)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+        task.add_done_callback(_log_failure)
+        return task
+
     async def drain(self) -> None:
         """Wait for background work (shutdown, tests)."""
         while self._background:
             await asyncio.gather(*list(self._background), return_exceptions=True)
+
+
+def _log_failure(task: asyncio.Task[Any]) -> None:
+    if not task.cancelled() and (error := task.exception()) is not None:
+        log.error("task %s failed", task.get_name(), exc_info=error)

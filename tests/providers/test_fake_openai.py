@@ -103,6 +103,45 @@ def test_stream_can_drop_the_connection(fake_openai: FakeOpenAI) -> None:
         post(fake_openai, {**BODY, "stream": True})
 
 
+def test_stream_outcomes_record_finished_and_dropped_streams(fake_openai: FakeOpenAI) -> None:
+    fake_openai.stream_chunks(["a", " b"])
+    fake_openai.stream_chunks(["a", " b", " c"], fail_after=1)
+
+    post(fake_openai, {**BODY, "stream": True})
+    with pytest.raises(httpx.RemoteProtocolError):
+        post(fake_openai, {**BODY, "stream": True})
+
+    assert fake_openai.wait_for_stream_end(2) == "dropped"
+    assert fake_openai.stream_outcomes == {1: "finished", 2: "dropped"}
+
+
+def test_a_held_stream_sends_its_pieces_then_waits_for_the_client_to_leave(
+    fake_openai: FakeOpenAI,
+) -> None:
+    fake_openai.stream_chunks(["a", " b", " c"], hold_after=2)
+
+    with httpx.stream(
+        "POST", f"{fake_openai.base_url}/chat/completions", json={**BODY, "stream": True}
+    ) as response:
+        # One iterator throughout: abandoning an httpx line iterator closes the connection.
+        lines = (line for line in response.iter_lines() if line)
+        received = [json.loads(next(lines).removeprefix("data: ")) for _ in range(3)]
+        time.sleep(0.2)
+        assert fake_openai.stream_outcomes == {}
+
+    assert [r["choices"][0]["delta"].get("content") for r in received] == ["", "a", " b"]
+    assert fake_openai.wait_for_stream_end(1) == "client-closed"
+
+
+def test_interval_paces_the_pieces(fake_openai: FakeOpenAI) -> None:
+    fake_openai.stream_chunks(["a", " b", " c"], interval=0.1)
+
+    started = time.monotonic()
+    post(fake_openai, {**BODY, "stream": True})
+
+    assert 0.3 <= time.monotonic() - started < 1.5
+
+
 def test_required_key_is_checked_and_echoed_like_openai_does() -> None:
     with FakeOpenAI(api_key="sk-right") as server:
         ok = post(server, BODY, authorization="Bearer sk-right")

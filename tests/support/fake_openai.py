@@ -33,9 +33,12 @@ first out); with nothing queued the reply is ``"fake reply #n"`` where n is
 the request's 1-based number:
     ``reply(text, prompt_tokens=None, completion_tokens=None)``
         answer with ``text``; streamed word by word when the request streams.
-    ``stream_chunks(chunks, fail_after=None)``
+    ``stream_chunks(chunks, fail_after=None, hold_after=None, interval=0)``
         answer with these pieces (joined for a non-streaming request); with
-        ``fail_after=n`` the connection is dropped after n pieces.
+        ``fail_after=n`` the connection is dropped after n pieces; with
+        ``hold_after=n`` the server sends n pieces and then holds the response
+        open, sending nothing more, until the client goes away (or the server
+        stops); ``interval`` seconds pass before each streamed piece.
     ``fail(status, code=None, message=None)``
         answer with an OpenAI-style error body. Defaults by status: 401 and
         429 *echo the API key the request carried* in the message (real
@@ -53,8 +56,12 @@ Usage numbers are deterministic: prompt_tokens is the number of
 whitespace-separated words in all message contents, completion_tokens the
 number of words in the reply (unless given to ``reply``).
 
-Recorded, thread-safe, as copies: ``requests`` (JSON bodies, in order) and
-``authorizations`` (the Authorization header of each request, or None).
+Recorded, thread-safe, as copies: ``requests`` (JSON bodies, in order),
+``authorizations`` (the Authorization header of each request, or None) and
+``stream_outcomes`` (request number → how its streamed response ended:
+"finished", "dropped" by ``fail_after``, "client-closed" when the client went
+away first, "server-stopped" for a held stream at shutdown).
+``wait_for_stream_end(number, timeout)`` waits for one of those outcomes.
 """
 
 from __future__ import annotations
@@ -85,6 +92,8 @@ class _Script:
     kind: str  # "reply" | "chunks" | "fail"
     chunks: tuple[str, ...] = ()
     fail_after: int | None = None
+    hold_after: int | None = None
+    interval: float = 0.0
     status: int = 200
     code: str | None = None
     message: str | None = None
@@ -96,6 +105,10 @@ class _DroppedConnection(Exception):
     """Raised inside a streaming body to cut the connection mid-response."""
 
 
+class _ServerStopped(Exception):
+    """Ends a held streaming body when the server stops."""
+
+
 class FakeOpenAI:
     """An OpenAI-compatible server on 127.0.0.1:<free port>; use it as a context manager."""
 
@@ -104,6 +117,8 @@ class FakeOpenAI:
         self._lock = threading.Lock()
         self._requests: list[dict[str, Any]] = []
         self._authorizations: list[str | None] = []
+        self._stream_outcomes: dict[int, str] = {}
+        self._stream_ended = threading.Condition(self._lock)
         self._scripts: deque[_Script] = deque()
         self._delay = 0.0
         self._stopping = threading.Event()
@@ -183,8 +198,23 @@ class FakeOpenAI:
             )
         )
 
-    def stream_chunks(self, chunks: list[str], *, fail_after: int | None = None) -> None:
-        self._queue(_Script("chunks", chunks=tuple(chunks), fail_after=fail_after))
+    def stream_chunks(
+        self,
+        chunks: list[str],
+        *,
+        fail_after: int | None = None,
+        hold_after: int | None = None,
+        interval: float = 0.0,
+    ) -> None:
+        self._queue(
+            _Script(
+                "chunks",
+                chunks=tuple(chunks),
+                fail_after=fail_after,
+                hold_after=hold_after,
+                interval=interval,
+            )
+        )
 
     def fail(self, status: int, *, code: str | None = None, message: str | None = None) -> None:
         self._queue(_Script("fail", status=status, code=code, message=message))
@@ -208,6 +238,22 @@ class FakeOpenAI:
     def authorizations(self) -> list[str | None]:
         with self._lock:
             return list(self._authorizations)
+
+    @property
+    def stream_outcomes(self) -> dict[int, str]:
+        with self._lock:
+            return dict(self._stream_outcomes)
+
+    def wait_for_stream_end(self, number: int, timeout: float = 5.0) -> str | None:
+        """How streamed request ``number`` (1-based) ended; None if it has not within ``timeout``."""
+        with self._stream_ended:
+            self._stream_ended.wait_for(lambda: number in self._stream_outcomes, timeout)
+            return self._stream_outcomes.get(number)
+
+    def _record_stream_end(self, number: int, outcome: str) -> None:
+        with self._stream_ended:
+            self._stream_outcomes[number] = outcome
+            self._stream_ended.notify_all()
 
     # --- the app --------------------------------------------------------------
 
@@ -295,10 +341,12 @@ class FakeOpenAI:
         )
         if script.fail_after is not None:
             # The role chunk, then fail_after pieces, then the connection drops.
-            return StreamingResponse(
-                self._drop_after(events[: 1 + script.fail_after]), media_type="text/event-stream"
-            )
-        return StreamingResponse(_iterate(events), media_type="text/event-stream")
+            stream = self._drop_after(events[: 1 + script.fail_after])
+        elif script.hold_after is not None:
+            stream = self._hold_after(events[: 1 + script.hold_after], script.interval)
+        else:
+            stream = self._paced(events, len(script.chunks), script.interval)
+        return StreamingResponse(self._recorded(number, stream), media_type="text/event-stream")
 
     async def _sleep(self, seconds: float) -> None:
         deadline = time.monotonic() + seconds
@@ -313,6 +361,36 @@ class FakeOpenAI:
             yield event
             await asyncio.sleep(0)
         raise _DroppedConnection()
+
+    async def _paced(self, events: list[str], pieces: int, interval: float) -> AsyncIterator[str]:
+        # events[0] is the role chunk, events[1..pieces] the text pieces: each
+        # piece waits `interval` first.
+        for index, event in enumerate(events):
+            if interval and 1 <= index <= pieces:
+                await self._sleep(interval)
+            yield event
+
+    async def _hold_after(self, events: list[str], interval: float) -> AsyncIterator[str]:
+        async for event in self._paced(events, len(events) - 1, interval):
+            yield event
+        # Say nothing more until the client leaves (Starlette then cancels this
+        # generator) or the server stops.
+        await self._sleep(float("inf"))
+        raise _ServerStopped()
+
+    async def _recorded(self, number: int, body: AsyncIterator[str]) -> AsyncIterator[str]:
+        outcome = "client-closed"
+        try:
+            async for event in body:
+                yield event
+            outcome = "finished"
+        except _DroppedConnection:
+            outcome = "dropped"
+            raise
+        except _ServerStopped:
+            outcome = "server-stopped"
+        finally:
+            self._record_stream_end(number, outcome)
 
 
 def _stream_events(

@@ -1,0 +1,253 @@
+"""Streaming a reply: ``sendMessage`` as a sequence of events.
+
+The events, in order::
+
+    UserTurnSaved   the user's turn is written first, with the context plan
+    Delta …         each piece of the answer as the provider sends it
+    ReplySaved      the assistant's turn, written once the answer is complete
+
+or, instead of ``ReplySaved``, one ``Failed``. Everything ``sendMessage``
+refuses is refused here the same way, before anything is written (``Failed``
+with no turns); the context comes from the same ``resolve_plan`` and
+``render_messages``; an idempotency key replays the original exchange.
+
+Stopping. The consumer stops the stream by closing the generator (or by
+cancelling the task iterating it). Either way the provider stream is closed
+first — the HTTP response to the provider is closed, so the provider stops
+generating — and then the pieces received so far are saved as the assistant
+turn, marked interrupted (nothing, if no piece arrived). A provider error
+mid-answer saves the partial answer the same way and ends with ``Failed``.
+Every assistant turn is written in a task of its own awaited through
+``asyncio.shield``, so a cancellation that lands during the write cannot lose
+it (DESIGN §2 rule 5: a reply cut off mid-stream is saved, marked interrupted).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncGenerator, AsyncIterator
+from contextlib import aclosing
+from dataclasses import dataclass
+
+from api.domain.context import ContextOverride, ContextPlan
+from api.domain.prompt import render_messages
+from api.domain.types import ChatMessage, Role, Session, Turn, Usage
+from api.domain.validation import validate_content
+from api.errors import ProviderError, SmritiError
+from api.providers import ModelRef, StreamChunk
+from api.services.base import Services, log
+from api.services.chat import session_model, title_session
+from api.services.context import resolve_plan
+from api.store import sessions, turns
+
+
+@dataclass(frozen=True)
+class UserTurnSaved:
+    """The user's turn (new, or the original one for a repeated idempotency key)."""
+
+    user_turn: Turn
+    plan: ContextPlan
+    messages: list[ChatMessage]
+    model: str  # "provider/model"
+
+
+@dataclass(frozen=True)
+class Delta:
+    """A piece of the answer, in order; the pieces joined are the reply."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class ReplySaved:
+    """The complete answer, saved."""
+
+    assistant_turn: Turn
+
+
+@dataclass(frozen=True)
+class Failed:
+    """The stream ends without a complete answer.
+
+    Alone, it means the message was refused and nothing was written. After
+    ``UserTurnSaved`` it is a provider failure; ``partial_reply`` is what the
+    provider had sent, saved as interrupted (None if it sent nothing).
+    """
+
+    error: SmritiError
+    partial_reply: Turn | None = None
+
+
+StreamEvent = UserTurnSaved | Delta | ReplySaved | Failed
+
+
+@dataclass(frozen=True)
+class _Started:
+    session: Session
+    ref: ModelRef
+    user_turn: Turn
+    reply: Turn | None  # already answered (a repeated idempotency key)
+
+
+async def stream_message(
+    services: Services,
+    session: Session,
+    *,
+    content: str,
+    model: str | None = None,
+    idempotency_key: str | None = None,
+    override: ContextOverride | None = None,
+) -> AsyncGenerator[StreamEvent, None]:
+    """Send a message and yield the answer as it arrives (see the module docstring).
+
+    Close the generator (``aclose``, or ``contextlib.aclosing``) to stop it.
+    """
+    try:
+        started = await _start(
+            services,
+            session,
+            content=content,
+            model=model,
+            idempotency_key=idempotency_key,
+            override=override,
+        )
+    except SmritiError as exc:
+        yield Failed(exc)
+        return
+    ref, user_turn = started.ref, started.user_turn
+    plan = await resolve_plan(
+        services,
+        started.session,
+        model=ref,
+        new_message=user_turn.content,
+        override=override,
+        before=user_turn.sequence_number,
+    )
+    messages = render_messages(plan, user_turn.content)
+    yield UserTurnSaved(user_turn, plan, messages, ref.name)
+
+    if started.reply is not None:
+        # Replayed as one piece, so a client that assembles pieces sees the reply too.
+        yield Delta(started.reply.content)
+        yield ReplySaved(started.reply)
+        return
+
+    received: list[str] = []
+    usage: Usage | None = None
+    failure: ProviderError | None = None
+    saving: asyncio.Task[Turn] | None = None
+    try:
+        try:
+            chunks = services.registry.stream(messages, ref)
+            async with aclosing(_closable(chunks)) as pieces:
+                async for chunk in pieces:
+                    if chunk.usage is not None:
+                        usage = chunk.usage
+                    if chunk.delta:
+                        received.append(chunk.delta)
+                        yield Delta(chunk.delta)
+        except ProviderError as exc:
+            log.warning("provider stream failed for session %s: %s", session.id, exc.code.value)
+            failure = exc
+        if failure is not None and not received:
+            yield Failed(failure)
+            return
+        saving = _save_reply(
+            services, started, "".join(received), usage, interrupted=failure is not None
+        )
+        reply = await asyncio.shield(saving)
+    finally:
+        if saving is None and received:
+            # Stopped by the consumer (closed or cancelled) after the provider
+            # stream was closed above: keep what was received.
+            saving = _save_reply(services, started, "".join(received), None, interrupted=True)
+            await asyncio.shield(saving)
+    if failure is not None:
+        yield Failed(failure, reply)
+        return
+    if services.settings.title_sessions and not started.session.title:
+        services.spawn(title_session(services, session.id, session.owner_id), "title-session")
+    yield ReplySaved(reply)
+
+
+async def _start(
+    services: Services,
+    session: Session,
+    *,
+    content: str,
+    model: str | None,
+    idempotency_key: str | None,
+    override: ContextOverride | None,
+) -> _Started:
+    """Check the message and write the user's turn, as ``chat.send_message`` does."""
+    registry = services.registry
+    # Everything that can be refused is checked before anything is written.
+    content = validate_content(content, max_bytes=services.settings.max_content_bytes)
+    ref = registry.resolve(model or session_model(session))  # refuses a provider with no key
+    if override is not None:
+        await resolve_plan(services, session, model=ref, new_message=content, override=override)
+
+    if idempotency_key is not None:
+        earlier = await turns.by_idempotency_key(session.id, idempotency_key)
+        if earlier is not None:
+            reply = await turns.reply_to(session.id, earlier.sequence_number)
+            return _Started(session, ref, earlier, reply)
+    try:
+        user_turn = await turns.append(
+            session.id,
+            role=Role.USER,
+            content=content,
+            token_count=registry.count_tokens(content, ref),
+            provider=ref.provider,
+            model=ref.model,
+            idempotency_key=idempotency_key,
+        )
+    except turns.DuplicateKey:
+        # A concurrent retry with the same key won the race: answer as it will.
+        return await _start(
+            services,
+            session,
+            content=content,
+            model=model,
+            idempotency_key=idempotency_key,
+            override=override,
+        )
+    if (ref.provider, ref.model) != (session.active_provider, session.active_model):
+        session = await sessions.update(
+            session.owner_id, session.id, active_provider=ref.provider, active_model=ref.model
+        )
+    return _Started(session, ref, user_turn, None)
+
+
+def _save_reply(
+    services: Services, started: _Started, text: str, usage: Usage | None, *, interrupted: bool
+) -> asyncio.Task[Turn]:
+    ref = started.ref
+    write = turns.append(
+        started.session.id,
+        role=Role.ASSISTANT,
+        content=text,
+        token_count=services.registry.count_tokens(text, ref),
+        provider=ref.provider,
+        model=ref.model,
+        usage=usage,
+        interrupted=interrupted,
+        reply_to_sequence=started.user_turn.sequence_number,
+    )
+    return services.keep(write, "save-reply")
+
+
+def _closable(chunks: AsyncIterator[StreamChunk]) -> AsyncGenerator[StreamChunk, None]:
+    """``chunks`` with an ``aclose`` that closes the provider stream.
+
+    Transports return async generators (closing one releases its HTTP
+    connection); anything else is wrapped so ``aclosing`` applies to it too.
+    """
+    if isinstance(chunks, AsyncGenerator):
+        return chunks
+
+    async def wrapped() -> AsyncGenerator[StreamChunk, None]:
+        async for chunk in chunks:
+            yield chunk
+
+    return wrapped()
