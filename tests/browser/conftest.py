@@ -1,0 +1,67 @@
+"""Browser tests: the real `smriti serve` (fresh SQLite file) and headless Chromium.
+
+One server and one browser per test module; each test opens a new page and makes
+its own spaces and sessions. Skipped in the PostgreSQL pass of `make test` (the UI
+does not depend on the database) and when Chromium is not installed.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from api.store.database import sqlite_url
+from tests.browser.support import CHROMIUM, VIEWPORT, chromium, warm_up
+from tests.support.servers import SmritiServer
+
+HERE = Path(__file__).parent
+# The first model call of a server waits for LiteLLM's import; replies are quick after.
+expect.set_options(timeout=10_000)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    reason = None
+    if os.environ.get("SMRITI_TEST_DB", "sqlite") != "sqlite":
+        reason = "browser tests run in the SQLite pass"
+    elif not CHROMIUM.exists():
+        reason = f"{CHROMIUM} is not installed (apt-get install chromium)"
+    for item in items:
+        if item.path.is_relative_to(HERE):
+            item.add_marker(pytest.mark.browser)
+            if reason:
+                item.add_marker(pytest.mark.skip(reason=reason))
+
+
+@pytest.fixture(scope="module")
+def database(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("browser") / "smriti.sqlite3"
+
+
+@pytest.fixture(scope="module")
+def server(database: Path) -> Iterator[SmritiServer]:
+    with SmritiServer(sqlite_url(database)) as running:
+        warm_up(running.base_url)
+        yield running
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with chromium() as launched:
+        yield launched
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    """A fresh page; an uncaught script error anywhere fails the test."""
+    context = browser.new_context(viewport=VIEWPORT, color_scheme="light")
+    context.set_default_timeout(10_000)
+    opened = context.new_page()
+    errors: list[str] = []
+    opened.on("pageerror", lambda error: errors.append(str(error)))
+    yield opened
+    context.close()
+    assert errors == []

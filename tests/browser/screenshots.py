@@ -1,0 +1,121 @@
+"""Screenshots of the main screens for the README: ``python -m tests.browser.screenshots``.
+
+Runs the real `smriti serve` on a temporary SQLite file, builds a small trip
+planning space through the UI (two checkpoints, a mount, a fork) and writes
+docs/screenshots/*.png in light and dark.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from pathlib import Path
+
+os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
+
+from playwright.sync_api import Browser, Page, expect
+
+from api.settings import REPOSITORY_ROOT
+from api.store.database import sqlite_url
+from tests.browser.support import (
+    VIEWPORT,
+    chromium,
+    create_space,
+    new_session,
+    open_app,
+    save_checkpoint,
+    send,
+    session_id,
+    warm_up,
+)
+from tests.support.servers import SmritiServer
+
+OUT = REPOSITORY_ROOT / "docs" / "screenshots"
+
+
+def build(page: Page, base_url: str) -> str:
+    """The Australia / New Zealand trip, mounted on the first checkpoint; the session id."""
+    open_app(page, base_url)
+    create_space(page, "Trips")
+    create_space(page, "Reading list")
+    new_session(page, "Trips")
+    page.get_by_role("button", name="Rename session Untitled session").click()
+    page.get_by_label("Session title").fill("Australia in spring")
+    page.get_by_label("Session title").press("Enter")
+    send(page, "Plan two weeks in Australia. We decided to fly into Sydney.")
+    save_checkpoint(page, "Australia plan", decisions=["Fly into Sydney", "Two weeks in total"])
+    send(page, "Extend the trip to New Zealand: Auckland, then Queenstown.")
+    save_checkpoint(
+        page, "New Zealand extension", decisions=["Fly into Sydney", "Add a week in NZ"]
+    )
+    page.get_by_role("button", name=re.compile("^Checkpoint [0-9a-f]{7} Australia plan")).click()
+    page.locator("checkpoint-details").get_by_role("button", name="Mount").click()
+    expect(page.locator("context-badge")).to_have_text(re.compile("^MOUNTED"))
+    send(page, "What should we pack for **Sydney** in `October`?")
+    sid = session_id(page)
+    # A fork on its own branch, so the graph shows two lanes.
+    page.locator("checkpoint-details").get_by_label("New branch name").fill("tasmania")
+    page.locator("checkpoint-details").get_by_role("button", name="Fork").click()
+    expect(page.locator("session-header")).to_contain_text("Branch tasmania")
+    send(page, "Swap New Zealand for Tasmania.")
+    save_checkpoint(page, "Tasmania variant", decisions=["Fly into Sydney", "Ferry to Hobart"])
+    new_session(page, None)
+    return sid
+
+
+def shoot(browser: Browser, base_url: str, sid: str, scheme: str) -> None:
+    context = browser.new_context(viewport=VIEWPORT, color_scheme=scheme)  # type: ignore[arg-type]
+    page = context.new_page()
+    open_app(page, base_url, f"/?session={sid}")
+    expect(page.locator("context-badge")).to_have_text(re.compile("^MOUNTED"))
+    page.get_by_role("button", name=re.compile("^Checkpoint [0-9a-f]{7} Australia plan")).click()
+    page.locator("checkpoint-cell summary").first.click()
+    page.locator(".centre").evaluate("el => el.scrollTop = el.scrollHeight")
+    page.wait_for_timeout(300)
+    page.screenshot(path=OUT / f"notebook-{scheme}.png")
+    if scheme != "light":
+        return context.close()
+
+    page.get_by_role("button", name="Show context").click()
+    page.locator(".centre").evaluate("el => el.scrollTop = el.scrollHeight")
+    page.wait_for_timeout(200)
+    page.screenshot(path=OUT / "context.png")
+    page.get_by_role("button", name="Hide context").click()
+
+    details = page.locator("checkpoint-details")
+    other = details.get_by_label("Compare with")
+    other.select_option(other.locator("option", has_text="Tasmania").get_attribute("value"))
+    details.get_by_role("button", name="Compare").click()
+    page.wait_for_timeout(200)
+    page.screenshot(path=OUT / "compare.png")
+    page.keyboard.press("Escape")
+
+    page.locator("session-header").get_by_role("button", name="Save checkpoint").click()
+    page.locator("checkpoint-form").get_by_role("button", name="Draft with AI").click()
+    expect(page.locator("checkpoint-form")).to_contain_text("Drafted by")
+    page.locator("checkpoint-form").scroll_into_view_if_needed()
+    page.wait_for_timeout(200)
+    page.screenshot(path=OUT / "checkpoint-form.png")
+    context.close()
+
+
+def main() -> None:
+    OUT.mkdir(parents=True, exist_ok=True)
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        SmritiServer(sqlite_url(Path(tmp) / "screens.sqlite3")) as server,
+        chromium() as browser,
+    ):
+        warm_up(server.base_url)
+        context = browser.new_context(viewport=VIEWPORT)
+        sid = build(context.new_page(), server.base_url)
+        context.close()
+        for scheme in ("light", "dark"):
+            shoot(browser, server.base_url, sid, scheme)
+    for path in sorted(OUT.glob("*.png")):
+        print(path.relative_to(REPOSITORY_ROOT))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,189 @@
+"""Helpers for the browser tests: Chromium, a GraphQL shortcut, seeding, UI steps."""
+
+from __future__ import annotations
+
+import base64
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
+VIEWPORT = {"width": 1440, "height": 900}
+
+
+@contextmanager
+def chromium() -> Iterator[Browser]:
+    """Headless Debian Chromium (the Playwright download is not used)."""
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def gql(base_url: str, query: str, **variables: Any) -> dict[str, Any]:
+    """POST a GraphQL document; the ``data`` (top-level errors fail the test)."""
+    body = httpx.post(
+        f"{base_url}/graphql", json={"query": query, "variables": variables}, timeout=30
+    ).json()
+    assert not body.get("errors"), body["errors"]
+    data: dict[str, Any] = body["data"]
+    return data
+
+
+def warm_up(base_url: str) -> None:
+    """Make the server import LiteLLM now (token counting needs it), leaving nothing behind."""
+    created = gql(base_url, "mutation { createSession(input: {}) { session { id } } }")
+    sid = created["createSession"]["session"]["id"]
+    gql(
+        base_url,
+        'query($s: ID!) { contextPreview(input: {sessionId: $s, content: "hi"}) { mode } }',
+        s=sid,
+    )
+    gql(base_url, "mutation($s: ID!) { deleteSession(input: {id: $s}) { deletedId } }", s=sid)
+
+
+def database_pk(global_id: str) -> int:
+    """The row id inside a Relay global id ("Session:12" → 12)."""
+    return int(base64.b64decode(global_id).decode().split(":", 1)[1])
+
+
+def seed_turns(database: Path, session_id: str, count: int) -> None:
+    """Bulk-insert ``count`` alternating user/assistant turns into a session, as the
+    app writes them (1..count, then last_sequence_number = count)."""
+    pk = database_pk(session_id)
+    start = datetime.now(UTC) - timedelta(days=1)
+    rows = []
+    for seq in range(1, count + 1):
+        user = seq % 2 == 1
+        text = (
+            f"Question {seq}: how should we pace day {seq // 2 + 1} of the trip?"
+            if user
+            else f"Answer {seq}: keep **day {seq // 2}** light.\n\n- morning walk\n- museum"
+        )
+        rows.append(
+            (
+                seq,
+                "USER" if user else "ASSISTANT",
+                text,
+                "offline",
+                "echo",
+                len(text) // 4,
+                0,
+                None if user else seq - 1,
+                str(start + timedelta(milliseconds=seq)),
+                pk,
+            )
+        )
+    with sqlite3.connect(database) as db:
+        db.executemany(
+            "INSERT INTO turn (sequence_number, role, content, provider, model, token_count, "
+            "interrupted, reply_to_sequence, created_at, session_id) VALUES (?,?,?,?,?,?,?,?,?,?)",
+            rows,
+        )
+        db.execute(
+            "UPDATE session SET last_sequence_number = ?, title = ? WHERE id = ?",
+            (count, f"Long trip ({count} turns)", pk),
+        )
+
+
+# --- UI steps ----------------------------------------------------------------
+
+
+def open_app(page: Page, base_url: str, path: str = "/") -> None:
+    page.goto(base_url + path)
+    expect(page.locator("smriti-app[data-ready]")).to_be_attached()
+
+
+def create_space(page: Page, name: str) -> None:
+    page.get_by_role("button", name="New space").click()
+    page.get_by_label("New space name").fill(name)
+    page.get_by_label("New space name").press("Enter")
+    expect(page.locator(".space-row .name", has_text=name)).to_be_visible()
+
+
+def new_session(page: Page, space: str | None) -> None:
+    label = f"New session in space {space}" if space else "New session in sessions in no space"
+    before = page.url
+    page.get_by_role("button", name=label, exact=True).click()
+    expect(page).not_to_have_url(before)
+    expect(page.get_by_label("Message", exact=True)).to_be_focused()
+
+
+def session_id(page: Page) -> str:
+    return page.url.split("session=", 1)[1]
+
+
+def send(page: Page, text: str) -> None:
+    """Type a message and send it with Shift+Enter; wait for the reply cell."""
+    box = page.get_by_label("Message", exact=True)
+    replies = page.locator("turn-cell.assistant").count()
+    box.fill(text)
+    box.press("Shift+Enter")
+    expect(page.locator("turn-cell.assistant")).to_have_count(replies + 1)
+
+
+def badge(page: Page) -> str:
+    return page.locator("context-badge").inner_text()
+
+
+def save_checkpoint(page: Page, title: str, decisions: list[str] = ()) -> None:  # type: ignore[assignment]
+    page.get_by_role("button", name="Save checkpoint").first.click()
+    form = page.locator("checkpoint-form")
+    form.get_by_label("Title").fill(title)
+    for item in decisions:
+        form.get_by_role("button", name="Add decisions item").click()
+        form.locator("list-editor[label=Decisions] input").last.fill(item)
+    count = page.locator("checkpoint-cell").count()
+    form.get_by_role("button", name="Save checkpoint").click()
+    expect(form).to_be_hidden()
+    expect(page.locator("checkpoint-cell")).to_have_count(count + 1)
+
+
+# In-page: scroll the notebook to its top until turn 1 is loaded; milliseconds taken.
+SCROLL_TO_TOP = """async () => {
+  const scroller = document.querySelector(".centre");
+  const started = performance.now();
+  while (!document.getElementById("turn-1")) {
+    scroller.scrollTop = 0;
+    await new Promise((resolve) => requestAnimationFrame(resolve));
+  }
+  scroller.scrollTop = 0;
+  return performance.now() - started;
+}"""
+
+# In-page: resolves with performance.now() once a turn cell has been painted.
+FIRST_CELL_PAINTED = """() => new Promise((resolve) => {
+  const check = () => {
+    const cell = document.querySelector("turn-cell");
+    if (cell && cell.getBoundingClientRect().height > 0) {
+      requestAnimationFrame(() => resolve(performance.now()));
+    } else {
+      requestAnimationFrame(check);
+    }
+  };
+  check();
+})"""
+
+
+def long_session(base_url: str, database: Path, count: int) -> str:
+    """A session in no space with ``count`` seeded turns; its id."""
+    created = gql(base_url, 'mutation { createSession(input: {title: "long"}) { session { id } } }')
+    sid: str = created["createSession"]["session"]["id"]
+    seed_turns(database, sid, count)
+    return sid

@@ -1,0 +1,143 @@
+// The only module that talks to the network. Every GraphQL document is a named
+// constant; the functions below return plain data (payload errors included).
+
+const ENDPOINT = "/graphql";
+const ERRORS = "errors { code message field }";
+
+// Turn fields shared by every document (`...TurnFields`). `contentHtml` (the
+// server's sanitised Markdown) is used once the schema has it.
+const TURN_FRAGMENT = `fragment TurnFields on Turn {
+  id role content provider model sequenceNumber interrupted }`;
+const TURN_FRAGMENT_HTML = `fragment TurnFields on Turn {
+  id role content contentHtml provider model sequenceNumber interrupted }`;
+const SESSION_FIELDS = `id title branchName model memoryScope lastSequenceNumber
+  space { id name } mount { baseSequence checkpoint { id shortHash title } }
+  forkedFrom { id shortHash }`;
+const CHECKPOINT_FIELDS = `id shortHash hash title objective summary decisions tasks
+  openQuestions entities branchName createdAt parent { id shortHash }
+  sourceSession { id title } sourceTurnRange { first last }`;
+
+export const TURN_FIELDS_PROBE = `{ __type(name: "Turn") { fields { name } } }`;
+export const SIDEBAR = `{
+  spaces(first: 100) { edges { node { id name
+    sessions(first: 100) { edges { node { id title } } } } } }
+  sessions(first: 100, unattached: true) { edges { node { id title } } }
+}`;
+export const PROVIDERS = `{ providers { chatDefault
+  providers { name available reason models } } }`;
+export const SESSION = `query($id: ID!) { session(id: $id) { ${SESSION_FIELDS} } }`;
+export const TURNS_PAGE = `query($id: ID!, $before: String) { session(id: $id) {
+  turns(last: 50, before: $before) { pageInfo { hasPreviousPage startCursor }
+    edges { node { ...TurnFields } } } } }`;
+export const LINEAGE = `query($id: ID!) { space(id: $id) { id
+  branches { name head { id } }
+  lineage(first: 1000) { edges { node { ${CHECKPOINT_FIELDS} } } } } }`;
+export const CONTEXT_PREVIEW = `query($input: ContextPreviewInput!) {
+  contextPreview(input: $input) { mode boundary tokenEstimate model
+    checkpoints { id shortHash title } turns { sequenceNumber }
+    messages { role content } } }`;
+export const COMPARE = `query($a: ID!, $b: ID!) { compareCheckpoints(a: $a, b: $b) {
+  a { id shortHash title } b { id shortHash title } commonAncestor { id shortHash title }
+  decisions { onlyA shared onlyB } tasks { onlyA shared onlyB }
+  openQuestions { onlyA shared onlyB } entities { onlyA shared onlyB } } }`;
+
+const mutation = (name, type, result) =>
+  `mutation($input: ${type}!) { ${name}(input: $input) { ${result} ${ERRORS} } }`;
+const SESSION_RESULT = `session { ${SESSION_FIELDS} }`;
+
+export const CREATE_SPACE = mutation("createSpace", "CreateSpaceInput", "space { id name }");
+export const UPDATE_SPACE = mutation("updateSpace", "UpdateSpaceInput", "space { id name }");
+export const DELETE_SPACE = mutation("deleteSpace", "DeleteSpaceInput", "deletedId");
+export const CREATE_SESSION = mutation("createSession", "CreateSessionInput", SESSION_RESULT);
+export const UPDATE_SESSION = mutation("updateSession", "UpdateSessionInput", SESSION_RESULT);
+export const DELETE_SESSION = mutation("deleteSession", "DeleteSessionInput", "deletedId");
+export const ATTACH_SPACE = mutation("attachSpace", "AttachSpaceInput", SESSION_RESULT);
+export const DETACH_SPACE = mutation("detachSpace", "DetachSpaceInput", SESSION_RESULT);
+export const MOUNT = mutation("mountCheckpoint", "MountCheckpointInput", SESSION_RESULT);
+export const UNMOUNT = mutation("unmountCheckpoint", "UnmountCheckpointInput", SESSION_RESULT);
+export const FORK = mutation("forkSession", "ForkSessionInput", SESSION_RESULT);
+export const SEND_MESSAGE = mutation("sendMessage", "SendMessageInput",
+  "userTurn { ...TurnFields } assistantTurn { ...TurnFields }");
+export const DRAFT_CHECKPOINT = mutation("draftCheckpoint", "DraftCheckpointInput",
+  `draft { title objective summary decisions tasks openQuestions entities
+    sourceTurnRange { first last } model }`);
+export const CREATE_CHECKPOINT = mutation("createCheckpoint", "CreateCheckpointInput",
+  `checkpoint { ${CHECKPOINT_FIELDS} }`);
+
+/** A transport failure or a top-level GraphQL error (a bug, not user data). */
+export class ApiError extends Error {}
+
+let turnFragment = TURN_FRAGMENT;
+
+async function request(query, variables = {}) {
+  const document = query.includes("...TurnFields") ? `${query}\n${turnFragment}` : query;
+  let response;
+  try {
+    response = await fetch(ENDPOINT, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json" },
+      body: JSON.stringify({ query: document, variables }),
+    });
+  } catch (error) {
+    throw new ApiError(`The server could not be reached (${error.message}).`);
+  }
+  const body = await response.json().catch(() => null);
+  if (!body || body.errors?.length) {
+    throw new ApiError(body?.errors?.[0]?.message ?? `HTTP ${response.status}`);
+  }
+  return body.data;
+}
+
+const nodes = (connection) => connection.edges.map((edge) => edge.node);
+const run = async (doc, name, input) => (await request(doc, { input }))[name];
+
+/** Use server-rendered Markdown when the schema offers it. */
+export async function detectFeatures() {
+  const data = await request(TURN_FIELDS_PROBE);
+  const names = new Set((data.__type?.fields ?? []).map((field) => field.name));
+  turnFragment = names.has("contentHtml") ? TURN_FRAGMENT_HTML : TURN_FRAGMENT;
+  return { contentHtml: names.has("contentHtml") };
+}
+
+export async function loadSidebar() {
+  const data = await request(SIDEBAR);
+  const spaces = nodes(data.spaces).map((space) => ({ ...space, sessions: nodes(space.sessions) }));
+  return { spaces, unattached: nodes(data.sessions) };
+}
+
+export const loadProviders = async () => (await request(PROVIDERS)).providers;
+export const loadSession = async (id) => (await request(SESSION, { id })).session;
+
+export async function loadTurns(id, before = null) {
+  const data = await request(TURNS_PAGE, { id, before });
+  if (!data.session) return null;
+  const { pageInfo, edges } = data.session.turns;
+  return { turns: edges.map((edge) => edge.node), hasOlder: pageInfo.hasPreviousPage,
+    cursor: pageInfo.startCursor };
+}
+
+export async function loadLineage(spaceId) {
+  const space = (await request(LINEAGE, { id: spaceId })).space;
+  return space ? { branches: space.branches, nodes: nodes(space.lineage) } : null;
+}
+
+export const previewContext = async (input) =>
+  (await request(CONTEXT_PREVIEW, { input })).contextPreview;
+export const compareCheckpoints = async (a, b) =>
+  (await request(COMPARE, { a, b })).compareCheckpoints;
+
+export const createSpace = (input) => run(CREATE_SPACE, "createSpace", input);
+export const updateSpace = (input) => run(UPDATE_SPACE, "updateSpace", input);
+export const deleteSpace = (id) => run(DELETE_SPACE, "deleteSpace", { id });
+export const createSession = (input) => run(CREATE_SESSION, "createSession", input);
+export const updateSession = (input) => run(UPDATE_SESSION, "updateSession", input);
+export const deleteSession = (id) => run(DELETE_SESSION, "deleteSession", { id });
+export const attachSpace = (input) => run(ATTACH_SPACE, "attachSpace", input);
+export const detachSpace = (sessionId) => run(DETACH_SPACE, "detachSpace", { sessionId });
+export const mountCheckpoint = (input) => run(MOUNT, "mountCheckpoint", input);
+export const unmountCheckpoint = (sessionId) => run(UNMOUNT, "unmountCheckpoint", { sessionId });
+export const forkSession = (input) => run(FORK, "forkSession", input);
+export const sendMessage = (input) => run(SEND_MESSAGE, "sendMessage", input);
+export const draftCheckpoint = (sessionId) =>
+  run(DRAFT_CHECKPOINT, "draftCheckpoint", { sessionId });
+export const createCheckpoint = (input) => run(CREATE_CHECKPOINT, "createCheckpoint", input);

@@ -1,0 +1,267 @@
+// <smriti-app>: the root component and the one owner of state. Children get
+// state pushed down (properties) and send CustomEvents up; this module turns
+// those events into API calls (api.js) and a new state.
+import * as api from "./api.js";
+import { loadDraft, saveDraft } from "./drafts.js";
+import { placements, sessionTitle } from "./format.js";
+import { keyAction } from "./keyboard.js";
+import { HANDLERS } from "./handlers.js";
+import "./components/space-list.js";
+import "./components/session-header.js";
+import "./components/notebook-view.js";
+import "./components/composer-cell.js";
+import "./components/context-badge.js";
+import "./components/checkpoint-form.js";
+import "./components/lineage-graph.js";
+import "./components/checkpoint-details.js";
+import "./components/compare-view.js";
+import "./components/shortcuts-dialog.js";
+
+const PREVIEW_DEBOUNCE_MS = 300;
+const EMPTY_LINEAGE = { branches: [], nodes: [] };
+
+export class SmritiApp extends HTMLElement {
+  constructor() {
+    super();
+    this.state = {
+      spaces: [], unattached: [], providers: [], chatDefault: "offline/echo",
+      session: null, model: null, turns: [], hasOlder: false, cursor: null, loadingOlder: false,
+      lineage: EMPTY_LINEAGE, placements: new Map(), plan: null, showContext: false,
+      pending: null, selectedId: null, formOpen: false,
+    };
+    this.previewTicket = 0;
+    this.onEvent = (event) => HANDLERS[event.type]?.call(this, event.detail ?? {});
+    this.onKey = (event) => this.key(event);
+    this.onPopState = () => this.openFromUrl();
+    this.onHelp = () => this.ui.shortcuts.show();
+  }
+
+  connectedCallback() {
+    const $ = (id) => this.querySelector(`#${id}`);
+    this.ui = {
+      spaces: $("spaces"), header: $("session-header"), notebook: $("notebook"),
+      composer: $("composer"), form: $("checkpoint-form"), badge: $("badge"),
+      lineage: $("lineage"), details: $("details"), compare: $("compare"),
+      shortcuts: $("shortcuts"), title: $("session-title"), empty: $("empty-state"),
+      toast: $("toast"), help: $("help-button"),
+    };
+    for (const type of Object.keys(HANDLERS)) this.addEventListener(type, this.onEvent);
+    document.addEventListener("keydown", this.onKey);
+    window.addEventListener("popstate", this.onPopState);
+    this.ui.help.addEventListener("click", this.onHelp);
+    this.start();
+  }
+
+  disconnectedCallback() {
+    for (const type of Object.keys(HANDLERS)) this.removeEventListener(type, this.onEvent);
+    document.removeEventListener("keydown", this.onKey);
+    window.removeEventListener("popstate", this.onPopState);
+    this.ui.help.removeEventListener("click", this.onHelp);
+  }
+
+  async start() {
+    try {
+      await api.detectFeatures();
+      const providers = await api.loadProviders();
+      this.state.providers = providers.providers;
+      this.state.chatDefault = providers.chatDefault;
+      await this.refreshSidebar();
+      await this.openFromUrl();
+      this.dataset.ready = "true";
+    } catch (error) {
+      this.toast(error.message);
+    }
+  }
+
+  /** Merge a change into the state and push it down. */
+  set(change) {
+    Object.assign(this.state, change);
+    this.render();
+  }
+
+  render() {
+    const s = this.state;
+    const { ui } = this;
+    ui.spaces.state = { spaces: s.spaces, unattached: s.unattached, currentSessionId: s.session?.id };
+    ui.header.state = { session: s.session, spaces: s.spaces };
+    ui.empty.hidden = Boolean(s.session);
+    ui.title.textContent = s.session ? sessionTitle(s.session) : "";
+    document.title = s.session ? `${sessionTitle(s.session)} · Smriti` : "Smriti";
+    this.renderNotebook();
+    ui.composer.hidden = !s.session;
+    ui.composer.busy = s.pending?.status === "sending";
+    ui.form.hidden = !s.formOpen;
+    const mountedId = s.session?.mount?.checkpoint?.id ?? null;
+    ui.lineage.state = { ...s.lineage, mountedId, selectedId: s.selectedId,
+      spaceName: s.session?.space?.name };
+    const checkpoint = s.lineage.nodes.find((node) => node.id === s.selectedId) ?? null;
+    ui.details.state = { checkpoint, mountedId, nodes: s.lineage.nodes,
+      attached: Boolean(s.session?.space) };
+    this.renderContext();
+  }
+
+  renderNotebook() {
+    const s = this.state;
+    this.ui.notebook.hidden = !s.session;
+    this.ui.notebook.update({
+      sessionId: s.session?.id ?? null, turns: s.turns, hasOlder: s.hasOlder,
+      loadingOlder: s.loadingOlder, placements: s.placements, mount: s.session?.mount ?? null,
+      pending: s.pending,
+    });
+  }
+
+  renderContext() {
+    const { plan, showContext, session } = this.state;
+    this.ui.badge.plan = session ? plan : null;
+    this.ui.composer.plan = plan;
+    this.ui.composer.showContext = showContext;
+  }
+
+  toast(message) {
+    const { toast } = this.ui;
+    toast.textContent = message;
+    toast.classList.add("visible");
+    clearTimeout(this.toastTimer);
+    this.toastTimer = setTimeout(() => toast.classList.remove("visible"), 5000);
+  }
+
+  /** Show the first payload error, if any; true when there was one. */
+  failed(payload) {
+    const error = payload.errors?.[0];
+    if (error) this.toast(`${error.code}: ${error.message}`);
+    return Boolean(error);
+  }
+
+  async refreshSidebar() {
+    const { spaces, unattached } = await api.loadSidebar();
+    this.set({ spaces, unattached });
+  }
+
+  async openFromUrl() {
+    const id = new URLSearchParams(location.search).get("session");
+    if (id) await this.openSession(id, { push: false });
+    else this.closeSession({ push: false });
+  }
+
+  closeSession({ push = true } = {}) {
+    if (push) history.pushState({}, "", "/");
+    this.set({ session: null, turns: [], hasOlder: false, lineage: EMPTY_LINEAGE,
+      placements: new Map(), plan: null, pending: null, selectedId: null, formOpen: false });
+  }
+
+  /** Open a session: its newest page of turns, its space's lineage, its draft. */
+  async openSession(id, { push = true } = {}) {
+    const [session, page] = await Promise.all([api.loadSession(id), api.loadTurns(id)]);
+    if (!session) {
+      this.toast("That session no longer exists.");
+      return this.closeSession({ push });
+    }
+    if (push && new URLSearchParams(location.search).get("session") !== id) {
+      history.pushState({ session: id }, "", `/?session=${encodeURIComponent(id)}`);
+    }
+    this.state.session = null; // a new notebook, even when reopening the same session
+    this.render();
+    this.ui.composer.setModels(this.state.providers, session.model);
+    this.ui.composer.value = loadDraft(id);
+    this.set({ session, model: session.model, turns: page.turns, hasOlder: page.hasOlder,
+      cursor: page.cursor, loadingOlder: false, pending: null, selectedId: null, formOpen: false,
+      plan: null });
+    this.refreshPreview(); // not awaited: the notebook is usable before the preview arrives
+    await this.refreshLineage();
+  }
+
+  /** The session as the server has it now (title, mount, space…). */
+  async reloadSession() {
+    const session = await api.loadSession(this.state.session.id);
+    if (session) this.set({ session });
+  }
+
+  /** The next older page; while one is loading, that one (callers may loop on it). */
+  loadOlder() {
+    const s = this.state;
+    if (!s.session || !s.hasOlder) return Promise.resolve();
+    if (!s.loadingOlder) this.older = this.fetchOlder().finally(() => { s.loadingOlder = false; });
+    return this.older;
+  }
+
+  async fetchOlder() {
+    const s = this.state;
+    // Only the notebook changes while paging: render just it.
+    s.loadingOlder = true;
+    const sessionId = s.session.id;
+    let page = null;
+    try {
+      page = await api.loadTurns(sessionId, s.cursor);
+    } catch (error) {
+      this.toast(error.message);
+    }
+    if (this.state.session?.id !== sessionId || !page) return;
+    Object.assign(this.state, { turns: [...page.turns, ...this.state.turns],
+      hasOlder: page.hasOlder, cursor: page.cursor, loadingOlder: false });
+    this.renderNotebook();
+  }
+
+  async refreshLineage() {
+    const { session } = this.state;
+    const lineage = session?.space ? (await api.loadLineage(session.space.id)) ?? EMPTY_LINEAGE
+      : EMPTY_LINEAGE;
+    if (session?.id !== this.state.session?.id) return;
+    const nodes = [...lineage.nodes];
+    const forked = session?.forkedFrom && nodes.find((n) => n.id === session.forkedFrom.id);
+    const placed = placements(nodes, session?.id);
+    // A fork starts from its checkpoint: show it at the top of the notebook.
+    if (forked && !placed.get(0)?.includes(forked)) placed.set(0, [forked, ...(placed.get(0) ?? [])]);
+    this.set({ lineage, placements: placed });
+  }
+
+  /** contextPreview for what is in the composer now: the badge and status line. */
+  async refreshPreview() {
+    const { session, model } = this.state;
+    if (!session) return;
+    const ticket = ++this.previewTicket;
+    try {
+      const plan = await api.previewContext({ sessionId: session.id,
+        content: this.ui.composer.value, model });
+      if (ticket !== this.previewTicket || session.id !== this.state.session?.id) return;
+      this.state.plan = plan;
+      this.renderContext();
+    } catch (error) {
+      this.toast(error.message);
+    }
+  }
+
+  previewSoon() {
+    clearTimeout(this.previewTimer);
+    this.previewTimer = setTimeout(() => this.refreshPreview(), PREVIEW_DEBOUNCE_MS);
+  }
+
+  saveDraft(text) {
+    if (this.state.session) saveDraft(this.state.session.id, text);
+  }
+
+  key(event) {
+    const action = keyAction(event);
+    if (!action) return;
+    event.preventDefault();
+    if (action === "help") this.ui.shortcuts.show();
+    else if (action === "compose" && this.state.session) this.ui.composer.focusInput();
+    else if (action === "checkpoint" && this.state.session?.space) HANDLERS["open-checkpoint-form"].call(this);
+    else if (action === "next" || action === "previous") this.moveFocus(action === "next" ? 1 : -1);
+  }
+
+  /** j / k: focus the next / previous cell. */
+  moveFocus(step) {
+    const cells = [...this.ui.notebook.querySelectorAll(".cell"), this.ui.form, this.ui.composer]
+      .filter((cell) => !cell.hidden && cell.isConnected);
+    const current = cells.indexOf(document.activeElement?.closest(".cell"));
+    const index = current === -1 ? (step > 0 ? 0 : cells.length - 1)
+      : Math.max(0, Math.min(cells.length - 1, current + step));
+    const cell = cells[index];
+    if (!cell) return;
+    if (cell.tabIndex < 0 && cell !== this.ui.composer) cell.tabIndex = 0;
+    cell.focus({ preventScroll: true });
+    cell.scrollIntoView({ block: "nearest" });
+  }
+}
+
+customElements.define("smriti-app", SmritiApp);

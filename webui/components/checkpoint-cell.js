@@ -1,0 +1,58 @@
+// A checkpoint shown in the notebook where it was saved; collapsible.
+import { emit, h } from "../dom.js";
+
+const LISTS = [["decisions", "Decisions"], ["tasks", "Tasks"],
+  ["openQuestions", "Open questions"], ["entities", "Entities"]];
+
+/** The body shared by notebook cells and the lineage details panel. */
+export function checkpointBody(checkpoint) {
+  return [
+    checkpoint.objective ? h("p", {}, h("strong", {}, "Objective: "), checkpoint.objective) : null,
+    checkpoint.summary ? h("p", { class: "summary" }, checkpoint.summary) : null,
+    LISTS.filter(([key]) => checkpoint[key]?.length).map(([key, label]) =>
+      h("div", { class: "cp-list" }, h("h4", {}, label),
+        h("ul", {}, checkpoint[key].map((item) => h("li", {}, item))))),
+  ];
+}
+
+export class CheckpointCell extends HTMLElement {
+  set checkpoint(value) {
+    this._checkpoint = value;
+    if (this.isConnected) this.render();
+  }
+
+  get checkpoint() {
+    return this._checkpoint;
+  }
+
+  connectedCallback() {
+    if (!this._rendered) this.render();
+  }
+
+  render() {
+    const cp = this._checkpoint;
+    if (!cp) return;
+    this._rendered = true;
+    this.className = "cell checkpoint";
+    this.tabIndex = 0;
+    this.dataset.checkpoint = cp.id;
+    const action = (label, type) =>
+      h("button", { type: "button", class: "small", onclick: () => emit(this, type, { id: cp.id }) },
+        label);
+    this.replaceChildren(
+      h("div", { class: "cell-gutter" }, "◆"),
+      h("details", { class: "cell-main" },
+        h("summary", {},
+          h("span", { class: "hash" }, cp.shortHash), " ",
+          h("span", { class: "cp-title" }, cp.title),
+          h("span", { class: "tag" }, cp.branchName)),
+        h("div", { class: "cp-body" }, checkpointBody(cp),
+          h("div", { class: "actions" },
+            action("Mount", "mount-checkpoint"),
+            action("Fork", "fork-checkpoint"),
+            action("Show in lineage", "select-checkpoint")))),
+    );
+  }
+}
+
+customElements.define("checkpoint-cell", CheckpointCell);

@@ -1,0 +1,54 @@
+// Right pane, under the graph: the selected checkpoint with Mount / Fork /
+// Compare / Open source conversation.
+import { emit, h, replace, sameState } from "../dom.js";
+import { checkpointBody } from "./checkpoint-cell.js";
+
+export class CheckpointDetails extends HTMLElement {
+  set state(state) {
+    if (sameState(state, this._state)) return;
+    this._state = state;
+    this.render();
+  }
+
+  render() {
+    const { checkpoint: cp, mountedId, nodes = [], attached } = this._state ?? {};
+    this.className = "checkpoint-details";
+    this.hidden = !cp;
+    if (!cp) return replace(this);
+    const fire = (type, detail) => () => emit(this, type, { id: cp.id, ...detail });
+    const branch = h("input", { "aria-label": "New branch name", placeholder: "branch name (optional)" });
+    const others = nodes.filter((node) => node.id !== cp.id);
+    const other = h("select", { "aria-label": "Compare with" },
+      others.map((node) => h("option", { value: node.id }, `${node.shortHash} ${node.title}`)));
+    const mounted = cp.id === mountedId;
+    const range = cp.sourceTurnRange;
+    replace(this,
+      h("div", { class: "details-head" },
+        h("h3", {}, h("span", { class: "hash" }, cp.shortHash), " ", cp.title),
+        h("button", { type: "button", class: "icon", "aria-label": "Close details",
+          onclick: () => emit(this, "select-checkpoint", { id: null }) }, "×")),
+      h("p", { class: "muted" }, `Branch ${cp.branchName}`,
+        cp.parent ? ` · parent ${cp.parent.shortHash}` : " · root",
+        ` · ${new Date(cp.createdAt).toLocaleString()}`),
+      checkpointBody(cp),
+      h("div", { class: "actions" },
+        mounted
+          ? h("button", { type: "button", class: "small", onclick: () => emit(this, "unmount") }, "Unmount")
+          : h("button", { type: "button", class: "small primary", disabled: !attached,
+            title: attached ? "" : "Open a session of this space to mount", onclick: fire("mount-checkpoint") },
+          "Mount"),
+        cp.sourceSession ? h("button", { type: "button", class: "small",
+          onclick: fire("open-source", { sessionId: cp.sourceSession.id, seq: range?.first ?? null }) },
+        "Open source conversation") : null),
+      range && cp.sourceSession ? h("p", { class: "muted" },
+        `From turns ${range.first}–${range.last} of “${cp.sourceSession.title || "Untitled session"}”`) : null,
+      h("div", { class: "inline-form" }, branch,
+        h("button", { type: "button", class: "small", onclick: () =>
+          emit(this, "fork-checkpoint", { id: cp.id, branchName: branch.value.trim() || null }) }, "Fork")),
+      others.length ? h("div", { class: "inline-form" }, other,
+        h("button", { type: "button", class: "small", onclick: () =>
+          emit(this, "compare", { a: cp.id, b: other.value }) }, "Compare")) : null);
+  }
+}
+
+customElements.define("checkpoint-details", CheckpointDetails);

@@ -1,0 +1,50 @@
+// Above the notebook: the session's space (attach with a memory scope / detach),
+// its mount (unmount) and "Save checkpoint".
+import { emit, h, replace, sameState } from "../dom.js";
+
+const SCOPES = [["LATEST_1", "Latest checkpoint"], ["LATEST_3", "Latest 3 checkpoints"]];
+
+export class SessionHeader extends HTMLElement {
+  set state(state) {
+    if (sameState(state, this._state)) return;
+    this._state = state;
+    this.render();
+  }
+
+  render() {
+    const { session, spaces } = this._state ?? {};
+    this.hidden = !session;
+    if (!session) return replace(this);
+    this.className = "session-header";
+    const button = (label, type, extra = {}) =>
+      h("button", { type: "button", class: "small", onclick: () => emit(this, type), ...extra }, label);
+    const mount = session.mount;
+    replace(this,
+      h("div", { class: "title-row" }, h("h1", {}, session.title || "Untitled session"),
+        session.space ? button("Save checkpoint", "open-checkpoint-form", { class: "small primary" }) : null),
+      h("div", { class: "session-facts" },
+        session.space ? [
+          h("span", { class: "fact" }, "Space ", h("strong", {}, session.space.name)),
+          h("span", { class: "fact" }, "Branch ", h("strong", {}, session.branchName)),
+          h("span", { class: "fact" }, "Scope ", h("strong", {}, session.memoryScope)),
+          button("Detach space", "detach-space"),
+        ] : this.attachForm(spaces ?? [], session.memoryScope),
+        mount ? [h("span", { class: "fact mounted" }, "Mounted ",
+          h("strong", { class: "hash" }, mount.checkpoint?.shortHash ?? "?"),
+          ` after turn ${mount.baseSequence}`), button("Unmount", "unmount")] : null));
+  }
+
+  attachForm(spaces, scope) {
+    if (!spaces.length) return h("span", { class: "fact" }, "No space (FRESH). Create a space to attach.");
+    const space = h("select", { "aria-label": "Space to attach" },
+      spaces.map((s) => h("option", { value: s.id }, s.name)));
+    const memory = h("select", { "aria-label": "Memory scope" },
+      SCOPES.map(([value, label]) => h("option", { value, selected: value === scope }, label)));
+    return h("span", { class: "attach" }, h("span", { class: "fact" }, "No space (FRESH)"),
+      space, memory,
+      h("button", { type: "button", class: "small", onclick: () =>
+        emit(this, "attach-space", { spaceId: space.value, memoryScope: memory.value }) }, "Attach"));
+  }
+}
+
+customElements.define("session-header", SessionHeader);

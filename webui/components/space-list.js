@@ -1,0 +1,111 @@
+// Left pane: spaces with their sessions, then sessions in no space. Create,
+// rename (inline), delete (click twice) and open; every change goes up as an event.
+import { emit, h, replace, sameState } from "../dom.js";
+import { sessionTitle } from "../format.js";
+
+export class SpaceList extends HTMLElement {
+  constructor() {
+    super();
+    this.data = { spaces: [], unattached: [], currentSessionId: null };
+    this.editing = null; // {kind, id} being renamed, or {kind: "new-space"}
+  }
+
+  set state(data) {
+    if (sameState(data, this.data)) return;
+    this.data = data;
+    this.render();
+  }
+
+  connectedCallback() {
+    this.render();
+  }
+
+  render() {
+    const { spaces, unattached } = this.data;
+    replace(this,
+      h("div", { class: "pane-head" }, h("h2", {}, "Spaces"),
+        h("button", { type: "button", class: "small", onclick: () => this.edit({ kind: "new-space" }) },
+          "New space")),
+      this.editing?.kind === "new-space"
+        ? this.editor("", "New space name", (name) => emit(this, "create-space", { name })) : null,
+      spaces.map((space) => this.group(space)),
+      this.group({ id: null, name: "No space", sessions: unattached }));
+  }
+
+  group(space) {
+    const label = space.id ? `space ${space.name}` : "sessions in no space";
+    const renaming = space.id && this.isEditing("space", space.id);
+    return h("section", { class: "space-group", dataset: { space: space.id ?? "" } },
+      h("div", { class: "row space-row" },
+        renaming
+          ? this.editor(space.name, "Space name", (name) => emit(this, "rename-space", { id: space.id, name }))
+          : h("span", { class: "name" }, space.name),
+        h("span", { class: "row-actions" },
+          h("button", { type: "button", class: "icon", "aria-label": `New session in ${label}`,
+            title: "New session", onclick: () => emit(this, "create-session", { spaceId: space.id }) }, "+"),
+          space.id ? this.rowActions("space", space.id, space.name) : null)),
+      h("ul", { class: "sessions" }, space.sessions.map((session) => this.sessionRow(session))));
+  }
+
+  sessionRow(session) {
+    const title = sessionTitle(session);
+    const current = session.id === this.data.currentSessionId;
+    if (this.isEditing("session", session.id)) {
+      return h("li", { class: "row session-row" }, this.editor(session.title, "Session title",
+        (value) => emit(this, "rename-session", { id: session.id, title: value })));
+    }
+    return h("li", { class: `row session-row${current ? " current" : ""}` },
+      h("a", { href: `/?session=${encodeURIComponent(session.id)}`, class: "name",
+        "aria-current": current ? "page" : false,
+        onclick: (event) => {
+          if (event.metaKey || event.ctrlKey || event.shiftKey || event.button !== 0) return;
+          event.preventDefault();
+          emit(this, "select-session", { id: session.id });
+        } }, title),
+      h("span", { class: "row-actions" }, this.rowActions("session", session.id, title)));
+  }
+
+  rowActions(kind, id, name) {
+    const confirm = (button) => {
+      if (button.dataset.armed) return emit(this, `delete-${kind}`, { id });
+      button.dataset.armed = "1";
+      button.textContent = "Delete?";
+      button.setAttribute("aria-label", `Confirm delete ${kind} ${name}`);
+      setTimeout(() => button.isConnected && this.render(), 4000);
+    };
+    return [
+      h("button", { type: "button", class: "icon", "aria-label": `Rename ${kind} ${name}`,
+        title: "Rename", onclick: () => this.edit({ kind, id }) }, "✎"),
+      h("button", { type: "button", class: "icon danger", "aria-label": `Delete ${kind} ${name}`,
+        title: "Delete", onclick: (event) => confirm(event.currentTarget) }, "×"),
+    ];
+  }
+
+  isEditing(kind, id) {
+    return this.editing?.kind === kind && this.editing.id === id;
+  }
+
+  edit(editing) {
+    this.editing = editing;
+    this.render();
+    this.querySelector("input.inline-edit")?.select();
+  }
+
+  editor(value, label, commit) {
+    const input = h("input", { class: "inline-edit", value, "aria-label": label });
+    const finish = (save) => {
+      const text = input.value.trim();
+      this.editing = null;
+      if (save && text) commit(text);
+      else this.render();
+    };
+    input.addEventListener("keydown", (event) => {
+      if (event.key === "Enter") finish(true);
+      if (event.key === "Escape") finish(false);
+    });
+    input.addEventListener("blur", () => this.editing && finish(false));
+    return input;
+  }
+}
+
+customElements.define("space-list", SpaceList);

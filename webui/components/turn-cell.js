@@ -1,0 +1,47 @@
+// One turn as a notebook cell: "In [12]" / "Out [13]", provider/model, content.
+import { h } from "../dom.js";
+import { cellLabel } from "../format.js";
+
+export class TurnCell extends HTMLElement {
+  set turn(turn) {
+    this._turn = turn;
+    if (this.isConnected) this.render();
+  }
+
+  get turn() {
+    return this._turn;
+  }
+
+  connectedCallback() {
+    if (!this._rendered) this.render();
+  }
+
+  render() {
+    const turn = this._turn;
+    if (!turn) return;
+    this._rendered = true;
+    this.className = `cell turn ${turn.role.toLowerCase()}`;
+    this.tabIndex = 0;
+    this.dataset.seq = turn.sequenceNumber;
+    this.id = `turn-${turn.sequenceNumber}`;
+    const model = turn.provider ? `${turn.provider}/${turn.model}` : "";
+    const body = h("div", { class: "cell-body" });
+    if (turn.role === "ASSISTANT" && typeof turn.contentHtml === "string") {
+      body.classList.add("markdown");
+      // The only HTML the UI inserts: rendered and sanitised by the server.
+      body.innerHTML = turn.contentHtml;
+    } else {
+      body.classList.add("plain");
+      body.textContent = turn.content;
+    }
+    this.replaceChildren(
+      h("div", { class: "cell-gutter" }, cellLabel(turn)),
+      h("div", { class: "cell-main" },
+        h("div", { class: "cell-meta" }, model,
+          turn.interrupted ? h("span", { class: "tag warn" }, "interrupted") : null),
+        body),
+    );
+  }
+}
+
+customElements.define("turn-cell", TurnCell);

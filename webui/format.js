@@ -1,0 +1,45 @@
+// Pure formatting rules shared by components.
+
+/** "~812 tokens", "~3.1k tokens". */
+export function tokens(count) {
+  if (count < 1000) return `~${count} tokens`;
+  const thousands = count / 1000;
+  return `~${thousands >= 100 ? Math.round(thousands) : thousands.toFixed(1)}k tokens`;
+}
+
+export const plural = (count, word) => `${count} ${word}${count === 1 ? "" : "s"}`;
+
+/** The checkpoint the plan is anchored on: the newest of its chain (oldest first). */
+export const anchor = (plan) => plan?.checkpoints?.at(-1) ?? null;
+
+/** "FRESH", "HEAD · a1b2c3d", "MOUNTED · a1b2c3d" (HEAD of an empty space: "HEAD · empty"). */
+export function badge(plan) {
+  if (!plan) return "";
+  if (plan.mode === "FRESH") return "FRESH";
+  return `${plan.mode} · ${anchor(plan)?.shortHash ?? "empty"}`;
+}
+
+/** "ctx: MOUNTED · a1b2c3d (2 checkpoints, 5 turns, ~3.1k tokens)". */
+export function status(plan) {
+  if (!plan) return "ctx: …";
+  const parts = [plural(plan.checkpoints.length, "checkpoint"), plural(plan.turns.length, "turn"),
+    tokens(plan.tokenEstimate)];
+  return `ctx: ${badge(plan)} (${parts.join(", ")})`;
+}
+
+export const cellLabel = (turn) =>
+  `${{ USER: "In", ASSISTANT: "Out", SYSTEM: "Note" }[turn.role] ?? turn.role} [${turn.sequenceNumber}]`;
+
+export const sessionTitle = (session) => session?.title || "Untitled session";
+
+/** Checkpoints saved from this session, keyed by the turn they follow (0 = the top). */
+export function placements(nodes, sessionId) {
+  const after = new Map();
+  for (const node of nodes) {
+    if (node.sourceSession?.id !== sessionId) continue;
+    const at = node.sourceTurnRange?.last ?? 0;
+    if (!after.has(at)) after.set(at, []);
+    after.get(at).push(node);
+  }
+  return after;
+}
