@@ -1,5 +1,8 @@
 // The only module that talks to the network. Every GraphQL document is a named
 // constant; the functions below return plain data (payload errors included).
+import { graphqlSse, StreamUnavailable } from "./stream.js";
+
+export { StreamUnavailable };
 
 const ENDPOINT = "/graphql";
 const ERRORS = "errors { code message field }";
@@ -7,9 +10,10 @@ const ERRORS = "errors { code message field }";
 // Turn fields shared by every document (`...TurnFields`). `contentHtml` (the
 // server's sanitised Markdown) is used once the schema has it.
 const TURN_FRAGMENT = `fragment TurnFields on Turn {
-  id role content provider model sequenceNumber interrupted }`;
+  id role content provider model sequenceNumber interrupted replyToSequence }`;
 const TURN_FRAGMENT_HTML = `fragment TurnFields on Turn {
-  id role content contentHtml provider model sequenceNumber interrupted }`;
+  id role content contentHtml provider model sequenceNumber interrupted
+  replyToSequence }`;
 const SESSION_FIELDS = `id title branchName model memoryScope lastSequenceNumber
   space { id name } mount { baseSequence checkpoint { id shortHash title } }
   forkedFrom { id shortHash }`;
@@ -58,6 +62,13 @@ export const UNMOUNT = mutation("unmountCheckpoint", "UnmountCheckpointInput", S
 export const FORK = mutation("forkSession", "ForkSessionInput", SESSION_RESULT);
 export const SEND_MESSAGE = mutation("sendMessage", "SendMessageInput",
   "userTurn { ...TurnFields } assistantTurn { ...TurnFields }");
+// The reply streamed: StreamUserTurn, StreamDelta…, then StreamAssistantTurn or StreamFailed.
+export const MESSAGE_STREAM = `subscription($input: SendMessageInput!) {
+  messageStream(input: $input) { __typename
+    ... on StreamUserTurn { userTurn { ...TurnFields } }
+    ... on StreamDelta { delta }
+    ... on StreamAssistantTurn { assistantTurn { ...TurnFields } }
+    ... on StreamFailed { ${ERRORS} partialReply { ...TurnFields } } } }`;
 export const DRAFT_CHECKPOINT = mutation("draftCheckpoint", "DraftCheckpointInput",
   `draft { title objective summary decisions tasks openQuestions entities
     sourceTurnRange { first last } model }`);
@@ -69,8 +80,11 @@ export class ApiError extends Error {}
 
 let turnFragment = TURN_FRAGMENT;
 
+const withFragments = (query) =>
+  query.includes("...TurnFields") ? `${query}\n${turnFragment}` : query;
+
 async function request(query, variables = {}) {
-  const document = query.includes("...TurnFields") ? `${query}\n${turnFragment}` : query;
+  const document = withFragments(query);
   let response;
   try {
     response = await fetch(ENDPOINT, {
@@ -141,3 +155,43 @@ export const sendMessage = (input) => run(SEND_MESSAGE, "sendMessage", input);
 export const draftCheckpoint = (sessionId) =>
   run(DRAFT_CHECKPOINT, "draftCheckpoint", { sessionId });
 export const createCheckpoint = (input) => run(CREATE_CHECKPOINT, "createCheckpoint", input);
+
+/**
+ * messageStream over SSE: each event (`__typename` and its fields) as it arrives.
+ * Throws StreamUnavailable when no stream could be opened (nothing arrived: the
+ * caller may send with sendMessage and the same idempotencyKey), the signal's
+ * AbortError once stopped (closing the connection stops the model; the server keeps
+ * what it had as an interrupted reply), ApiError when the connection breaks.
+ */
+export async function* streamMessage(input, signal) {
+  let first = true;
+  try {
+    const body = { query: withFragments(MESSAGE_STREAM), variables: { input } };
+    for await (const result of graphqlSse(ENDPOINT, body, signal)) {
+      const event = result.data?.messageStream;
+      if (!event) {
+        const message = result.errors?.[0]?.message ?? "The stream sent no event.";
+        // A server that cannot stream this document has written nothing.
+        throw first ? new StreamUnavailable(message) : new ApiError(message);
+      }
+      first = false;
+      yield event;
+    }
+  } catch (error) {
+    if (signal?.aborted || error instanceof StreamUnavailable || error instanceof ApiError) {
+      throw error;
+    }
+    throw new ApiError(`The connection was lost (${error.message}).`);
+  }
+}
+
+/** sendMessage, reported as the events messageStream would have sent. */
+export async function* sendMessageEvents(input) {
+  const payload = await sendMessage(input);
+  if (payload.userTurn) yield { __typename: "StreamUserTurn", userTurn: payload.userTurn };
+  if (payload.assistantTurn) {
+    yield { __typename: "StreamAssistantTurn", assistantTurn: payload.assistantTurn };
+  } else {
+    yield { __typename: "StreamFailed", errors: payload.errors, partialReply: null };
+  }
+}

@@ -5,7 +5,7 @@ import * as api from "./api.js";
 import { loadDraft, saveDraft } from "./drafts.js";
 import { placements, sessionTitle } from "./format.js";
 import { keyAction } from "./keyboard.js";
-import { HANDLERS } from "./handlers.js";
+import { HANDLERS, inFlight } from "./handlers.js";
 import "./components/space-list.js";
 import "./components/session-header.js";
 import "./components/notebook-view.js";
@@ -89,7 +89,7 @@ export class SmritiApp extends HTMLElement {
     document.title = s.session ? `${sessionTitle(s.session)} · Smriti` : "Smriti";
     this.renderNotebook();
     ui.composer.hidden = !s.session;
-    ui.composer.busy = s.pending?.status === "sending";
+    ui.composer.busy = inFlight(s.pending);
     ui.form.hidden = !s.formOpen;
     const mountedId = s.session?.mount?.checkpoint?.id ?? null;
     ui.lineage.state = { ...s.lineage, mountedId, selectedId: s.selectedId,
@@ -241,10 +241,11 @@ export class SmritiApp extends HTMLElement {
 
   key(event) {
     const action = keyAction(event);
-    if (!action) return;
+    if (!action || (action === "stop" && !inFlight(this.state.pending))) return;
     event.preventDefault();
     if (action === "help") this.ui.shortcuts.show();
     else if (action === "compose" && this.state.session) this.ui.composer.focusInput();
+    else if (action === "stop") HANDLERS["stop-stream"].call(this);
     else if (action === "checkpoint" && this.state.session?.space) HANDLERS["open-checkpoint-form"].call(this);
     else if (action === "next" || action === "previous") this.moveFocus(action === "next" ? 1 : -1);
   }

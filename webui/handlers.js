@@ -6,31 +6,128 @@ import { loadDraft } from "./drafts.js";
 const newKey = () =>
   globalThis.crypto?.randomUUID?.() ?? `${Date.now()}-${Math.random().toString(16).slice(2)}`;
 
-/** Send (or resend) the pending message; the same idempotencyKey on every try. */
-async function deliver(app) {
-  const pending = app.state.pending;
-  const sessionId = app.state.session.id;
-  let payload;
+/** What "Continue" sends after an interrupted reply (the model sees that reply). */
+export const CONTINUE_MESSAGE = "Please continue.";
+const STOP_POLLS = 20; // × 100 ms: the server saves a stopped reply right after the stream closes
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A message is on its way (one at a time). */
+export const inFlight = (pending) => Boolean(pending) && pending.status !== "error";
+
+/** A new message (new idempotencyKey), sent at once. */
+function startSend(app, content, model) {
+  if (inFlight(app.state.pending)) return undefined;
+  app.set({ pending: { content, model, key: newKey(), status: "sending", errors: [],
+    userSaved: false, text: "", stoppable: true, controller: null } });
+  return deliver(app);
+}
+
+/** Turns not yet in the notebook, in order. */
+function withNew(turns, more) {
+  const known = new Set(turns.map((turn) => turn.sequenceNumber));
+  const added = more.filter((turn) => turn && !known.has(turn.sequenceNumber));
+  return added.length ? [...turns, ...added.sort((a, b) => a.sequenceNumber - b.sequenceNumber)]
+    : turns;
+}
+
+/** messageStream; sendMessage with the same idempotencyKey when no stream can be opened. */
+async function* replyEvents(app, input, controller) {
   try {
-    payload = await api.sendMessage({ sessionId, content: pending.content, model: pending.model,
-      idempotencyKey: pending.key });
+    yield* api.streamMessage(input, controller.signal);
   } catch (error) {
-    payload = { errors: [{ code: "NETWORK", message: error.message }] };
+    if (!(error instanceof api.StreamUnavailable)) throw error;
+    const pending = app.state.pending;
+    if (pending?.key === input.idempotencyKey) {
+      app.state.pending = { ...pending, stoppable: false }; // a mutation cannot be stopped
+      app.renderNotebook();
+    }
+    yield* api.sendMessageEvents(input);
   }
-  if (app.state.session?.id !== sessionId) return;
-  const known = new Set(app.state.turns.map((turn) => turn.sequenceNumber));
-  const added = [payload.userTurn, payload.assistantTurn]
-    .filter((turn) => turn && !known.has(turn.sequenceNumber));
-  const turns = [...app.state.turns, ...added];
-  if (payload.errors.length) {
-    app.set({ turns, pending: { ...pending, status: "error", errors: payload.errors,
-      userSaved: pending.userSaved || Boolean(payload.userTurn) } });
+}
+
+/**
+ * Send (or resend) the pending message, its reply streamed into the notebook; the
+ * same idempotencyKey on every try. Ends with the saved turns in the notebook and
+ * either no pending message or an error cell.
+ */
+async function deliver(app) {
+  const key = app.state.pending.key;
+  const sessionId = app.state.session.id;
+  const controller = new AbortController();
+  const ours = () => app.state.session?.id === sessionId && app.state.pending?.key === key;
+  const update = (change, { full = false } = {}) => {
+    if (!ours()) return;
+    app.state.pending = { ...app.state.pending, ...change };
+    if (full) app.set({}); else app.renderNotebook(); // a piece of text: only the notebook
+  };
+  update({ controller });
+  const pending = app.state.pending;
+  const input = { sessionId, content: pending.content, model: pending.model, idempotencyKey: key };
+  let outcome = { errors: [{ code: "NETWORK", message: "The reply stream ended early." }] };
+  try {
+    for await (const event of replyEvents(app, input, controller)) {
+      // Another session opened meanwhile: let the reply finish (it is saved) unseen.
+      if (!ours()) continue;
+      if (event.__typename === "StreamUserTurn") {
+        app.state.turns = withNew(app.state.turns, [event.userTurn]);
+        const status = app.state.pending.status === "sending" ? "streaming" : app.state.pending.status;
+        update({ userSaved: true, userSeq: event.userTurn.sequenceNumber, status }, { full: true });
+      } else if (event.__typename === "StreamDelta") {
+        update({ text: app.state.pending.text + event.delta });
+      } else if (event.__typename === "StreamAssistantTurn") {
+        outcome = { reply: event.assistantTurn };
+      } else if (event.__typename === "StreamFailed") {
+        outcome = { errors: event.errors, partial: event.partialReply };
+      }
+    }
+  } catch (error) {
+    outcome = controller.signal.aborted ? { stopped: true }
+      : { errors: [{ code: "NETWORK", message: error.message }] };
+  }
+  if (!ours()) return;
+  if (outcome.stopped) {
+    await settleStopped(app, sessionId, key);
+    if (!ours()) return;
+  }
+  const done = app.state.pending;
+  const turns = withNew(app.state.turns, [outcome.reply, outcome.partial]);
+  if (outcome.errors?.length) {
+    // With a partial reply saved, the exchange is answered: Retry asks again (new key).
+    app.set({ turns, pending: { ...done, status: "error", errors: outcome.errors, text: "",
+      controller: null, answered: Boolean(outcome.partial) } });
   } else {
     app.set({ turns, pending: null });
-    app.saveDraft(app.ui.composer.value); // sent: the stored draft is what is typed now
+    if (done.userSaved) app.saveDraft(app.ui.composer.value); // sent: the draft is what is typed now
+    else if (outcome.stopped && !app.ui.composer.value) app.ui.composer.value = done.content; // never sent
   }
   await Promise.all([app.reloadSession(), app.refreshPreview()]);
   if (!app.state.session?.title) setTimeout(() => app.refreshSidebar().then(() => app.reloadSession()), 1500);
+}
+
+/** After Stop: the turns the server saved (the reply, marked interrupted, once a piece had arrived). */
+async function settleStopped(app, sessionId, key) {
+  const before = app.state.turns.at(-1)?.sequenceNumber ?? 0;
+  const expectReply = app.state.pending.userSaved && app.state.pending.text !== "";
+  for (let poll = 0; poll < STOP_POLLS; poll += 1) {
+    let page = null;
+    try {
+      page = await api.loadTurns(sessionId);
+    } catch (error) {
+      app.toast(error.message);
+    }
+    if (app.state.session?.id !== sessionId || app.state.pending?.key !== key) return;
+    const pending = app.state.pending;
+    const found = page?.turns ?? [];
+    app.state.turns = withNew(app.state.turns, found);
+    // Stopped before the server said so, the message may still have been saved.
+    const user = pending.userSaved ? null : found.find((turn) => turn.role === "USER"
+      && turn.sequenceNumber > before && turn.content === pending.content);
+    if (user) app.state.pending = { ...pending, userSaved: true, userSeq: user.sequenceNumber };
+    const userSeq = app.state.pending.userSeq;
+    const replied = found.some((turn) => turn.role === "ASSISTANT" && turn.replyToSequence === userSeq);
+    if (!expectReply || replied) return;
+    await sleep(100);
+  }
 }
 
 async function sessionChange(app, payload) {
@@ -122,15 +219,31 @@ export const HANDLERS = {
     this.set({ showContext: !this.state.showContext });
   },
   send({ content, model }) {
-    if (this.state.pending?.status === "sending") return;
-    this.set({ pending: { content, model, key: newKey(), status: "sending", errors: [],
-      userSaved: false } });
+    if (inFlight(this.state.pending)) return undefined;
     this.ui.composer.value = "";
-    return deliver(this);
+    return startSend(this, content, model);
   },
   "retry-send"() {
-    this.set({ pending: { ...this.state.pending, status: "sending", errors: [] } });
+    const pending = this.state.pending;
+    // A partial reply was saved: the exchange is answered, so ask again as a new message.
+    if (pending.answered) return startSend(this, pending.content, pending.model);
+    this.set({ pending: { ...pending, status: "sending", errors: [], text: "", stoppable: true } });
     return deliver(this);
+  },
+  "stop-stream"() {
+    const pending = this.state.pending;
+    if (!inFlight(pending) || !pending.stoppable || !pending.controller) return;
+    this.set({ pending: { ...pending, status: "stopping" } });
+    pending.controller.abort();
+  },
+  "continue-reply"() {
+    return startSend(this, CONTINUE_MESSAGE, this.state.model);
+  },
+  "retry-reply"({ seq }) {
+    const reply = this.state.turns.find((turn) => turn.sequenceNumber === seq);
+    const question = this.state.turns.find((turn) => turn.sequenceNumber === reply?.replyToSequence);
+    if (!question) return this.toast("The message this reply answered is not loaded.");
+    return startSend(this, question.content, this.state.model);
   },
   "discard-send"() {
     this.set({ pending: null });

@@ -68,8 +68,8 @@ def test_sending_shows_the_user_cell_at_once_then_the_reply(
         box = page.get_by_label("Message", exact=True)
         box.fill("First question")
         box.press("Shift+Enter")
-        pending = page.locator(".cell.pending.user")
-        expect(pending).to_contain_text("First question")
+        # Pending, then numbered as soon as the server has saved it (before the reply).
+        expect(page.locator(".cell.user")).to_contain_text("First question")
         expect(page.locator(".cell.pending.assistant")).to_contain_text("Waiting for the reply")
         expect(box).to_have_value("")
     finally:

@@ -56,8 +56,13 @@ export class NotebookView extends HTMLElement {
       this.decorate(added && data.mount === previous.mount ? [...older, ...newer] : null);
     }
     this.sentinel.hidden = !data.hasOlder;
-    this.renderPending(data.pending);
-    if (newer.length || data.pending !== previous.pending) this.scroller.scrollTop = this.scroller.scrollHeight;
+    const stick = this.nearBottom(); // before this update adds anything
+    const reshaped = this.renderPending(data.pending, previous.pending);
+    this.offerActions();
+    // New cells bring the end into view; streamed text only if the reader is there.
+    if (newer.length || reshaped || (data.pending !== previous.pending && stick)) {
+      this.scroller.scrollTop = this.scroller.scrollHeight;
+    }
     if (data.hasOlder && !data.loadingOlder) requestAnimationFrame(() => this.checkSentinel());
   }
 
@@ -136,18 +141,43 @@ export class NotebookView extends HTMLElement {
     return cell;
   }
 
-  renderPending(pending) {
-    if (!pending) return replace(this.tail);
+  nearBottom() {
+    const { scrollTop, scrollHeight, clientHeight } = this.scroller;
+    return scrollHeight - scrollTop - clientHeight < 80;
+  }
+
+  /** Continue / Retry on the newest turn when it is an interrupted reply. */
+  offerActions() {
+    const last = this.data.turns.at(-1);
+    const cell = last && this.cells.get(last.sequenceNumber);
+    const offer = Boolean(cell && !this.data.pending && last.role === "ASSISTANT" && last.interrupted);
+    if (this.offered && this.offered !== cell) this.offered.actions = false;
+    if (cell) cell.actions = offer;
+    this.offered = offer ? cell : null;
+  }
+
+  /** The cells of the message on its way; true when they changed shape (not just text). */
+  renderPending(pending, previous) {
+    if (pending === previous) return false;
+    const shape = (p) => p && [p.key, p.status, p.userSaved, p.stoppable, p.text === ""].join("|");
+    if (pending && this.streamBody && shape(pending) === shape(previous)
+      && pending.text.startsWith(previous.text)) {
+      this.streamBody.append(pending.text.slice(previous.text.length)); // only the new piece
+      return false;
+    }
+    this.streamBody = null;
+    if (!pending) {
+      replace(this.tail);
+      return Boolean(previous);
+    }
     const cells = [];
     if (!pending.userSaved) {
       cells.push(h("div", { class: "cell turn user pending", tabindex: "0" },
         h("div", { class: "cell-gutter" }, "In [*]"),
         h("div", { class: "cell-main" }, h("div", { class: "cell-body plain" }, pending.content))));
     }
-    if (pending.status === "sending") {
-      cells.push(h("div", { class: "cell turn assistant pending" },
-        h("div", { class: "cell-gutter" }, "Out [*]"),
-        h("div", { class: "cell-main" }, h("div", { class: "thinking" }, "Waiting for the reply…"))));
+    if (pending.status !== "error") {
+      cells.push(this.streamingCell(pending));
     } else {
       cells.push(h("div", { class: "cell error", tabindex: "0", role: "alert" },
         h("div", { class: "cell-gutter" }, "Error"),
@@ -159,6 +189,24 @@ export class NotebookView extends HTMLElement {
               "Dismiss")))));
     }
     replace(this.tail, cells);
+    return true;
+  }
+
+  /** The reply as it arrives: plain text until the saved turn (with its Markdown) replaces it. */
+  streamingCell(pending) {
+    const stopping = pending.status === "stopping";
+    const body = pending.text
+      ? (this.streamBody = h("div", { class: "cell-body plain" }, pending.text))
+      : h("div", { class: "thinking" }, stopping ? "Stopping…" : "Waiting for the reply…");
+    return h("div", { class: "cell turn assistant pending", "aria-busy": "true" },
+      h("div", { class: "cell-gutter" }, "Out [*]"),
+      h("div", { class: "cell-main" },
+        h("div", { class: "cell-meta" }, pending.model ?? "",
+          stopping ? h("span", { class: "tag warn" }, "stopping") : null),
+        body,
+        pending.stoppable && !stopping ? h("div", { class: "actions" },
+          h("button", { type: "button", title: "Stop the reply, keeping what has arrived (Esc)",
+            onclick: () => emit(this, "stop-stream") }, "Stop")) : null));
   }
 
   requestOlder() {

@@ -7,6 +7,7 @@ export const SHORTCUTS = [
   ["i", "Write a message (focus the composer)"],
   ["Shift+Enter or Ctrl+Enter", "Send the message"],
   ["Esc", "Leave the composer / close a dialog"],
+  ["Esc (outside the message box)", "Stop the reply that is streaming"],
   ["s", "Save a checkpoint"],
   ["Tab", "Move between buttons and links"],
 ];

@@ -1,5 +1,6 @@
-// One turn as a notebook cell: "In [12]" / "Out [13]", provider/model, content.
-import { h } from "../dom.js";
+// One turn as a notebook cell: "In [12]" / "Out [13]", provider/model, content;
+// an interrupted reply the notebook marks with `actions` offers Continue and Retry.
+import { emit, h } from "../dom.js";
 import { cellLabel } from "../format.js";
 
 export class TurnCell extends HTMLElement {
@@ -10,6 +11,12 @@ export class TurnCell extends HTMLElement {
 
   get turn() {
     return this._turn;
+  }
+
+  set actions(on) {
+    if (Boolean(on) === Boolean(this._actions)) return;
+    this._actions = on;
+    if (this._rendered) this.render();
   }
 
   connectedCallback() {
@@ -39,8 +46,18 @@ export class TurnCell extends HTMLElement {
       h("div", { class: "cell-main" },
         h("div", { class: "cell-meta" }, model,
           turn.interrupted ? h("span", { class: "tag warn" }, "interrupted") : null),
-        body),
+        body,
+        this._actions ? this.actionBar(turn) : null),
     );
+  }
+
+  actionBar(turn) {
+    const seq = turn.sequenceNumber;
+    return h("div", { class: "actions" },
+      h("button", { type: "button", title: "Ask the model to go on from here (sends “Please continue.”)",
+        onclick: () => emit(this, "continue-reply", { seq }) }, "Continue"),
+      h("button", { type: "button", title: "Ask the same question again for a new reply",
+        onclick: () => emit(this, "retry-reply", { seq }) }, "Retry"));
   }
 }
 
