@@ -3,8 +3,10 @@
 LiteLLM is imported lazily, on the first call, because importing it takes
 seconds. Before that import it is told to stay offline
 (``LITELLM_OFFLINE_MODE``, ``LITELLM_LOCAL_MODEL_COST_MAP``: no cost map,
-tokenizer or catalogue downloads) and not to read a ``.env`` file
-(``LITELLM_MODE=PRODUCTION``), each only if the variable is not already set.
+tokenizer or catalogue downloads), not to read a ``.env`` file
+(``LITELLM_MODE=PRODUCTION``) and not to copy every prompt for its logging
+payload (``MAX_BASE64_LENGTH_FOR_LOGGING=0``, see ``_litellm``), each only if
+the variable is not already set.
 The first call also registers the built-in offline provider as a LiteLLM
 custom provider (``smriti_offline/echo``, ``smriti_offline/extractor``) with a
 32768-token window and zero cost, so the offline models go through
@@ -79,6 +81,13 @@ def _litellm() -> Any:
                 # its own install directory into os.environ on import: keys would
                 # appear, and providers turn available, after the first call.
                 os.environ.setdefault("LITELLM_MODE", "PRODUCTION")
+                # After every call LiteLLM builds a logging payload for its
+                # callbacks, and first copies the whole prompt (every message
+                # dict, every string checked for a data: URI) to shorten base64
+                # images in it: ~0.5 ms a call with a 200-turn window. Smriti
+                # registers no LiteLLM callback, so nothing reads that copy; 0
+                # turns the truncation (and the copy) off. Read once, on import.
+                os.environ.setdefault("MAX_BASE64_LENGTH_FOR_LOGGING", "0")
                 module: Any = importlib.import_module("litellm")
                 module.suppress_debug_info = True  # no "Provider List: …" on stdout
                 _register_offline(module)
@@ -137,6 +146,7 @@ class LiteLLMTransport:
         if failure is not None:
             raise failure  # outside the except block: no __context__, see complete()
         reported: Any = None
+        priced: Any = None  # the usage chunk, which LiteLLM has already priced
         started = False
         try:
             while True:
@@ -148,7 +158,9 @@ class LiteLLMTransport:
                     failure = self._error(exc, ref, mid_stream=started)
                 if failure is not None:
                     raise failure
-                reported = getattr(chunk, "usage", None) or reported
+                usage = getattr(chunk, "usage", None)
+                if usage:
+                    reported, priced = usage, chunk
                 for choice in getattr(chunk, "choices", None) or []:
                     delta = getattr(getattr(choice, "delta", None), "content", None)
                     if delta:
@@ -159,7 +171,9 @@ class LiteLLMTransport:
             close = getattr(response, "aclose", None)
             if close is not None:
                 await close()
-        yield StreamChunk(delta="", usage=_with_cost(litellm, ref, _usage(reported), None))
+        yield StreamChunk(
+            delta="", usage=_with_cost(litellm, ref, _usage(reported), None, priced=priced)
+        )
 
     def count_tokens(self, text: str, ref: ModelRef) -> int:
         """Tokens in ``text`` for ``ref``'s tokenizer (LiteLLM's token_counter, offline)."""
@@ -295,12 +309,19 @@ def _usage(reported: Any) -> Usage:
     return Usage(prompt_tokens=count("prompt_tokens"), completion_tokens=count("completion_tokens"))
 
 
-def _with_cost(litellm: Any, ref: ModelRef, usage: Usage, response: Any) -> Usage:
-    """``usage`` plus its cost when LiteLLM knows the model's prices, else cost None."""
+def _with_cost(
+    litellm: Any, ref: ModelRef, usage: Usage, response: Any, *, priced: Any = None
+) -> Usage:
+    """``usage`` plus its cost when LiteLLM knows the model's prices, else cost None.
+
+    ``priced`` is a stream's usage chunk: it carries the price LiteLLM gave the
+    assembled answer, as ``response`` (a whole answer) does.
+    """
     try:
-        # LiteLLM has already priced the response while building it; pricing it
-        # again cost a millisecond a message.
-        hidden = getattr(response, "_hidden_params", None) or {}
+        # LiteLLM has already priced the response (or the stream) while building
+        # it; pricing it again cost a millisecond a message.
+        carrier = response if response is not None else priced
+        hidden = getattr(carrier, "_hidden_params", None) or {}
         known = hidden.get("response_cost") if isinstance(hidden, dict) else None
         if isinstance(known, int | float):
             cost = known
