@@ -35,6 +35,17 @@ class Exchange:
     error: ProviderError | None = None
 
 
+@dataclass(frozen=True)
+class Started:
+    """A message whose user turn is saved; ``reply`` is set when a repeated
+    idempotency key finds it already answered."""
+
+    session: Session
+    ref: ModelRef
+    user_turn: Turn
+    reply: Turn | None
+
+
 def session_model(session: Session) -> str:
     return f"{session.active_provider}/{session.active_model}"
 
@@ -61,69 +72,28 @@ async def send_message(
     idempotency_key: str | None = None,
     override: ContextOverride | None = None,
 ) -> Exchange:
-    registry = services.registry
-    # Everything that can be refused is checked before anything is written.
-    content = validate_content(content, max_bytes=services.settings.max_content_bytes)
-    ref = registry.resolve(model or session_model(session))  # refuses a provider with no key
-
-    if override is not None:
-        # An explicit context is checked (space, checkpoint, scope) before the
-        # user's turn is written, so a refused one writes nothing.
-        await resolve_plan(services, session, model=ref, new_message=content, override=override)
-
-    user_turn: Turn | None = None
-    if idempotency_key is not None:
-        user_turn = await turns.by_idempotency_key(session.id, idempotency_key)
-        if user_turn is not None:
-            reply = await turns.reply_to(session.id, user_turn.sequence_number)
-            if reply is not None:
-                plan = await resolve_plan(
-                    services,
-                    session,
-                    model=ref,
-                    new_message=user_turn.content,
-                    override=override,
-                    before=user_turn.sequence_number,
-                )
-                messages = render_messages(plan, user_turn.content)
-                return Exchange(user_turn, reply, plan, messages)
-    if user_turn is None:
-        try:
-            user_turn = await turns.append(
-                session.id,
-                role=Role.USER,
-                content=content,
-                token_count=registry.count_tokens(content, ref),
-                provider=ref.provider,
-                model=ref.model,
-                idempotency_key=idempotency_key,
-            )
-        except turns.DuplicateKey:
-            # A concurrent retry with the same key won the race: answer as it will.
-            return await send_message(
-                services,
-                session,
-                content=content,
-                model=model,
-                idempotency_key=idempotency_key,
-                override=override,
-            )
-    if (ref.provider, ref.model) != (session.active_provider, session.active_model):
-        session = await sessions.update(
-            session.owner_id, session.id, active_provider=ref.provider, active_model=ref.model
-        )
-
-    plan = await resolve_plan(
+    started = await begin(
         services,
         session,
+        content=content,
+        model=model,
+        idempotency_key=idempotency_key,
+        override=override,
+    )
+    user_turn, ref = started.user_turn, started.ref
+    plan = await resolve_plan(
+        services,
+        started.session,
         model=ref,
         new_message=user_turn.content,
         override=override,
         before=user_turn.sequence_number,
     )
     messages = render_messages(plan, user_turn.content)
+    if started.reply is not None:
+        return Exchange(user_turn, started.reply, plan, messages)
     try:
-        completion = await registry.complete(messages, ref)
+        completion = await services.registry.complete(messages, ref)
     except ProviderError as exc:
         log.warning("provider call failed for session %s: %s", session.id, exc.code.value)
         return Exchange(user_turn, None, plan, messages, error=exc)
@@ -131,15 +101,66 @@ async def send_message(
         session.id,
         role=Role.ASSISTANT,
         content=completion.text,
-        token_count=registry.count_tokens(completion.text, ref),
+        token_count=services.registry.count_tokens(completion.text, ref),
         provider=ref.provider,
         model=ref.model,
         usage=completion.usage,
         reply_to_sequence=user_turn.sequence_number,
     )
-    if services.settings.title_sessions and not session.title:
+    if services.settings.title_sessions and not started.session.title:
         services.spawn(title_session(services, session.id, session.owner_id), "title-session")
     return Exchange(user_turn, assistant_turn, plan, messages)
+
+
+async def begin(
+    services: Services,
+    session: Session,
+    *,
+    content: str,
+    model: str | None,
+    idempotency_key: str | None,
+    override: ContextOverride | None,
+) -> Started:
+    """Check the message, then write the user's turn (or find it, for a repeated
+    idempotency key, with its reply if it has one). Shared by sendMessage and
+    messageStream: everything that can be refused is refused before a write."""
+    registry = services.registry
+    # Everything that can be refused is checked before anything is written.
+    content = validate_content(content, max_bytes=services.settings.max_content_bytes)
+    ref = registry.resolve(model or session_model(session))  # refuses a provider with no key
+    if override is not None:
+        await resolve_plan(services, session, model=ref, new_message=content, override=override)
+
+    if idempotency_key is not None:
+        earlier = await turns.by_idempotency_key(session.id, idempotency_key)
+        if earlier is not None:
+            reply = await turns.reply_to(session.id, earlier.sequence_number)
+            return Started(session, ref, earlier, reply)
+    try:
+        user_turn = await turns.append(
+            session.id,
+            role=Role.USER,
+            content=content,
+            token_count=registry.count_tokens(content, ref),
+            provider=ref.provider,
+            model=ref.model,
+            idempotency_key=idempotency_key,
+        )
+    except turns.DuplicateKey:
+        # A concurrent retry with the same key won the race: answer as it will.
+        return await begin(
+            services,
+            session,
+            content=content,
+            model=model,
+            idempotency_key=idempotency_key,
+            override=override,
+        )
+    if (ref.provider, ref.model) != (session.active_provider, session.active_model):
+        session = await sessions.update(
+            session.owner_id, session.id, active_provider=ref.provider, active_model=ref.model
+        )
+    return Started(session, ref, user_turn, None)
 
 
 async def title_session(services: Services, session_id: int, owner_id: int) -> None:

@@ -32,13 +32,12 @@ from dataclasses import dataclass
 from api.domain.context import ContextOverride, ContextPlan
 from api.domain.prompt import render_messages
 from api.domain.types import ChatMessage, Role, Session, Turn, Usage
-from api.domain.validation import validate_content
 from api.errors import ProviderError, SmritiError
-from api.providers import ModelRef, StreamChunk
+from api.providers import StreamChunk
 from api.services.base import Services, log
-from api.services.chat import session_model, title_session
+from api.services.chat import Started, begin, title_session
 from api.services.context import resolve_plan
-from api.store import sessions, turns
+from api.store import turns
 
 
 @dataclass(frozen=True)
@@ -81,14 +80,6 @@ class Failed:
 StreamEvent = UserTurnSaved | Delta | ReplySaved | Failed
 
 
-@dataclass(frozen=True)
-class _Started:
-    session: Session
-    ref: ModelRef
-    user_turn: Turn
-    reply: Turn | None  # already answered (a repeated idempotency key)
-
-
 async def stream_message(
     services: Services,
     session: Session,
@@ -103,7 +94,7 @@ async def stream_message(
     Close the generator (``aclose``, or ``contextlib.aclosing``) to stop it.
     """
     try:
-        started = await _start(
+        started = await begin(
             services,
             session,
             content=content,
@@ -170,57 +161,8 @@ async def stream_message(
     yield ReplySaved(reply)
 
 
-async def _start(
-    services: Services,
-    session: Session,
-    *,
-    content: str,
-    model: str | None,
-    idempotency_key: str | None,
-    override: ContextOverride | None,
-) -> _Started:
-    """Check the message and write the user's turn, as ``chat.send_message`` does."""
-    registry = services.registry
-    # Everything that can be refused is checked before anything is written.
-    content = validate_content(content, max_bytes=services.settings.max_content_bytes)
-    ref = registry.resolve(model or session_model(session))  # refuses a provider with no key
-    if override is not None:
-        await resolve_plan(services, session, model=ref, new_message=content, override=override)
-
-    if idempotency_key is not None:
-        earlier = await turns.by_idempotency_key(session.id, idempotency_key)
-        if earlier is not None:
-            reply = await turns.reply_to(session.id, earlier.sequence_number)
-            return _Started(session, ref, earlier, reply)
-    try:
-        user_turn = await turns.append(
-            session.id,
-            role=Role.USER,
-            content=content,
-            token_count=registry.count_tokens(content, ref),
-            provider=ref.provider,
-            model=ref.model,
-            idempotency_key=idempotency_key,
-        )
-    except turns.DuplicateKey:
-        # A concurrent retry with the same key won the race: answer as it will.
-        return await _start(
-            services,
-            session,
-            content=content,
-            model=model,
-            idempotency_key=idempotency_key,
-            override=override,
-        )
-    if (ref.provider, ref.model) != (session.active_provider, session.active_model):
-        session = await sessions.update(
-            session.owner_id, session.id, active_provider=ref.provider, active_model=ref.model
-        )
-    return _Started(session, ref, user_turn, None)
-
-
 def _save_reply(
-    services: Services, started: _Started, text: str, usage: Usage | None, *, interrupted: bool
+    services: Services, started: Started, text: str, usage: Usage | None, *, interrupted: bool
 ) -> asyncio.Task[Turn]:
     ref = started.ref
     write = turns.append(
