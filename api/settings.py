@@ -25,7 +25,7 @@ class Settings:
     providers_file: Path | None
     max_content_bytes: int = 1024 * 1024
     # The window never holds more turns than this, whatever the token budget.
-    max_window_turns: int = 200
+    max_window_turns: int = 50
     # Tokens kept free for the model's answer.
     answer_reserve_tokens: int = 1024
     default_memory_scope: MemoryScope = MemoryScope.LATEST_1
@@ -57,7 +57,7 @@ class Settings:
             database_url=normalize_url(url) if url else sqlite_url(default_database_path()),
             providers_file=provider_path,
             max_content_bytes=int(env.get("SMRITI_MAX_CONTENT_BYTES", 1024 * 1024)),
-            max_window_turns=int(env.get("SMRITI_MAX_WINDOW_TURNS", 200)),
+            max_window_turns=int(env.get("SMRITI_MAX_WINDOW_TURNS", 50)),
             provider_timeout_seconds=float(env.get("SMRITI_PROVIDER_TIMEOUT", 60)),
             allowed_origins=tuple(
                 o.strip() for o in env.get("SMRITI_ALLOWED_ORIGINS", "").split(",") if o.strip()
