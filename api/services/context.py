@@ -49,9 +49,14 @@ async def resolve_plan(
 
     source = choose_source(session, override=override, override_checkpoint=picked)
     head = None
+    chain: list[Checkpoint] = []
     if source.mode is ContextMode.HEAD and source.space_id is not None:
         # Only HEAD mode needs the branch head; ask again now that it is known.
-        head = await checkpoints.head(source.space_id, session.branch_name)
+        # The head is the tip of the chain, so one read serves both.
+        tip = await checkpoints.head_id(source.space_id, session.branch_name)
+        if tip is not None:
+            chain = await checkpoints.chain(tip, source.depth)
+            head = chain[0] if chain else None
         source = choose_source(session, override=override, override_checkpoint=picked, head=head)
     boundary = source.after_sequence
     if source.boundary_from_head and head is not None:
@@ -62,8 +67,7 @@ async def resolve_plan(
         )
         boundary = head_boundary(session, head, written_before)
 
-    chain: list[Checkpoint] = []
-    if source.tip_checkpoint_id is not None:
+    if source.tip_checkpoint_id is not None and not chain:
         chain = await checkpoints.chain(source.tip_checkpoint_id, source.depth)
     recent = await turns.recent(
         session.id, after=boundary, before=before, limit=settings.max_window_turns

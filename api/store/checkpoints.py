@@ -115,11 +115,14 @@ async def get_many(ids: list[int]) -> dict[int, Checkpoint]:
     return {row.id: rows.checkpoint(row) for row in found}
 
 
-async def head(space_id: int, branch_name: str) -> Checkpoint | None:
+async def head_id(space_id: int, branch_name: str) -> int | None:
     branch = await models.Branch.get_or_none(space_id=space_id, name=branch_name)
-    if branch is None:
-        return None
-    return await get(branch.head_id)  # type: ignore[attr-defined]
+    return int(branch.head_id) if branch is not None else None  # type: ignore[attr-defined]
+
+
+async def head(space_id: int, branch_name: str) -> Checkpoint | None:
+    tip = await head_id(space_id, branch_name)
+    return await get(tip) if tip is not None else None
 
 
 async def chain(tip_id: int, depth: int) -> list[Checkpoint]:
