@@ -10,18 +10,17 @@ from __future__ import annotations
 
 import cProfile
 import io
-import logging
 import pstats
 import re
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 
 from api.graphql import ids
+from tests.support.queries import count_statements
 
 GRAPHQL_PATH = "/graphql"
 MS_PER_SECOND = 1000.0
@@ -75,30 +74,6 @@ class Series:
     window_turns: int | None = None
     # Expected number of returned nodes (lineage / ancestors), for a sanity check.
     returned: int | None = None
-
-
-class _StatementLog(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.DEBUG)
-        self.statements: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.statements.append(record.getMessage())
-
-
-@contextmanager
-def count_statements() -> Iterator[list[str]]:
-    """Collect every statement Tortoise's clients log while the block runs."""
-    logger = logging.getLogger("tortoise.db_client")
-    handler = _StatementLog()
-    previous = logger.level
-    logger.setLevel(logging.DEBUG)
-    logger.addHandler(handler)
-    try:
-        yield handler.statements
-    finally:
-        logger.removeHandler(handler)
-        logger.setLevel(previous)
 
 
 class Measurer:

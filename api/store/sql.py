@@ -43,8 +43,3 @@ async def fetch_one(
 ) -> dict[str, Any] | None:
     rows = await fetch(conn, statement, params)
     return rows[0] if rows else None
-
-
-def in_list(values: Sequence[Any]) -> str:
-    """Placeholders for an IN (...) list of len(values)."""
-    return ", ".join("?" for _ in values)
