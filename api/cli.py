@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import sys
 
 from api import __version__
+
+EXIT_DATABASE = 3  # the database cannot be opened or written
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -44,6 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     from api.app import create_app
     from api.errors import ConfigError
     from api.settings import Settings
+    from api.store import database
 
     settings = Settings.from_environment(database_url=args.database, providers_file=args.providers)
     try:
@@ -51,26 +55,22 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"smriti: {exc.message}", file=sys.stderr)
         return 2
+    where = database.describe(settings.database_url)
+    try:
+        asyncio.run(database.prepare(settings.database_url))
+    except database.StartupError as exc:
+        print(f"smriti: {exc}", file=sys.stderr)
+        # A driver thread stuck on the database would keep a normal exit waiting.
+        sys.stderr.flush()
+        os._exit(EXIT_DATABASE)
     print(
-        f"Smriti on http://{args.host}:{args.port}/ (GraphiQL at /graphql), "
-        f"database {_redact(settings.database_url)}",
+        f"Smriti on http://{args.host}:{args.port}/ (GraphiQL at /graphql), database {where}",
         file=sys.stderr,
     )
     uvicorn.run(
         app, host=args.host, port=args.port, log_level=args.log_level, timeout_graceful_shutdown=5
     )
     return 0
-
-
-def _redact(url: str) -> str:
-    """Never print a database password."""
-    from urllib.parse import urlsplit, urlunsplit
-
-    parts = urlsplit(url)
-    if parts.password:
-        netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
-        return urlunsplit(parts._replace(netloc=netloc, query=""))
-    return urlunsplit(parts._replace(query=""))
 
 
 if __name__ == "__main__":

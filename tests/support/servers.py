@@ -14,6 +14,10 @@ from typing import IO
 
 import httpx
 
+# A command prefix that runs a server without root's rights over files (a user
+# namespace with no mapped ids), so file permissions hold even in a root container.
+UNPRIVILEGED: tuple[str, ...] = ("unshare", "--user") if os.geteuid() == 0 else ()
+
 
 def free_port() -> int:
     with socket.socket() as sock:
@@ -26,9 +30,15 @@ class SmritiServer:
     """``smriti serve`` on 127.0.0.1 and a free port, stopped on exit."""
 
     def __init__(
-        self, database_url: str, *, providers: Path | None = None, env: dict[str, str] | None = None
+        self,
+        database_url: str,
+        *,
+        providers: Path | None = None,
+        env: dict[str, str] | None = None,
+        prefix: tuple[str, ...] = (),
     ) -> None:
         self.port = free_port()
+        self.prefix = prefix  # e.g. UNPRIVILEGED: run the server without root's rights
         self.database_url = database_url
         self.providers = providers
         self.env = env or {}
@@ -44,8 +54,9 @@ class SmritiServer:
     def graphql_url(self) -> str:
         return f"{self.base_url}/graphql"
 
-    def __enter__(self) -> SmritiServer:
+    def command(self) -> list[str]:
         command = [
+            *self.prefix,
             sys.executable,
             "-m",
             "api",
@@ -59,7 +70,26 @@ class SmritiServer:
         ]
         if self.providers:
             command += ["--providers", str(self.providers)]
-        env = {**os.environ, "LITELLM_OFFLINE_MODE": "true", **self.env}
+        return command
+
+    def environment(self) -> dict[str, str]:
+        return {**os.environ, "LITELLM_OFFLINE_MODE": "true", **self.env}
+
+    def failed_start(self, timeout: float = 30) -> subprocess.CompletedProcess[str]:
+        """Run a server that is expected to refuse to start; its exit and output.
+        A server that starts anyway is still listening at ``timeout`` (TimeoutExpired)."""
+        return subprocess.run(
+            self.command(),
+            env=self.environment(),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+
+    def __enter__(self) -> SmritiServer:
+        command = self.command()
+        env = self.environment()
         # A file, not a pipe: a chatty server must never block on a full pipe.
         self._log = tempfile.TemporaryFile()
         self.process = subprocess.Popen(
