@@ -68,7 +68,14 @@ def main(argv: list[str] | None = None) -> int:
         file=sys.stderr,
     )
     uvicorn.run(
-        app, host=args.host, port=args.port, log_level=args.log_level, timeout_graceful_shutdown=5
+        app,
+        host=args.host,
+        port=args.port,
+        log_level=args.log_level,
+        timeout_graceful_shutdown=5,
+        # Named, not "auto": without the library, auto serves no websocket at all
+        # ("Unsupported upgrade request") where this fails at start-up.
+        ws="websockets-sansio",
     )
     return 0
 

@@ -36,9 +36,11 @@ class SmritiServer:
         providers: Path | None = None,
         env: dict[str, str] | None = None,
         prefix: tuple[str, ...] = (),
+        python: str = sys.executable,
     ) -> None:
         self.port = free_port()
         self.prefix = prefix  # e.g. UNPRIVILEGED: run the server without root's rights
+        self.python = python  # the environment Smriti is installed in
         self.database_url = database_url
         self.providers = providers
         self.env = env or {}
@@ -57,7 +59,7 @@ class SmritiServer:
     def command(self) -> list[str]:
         command = [
             *self.prefix,
-            sys.executable,
+            self.python,
             "-m",
             "api",
             "serve",
