@@ -3,7 +3,8 @@
 # file (or pyproject.toml) changes.
 #
 #   make serve   run the server (HOST, PORT, ARGS are passed to `smriti serve`)
-#   make test    run the test suite on SQLite, then on PostgreSQL
+#   make test    run the test suite on SQLite, then on PostgreSQL (scripts/test-env
+#                starts a throw-away PostgreSQL and checks for Chromium first)
 #   make lint    ruff check + mypy
 #   make bench   run the benchmarks
 #   make lock    regenerate requirements.lock and requirements-dev.lock
@@ -15,7 +16,6 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 ARGS ?=
 PYTEST_ARGS ?=
-SMRITI_TEST_PG_URL ?= postgres://postgres@127.0.0.1:5432/postgres
 
 # LiteLLM must never reach the network at import time (model cost map download).
 export LITELLM_OFFLINE_MODE := true
@@ -29,9 +29,12 @@ PYTEST := $(VENV)/bin/python -m pytest $(PYTEST_ARGS)
 FETCH_GRAPHIQL := $(VENV)/bin/python scripts/fetch-graphiql-assets || \
 	echo "warning: GraphiQL assets not fetched; /graphql will load them from the CDN" >&2
 ON_SQLITE := SMRITI_TEST_DB=sqlite
-ON_POSTGRES := SMRITI_TEST_DB=postgres SMRITI_TEST_PG_URL=$(SMRITI_TEST_PG_URL) PGDATABASE=postgres
+ON_POSTGRES := SMRITI_TEST_DB=postgres PGDATABASE=postgres
+# Sets SMRITI_TEST_PG_URL (a throw-away cluster, unless it is already set) and makes
+# sure Chromium is there; see the script.
+TEST_ENV := scripts/test-env
 
-.PHONY: serve test test-sqlite test-postgres lint bench lock
+.PHONY: serve test test-both test-sqlite test-postgres lint bench lock
 
 serve: $(RUNTIME_STAMP)
 	exec $(VENV)/bin/smriti serve --host $(HOST) --port $(PORT) $(ARGS)
@@ -39,16 +42,20 @@ serve: $(RUNTIME_STAMP)
 # Both runs happen even if the first fails; the target fails if either does
 # (including pytest's exit 5, "no tests ran").
 test: $(DEV_STAMP)
+	@$(TEST_ENV) $(MAKE) --no-print-directory test-both
+
+# Inside scripts/test-env only (it sets SMRITI_TEST_PG_URL).
+test-both: $(DEV_STAMP)
 	@status=0; \
 	echo "$(ON_SQLITE) $(PYTEST)"; $(ON_SQLITE) $(PYTEST) || status=$$?; \
 	echo "$(ON_POSTGRES) $(PYTEST)"; $(ON_POSTGRES) $(PYTEST) || status=$$?; \
 	exit $$status
 
 test-sqlite: $(DEV_STAMP)
-	$(ON_SQLITE) $(PYTEST)
+	$(TEST_ENV) env $(ON_SQLITE) $(PYTEST)
 
 test-postgres: $(DEV_STAMP)
-	$(ON_POSTGRES) $(PYTEST)
+	$(TEST_ENV) env $(ON_POSTGRES) $(PYTEST)
 
 lint: $(DEV_STAMP)
 	$(VENV)/bin/ruff check .
