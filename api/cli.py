@@ -45,7 +45,9 @@ def main(argv: list[str] | None = None) -> int:
     from api.errors import ConfigError
     from api.settings import Settings
 
-    settings = Settings.from_environment(database_url=args.database, providers_file=args.providers)
+    settings = Settings.from_environment(
+        database_url=args.database, providers_file=args.providers, host=args.host
+    )
     try:
         app = create_app(settings)
     except ConfigError as exc:
