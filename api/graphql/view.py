@@ -105,7 +105,8 @@ class SmritiGraphQL(GraphQL[Context, None]):
     async def get_context(self, request: Request | WebSocket, response: Any) -> Context:
         if self.owner_id is None:
             self.owner_id = await spaces.local_user_id()
-        return Context(services=self.services, owner_id=self.owner_id)
+        via_get = isinstance(request, Request) and request.method == "GET"
+        return Context(services=self.services, owner_id=self.owner_id, via_get=via_get)
 
 
 @lru_cache(maxsize=256)
