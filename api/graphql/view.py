@@ -100,6 +100,12 @@ class SmritiGraphQL(GraphQL[Context, None]):
             return dataclasses.replace(parsed, protocol="http")
         if operation is not OperationType.SUBSCRIPTION:
             return dataclasses.replace(parsed, protocol="http")
+        if parsed.protocol == "http":
+            raise HTTPException(
+                406,
+                "A subscription is a stream: send it with `Accept: text/event-stream` "
+                "(graphql-sse) or over a websocket (graphql-transport-ws).",
+            )
         return parsed
 
     async def get_context(self, request: Request | WebSocket, response: Any) -> Context:

@@ -217,3 +217,48 @@ async def test_every_response_forbids_sniffing_and_framing(
     assert response.headers["content-security-policy"] == WEBUI_POLICY
     assert "frame-ancestors 'none'" in WEBUI_POLICY
     assert "default-src 'self'" in WEBUI_POLICY
+
+
+# --- which operations stream ------------------------------------------------------
+
+URQL_ACCEPT = (
+    "application/graphql-response+json, application/graphql+json, application/json, "
+    "text/event-stream, multipart/mixed"
+)
+STREAM = """subscription($s: ID!) { messageStream(input: {sessionId: $s, content: "Hi"}) {
+  __typename } }"""
+
+
+async def test_a_subscription_without_a_stream_transport_is_a_406(gql: GraphQLClient) -> None:
+    sid = (await create_session(gql, title="t"))["id"]
+    response = await gql.http.post(
+        "/graphql",
+        json={"query": STREAM, "variables": {"s": sid}},
+        headers={"Accept": "application/json"},
+    )
+    assert (response.status_code, response.text) == (
+        406,
+        "A subscription is a stream: send it with `Accept: text/event-stream` (graphql-sse) "
+        "or over a websocket (graphql-transport-ws).",
+    )
+    assert (await gql(TURNS, s=sid))["session"]["lastSequenceNumber"] == 0
+
+
+async def test_a_mutation_is_answered_with_json_whatever_else_accept_lists(
+    gql: GraphQLClient,
+) -> None:
+    sid = (await create_session(gql, title="t"))["id"]
+    response = await gql.http.post(
+        "/graphql",
+        json={"query": SEND, "variables": {"s": sid, "c": "once"}},
+        headers={"Accept": URQL_ACCEPT},
+    )
+    assert response.headers["content-type"] == "application/json"
+    assert response.json()["data"]["sendMessage"] == {
+        "userTurn": {"sequenceNumber": 1},
+        "errors": [],
+    }
+    assert (await gql(TURNS, s=sid))["session"]["lastSequenceNumber"] == 2
+
+
+TURNS = "query($s: ID!) { session(id: $s) { lastSequenceNumber } }"
