@@ -52,7 +52,10 @@ def message(sid: str, content: str) -> dict[str, Any]:
 
 async def test_gql_over_http(server: SmritiServer) -> None:
     sid = new_session(server)
-    async with Client(transport=HTTPXAsyncTransport(url=server.graphql_url)) as session:
+    # httpx's default 5 s timeout: the first message of a process waits for LiteLLM's
+    # import (token counting), which can take longer on a busy machine.
+    transport = HTTPXAsyncTransport(url=server.graphql_url, timeout=60)
+    async with Client(transport=transport) as session:
         query = await session.execute(GraphQLRequest(QUERY))
         sent = await session.execute(GraphQLRequest(SEND, variable_values=message(sid, "from gql")))
     assert query == {"providers": {"chatDefault": "offline/echo"}}
