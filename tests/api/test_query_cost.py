@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import logging
 from typing import Any
 
 import httpx
@@ -15,6 +16,7 @@ from api.graphql.schema import build_schema
 from api.settings import Settings
 from tests.support.graphql import GraphQLClient
 from tests.support.ops import checkpoint, create_session, create_space
+from tests.support.streams import graphql_ws, ws_client
 
 SCHEMA = build_schema()._schema  # type: ignore[attr-defined]
 
@@ -154,3 +156,44 @@ async def test_the_lineage_cap_counted_is_the_one_the_resolver_enforces(
         "query($s: ID!) { space(id: $s) { lineage(first: 1001) { edges { cursor } } } }", s=space
     )
     assert body["errors"][0]["message"] == "first must be between 0 and 1000."
+
+
+async def test_a_costly_subscription_is_refused_over_a_websocket_before_it_writes(
+    gql: GraphQLClient,
+) -> None:
+    sid = (await create_session(gql, title="t"))["id"]
+    costly = """subscription($input: SendMessageInput!) { messageStream(input: $input) {
+      ... on StreamUserTurn { context { checkpoints { ancestors(first: 1000) {
+        ancestors(first: 1000) { id } } } } } } }"""
+    async with ws_client(gql.app) as http, graphql_ws(http) as ws:
+        await ws.subscribe("1", {"sessionId": sid, "content": "Hi"}, query=costly)
+        answer = await ws.receive()
+        done = await ws.receive()
+    # the event, its context plan, 100 checkpoints, 1000 ancestors each, 1000 each again
+    cost = {"nodes": 1 + 1 + 100 + 100 * 1000 + 100 * 1000 * 1000, "limit": 50_000}
+    assert (answer["id"], answer["type"], done) == ("1", "next", {"id": "1", "type": "complete"})
+    assert answer["payload"]["data"] is None
+    assert [e["extensions"] for e in answer["payload"]["errors"]] == [
+        {"code": "QUERY_TOO_COSTLY", "cost": cost}
+    ]
+    assert (await gql(LAST, s=sid))["session"]["lastSequenceNumber"] == 0
+
+
+async def test_a_refusal_is_the_clients_mistake_not_logged_as_a_server_error(
+    gql: GraphQLClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    body = await gql.raw(ANCESTORS_3, n=1000)
+    assert body["errors"][0]["extensions"]["code"] == "QUERY_TOO_COSTLY"
+    assert [r for r in caplog.records if r.levelno >= logging.ERROR] == []
+
+
+async def test_a_get_never_runs_a_mutation(gql: GraphQLClient) -> None:
+    response = await gql.http.get(
+        "/graphql",
+        params={"query": 'mutation { createSpace(input: {name: "x"}) { errors { code } } }'},
+    )
+    assert response.status_code == 400
+    assert (await gql("{ spaces(first: 1) { edges { cursor } } }"))["spaces"]["edges"] == []
+
+
+LAST = "query($s: ID!) { session(id: $s) { lastSequenceNumber } }"
