@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -115,12 +114,15 @@ class SmritiGraphQL(GraphQL[Context, None]):
         return Context(services=self.services, owner_id=self.owner_id, via_get=via_get)
 
 
-@lru_cache(maxsize=256)
 def operation_type(
     query: str | None, operation_name: str | None, max_tokens: int
 ) -> OperationType | None:
     """The type of the operation a request names; None when it cannot be told
-    (Strawberry then answers the syntax or operation-name error itself)."""
+    (Strawberry then answers the syntax or operation-name error itself).
+
+    Not cached: a cache keyed by query text holds every text up to the body limit;
+    parsing at most max_tokens tokens again costs less than that.
+    """
     if query is None:
         return None
     try:
