@@ -14,7 +14,11 @@ from gql.transport.httpx import HTTPXAsyncTransport
 from gql.transport.websockets import WebsocketsTransport
 
 from api.store.database import sqlite_url
+from tests.conftest import TEST_DB
 from tests.support.servers import SmritiServer
+
+# HTTP behaviour, the same on either database: the servers here use SQLite.
+pytestmark = pytest.mark.skipif(TEST_DB != "sqlite", reason="runs in the SQLite pass")
 
 SEND = """mutation Send($input: SendMessageInput!) { sendMessage(input: $input) {
   userTurn { sequenceNumber content } assistantTurn { sequenceNumber } errors { code } } }"""

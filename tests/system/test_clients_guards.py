@@ -11,7 +11,11 @@ import pytest
 from httpx_ws import WebSocketUpgradeError, aconnect_ws
 
 from api.store.database import sqlite_url
+from tests.conftest import TEST_DB
 from tests.support.servers import SmritiServer
+
+# HTTP behaviour, the same on either database: the servers here use SQLite.
+pytestmark = pytest.mark.skipif(TEST_DB != "sqlite", reason="runs in the SQLite pass")
 
 URQL_ACCEPT = (
     "application/graphql-response+json, application/graphql+json, application/json, "

@@ -19,7 +19,11 @@ import httpx
 import pytest
 
 from api.store.database import sqlite_url
+from tests.conftest import TEST_DB
 from tests.support.servers import SmritiServer
+
+# HTTP behaviour, the same on either database: the servers here use SQLite.
+pytestmark = pytest.mark.skipif(TEST_DB != "sqlite", reason="runs in the SQLite pass")
 
 CLIENTS = Path(__file__).resolve().parent.parent / "clients" / "js"
 OFFLINE = ("ENOTFOUND", "EAI_AGAIN", "ECONNREFUSED", "ETIMEDOUT", "ENETUNREACH")
