@@ -14,6 +14,7 @@ os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
@@ -21,6 +22,8 @@ from starlette.staticfiles import StaticFiles
 
 from api import graphiql
 from api.graphql.view import graphql_view
+from api.http.headers import SecurityHeaders
+from api.http.hosts import trusted_hosts
 from api.providers import LiteLLMTransport, ProviderRegistry, default_config, load_config
 from api.services.base import Services
 from api.settings import REPOSITORY_ROOT, Settings
@@ -69,6 +72,13 @@ def create_app(
         routes.append(Mount(graphiql.VENDOR_URL, StaticFiles(directory=graphiql_vendor_dir)))
     if Path(WEBUI_DIR).is_dir():
         routes.append(Mount("/", StaticFiles(directory=WEBUI_DIR, html=True), name="webui"))
-    app = Starlette(routes=routes, lifespan=lifespan)
+    middleware = [*trusted_hosts(settings), Middleware(SecurityHeaders)]
+    app = Starlette(
+        routes=routes,
+        middleware=middleware,
+        lifespan=lifespan,
+        # 413 from Content-Length alone, or once the bytes read pass the limit.
+        max_body_size=settings.body_limit,
+    )
     app.state.services = services
     return app

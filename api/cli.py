@@ -49,7 +49,9 @@ def main(argv: list[str] | None = None) -> int:
     from api.settings import Settings
     from api.store import database
 
-    settings = Settings.from_environment(database_url=args.database, providers_file=args.providers)
+    settings = Settings.from_environment(
+        database_url=args.database, providers_file=args.providers, host=args.host
+    )
     try:
         app = create_app(settings)
     except ConfigError as exc:

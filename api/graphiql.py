@@ -1,5 +1,8 @@
 """Strawberry's GraphiQL page, pointed at local copies of its assets when they exist.
 
+The page's own inline script is allowed by its hash in the Content-Security-Policy
+built by :func:`content_security_policy`, so no other inline script can run.
+
 The page loads React, GraphiQL and its plugins from a CDN, each pinned by an SRI
 ``integrity`` hash, so offline it stays blank. ``scripts/fetch-graphiql-assets``
 downloads exactly the files the page names from the npm registry into
@@ -13,6 +16,8 @@ is known to be installed.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import re
 from dataclasses import dataclass
 from html.parser import HTMLParser
@@ -95,3 +100,61 @@ def local_page(page: str, vendor_dir: Path = VENDOR_DIR) -> str | None:
     for asset in needed:
         page = page.replace(f'"{asset.url}"', f'"{VENDOR_URL}/{asset.local_path}"')
     return page
+
+
+class _InlineScripts(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.found: list[str] = []
+        self._inside: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "script" and dict(attrs).get("src") is None:
+            self._inside = []
+
+    def handle_data(self, data: str) -> None:
+        if self._inside is not None:
+            self._inside.append(data)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "script" and self._inside is not None:
+            self.found.append("".join(self._inside))
+            self._inside = None
+
+
+def inline_script_hashes(page: str) -> list[str]:
+    """CSP sources ('sha256-…') for each inline script of the page, in page order."""
+    parser = _InlineScripts()
+    parser.feed(page)
+    parser.close()
+    return [
+        f"'sha256-{base64.b64encode(hashlib.sha256(s.encode()).digest()).decode()}'"
+        for s in parser.found
+    ]
+
+
+def content_security_policy(page: str) -> str:
+    """The page's policy: scripts only from this server (or the CDN the page names,
+    when it is not served on local copies) and its own inline script by hash.
+
+    Styles may be inline: GraphiQL and React set style attributes as they render.
+    """
+    try:
+        cdns = sorted({a.url.split("/", 3)[2] for a in assets(page)})
+    except AssetError:
+        cdns = []
+    remote = "".join(f" https://{host}" for host in cdns)
+    return "; ".join(
+        [
+            "default-src 'self'",
+            f"script-src 'self'{remote} {' '.join(inline_script_hashes(page))}".rstrip(),
+            f"style-src 'self'{remote} 'unsafe-inline'",
+            "img-src 'self' data:",
+            "font-src 'self' data:",
+            "connect-src 'self'",
+            "object-src 'none'",
+            "base-uri 'none'",
+            "form-action 'self'",
+            "frame-ancestors 'none'",
+        ]
+    )

@@ -36,6 +36,24 @@ class Settings:
     max_page_size: int = 100
     allowed_origins: tuple[str, ...] = field(default_factory=tuple)
     title_sessions: bool = True
+    # Worst-case objects a query may return (its `first`/`last` multiplied out),
+    # and the smaller budget of a GET, which any web page can send.
+    max_query_nodes: int = 50_000
+    max_get_query_nodes: int = 1_000
+    # None: room for the largest message (max_content_bytes) at its worst JSON
+    # escaping (a control character is 6 bytes as \u0000) plus the rest of the request.
+    max_body_bytes: int | None = None
+    # `smriti serve --host` is a loopback address: only loopback names (plus
+    # allowed_hosts) may be in the Host header, against DNS rebinding.
+    bound_to_loopback: bool = True
+    allowed_hosts: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def body_limit(self) -> int:
+        """The largest request body read, in bytes."""
+        if self.max_body_bytes is not None:
+            return self.max_body_bytes
+        return 6 * self.max_content_bytes + 64 * 1024
 
     @classmethod
     def from_environment(
@@ -44,6 +62,7 @@ class Settings:
         *,
         database_url: str | None = None,
         providers_file: str | None = None,
+        host: str = "127.0.0.1",
     ) -> Settings:
         from api.store.database import normalize_url, sqlite_url
 
@@ -59,7 +78,29 @@ class Settings:
             max_content_bytes=int(env.get("SMRITI_MAX_CONTENT_BYTES", 1024 * 1024)),
             max_window_turns=int(env.get("SMRITI_MAX_WINDOW_TURNS", 50)),
             provider_timeout_seconds=float(env.get("SMRITI_PROVIDER_TIMEOUT", 60)),
-            allowed_origins=tuple(
-                o.strip() for o in env.get("SMRITI_ALLOWED_ORIGINS", "").split(",") if o.strip()
-            ),
+            allowed_origins=_names(env.get("SMRITI_ALLOWED_ORIGINS", "")),
+            max_query_nodes=int(env.get("SMRITI_MAX_QUERY_NODES", 50_000)),
+            max_get_query_nodes=int(env.get("SMRITI_MAX_GET_QUERY_NODES", 1_000)),
+            max_body_bytes=int(env["SMRITI_MAX_BODY_BYTES"])
+            if env.get("SMRITI_MAX_BODY_BYTES")
+            else None,
+            bound_to_loopback=is_loopback(host),
+            allowed_hosts=_names(env.get("SMRITI_ALLOWED_HOSTS", "")),
         )
+
+
+def _names(listed: str) -> tuple[str, ...]:
+    """A comma-separated setting."""
+    return tuple(name.strip() for name in listed.split(",") if name.strip())
+
+
+def is_loopback(host: str) -> bool:
+    """Whether `--host` binds to this machine only ("localhost", 127.0.0.0/8, ::1)."""
+    import ipaddress
+
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False

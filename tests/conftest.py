@@ -90,6 +90,8 @@ def settings(database_url: str, providers_file: Path) -> Settings:
         database_url=database_url,
         providers_file=providers_file,
         provider_timeout_seconds=5.0,
+        # The in-process client's name: the Host check stays on, through the allow-list.
+        allowed_hosts=("smriti.test",),
     )
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from pathlib import Path
 
 import httpx
@@ -9,7 +11,15 @@ import pytest
 from strawberry.http.ides import get_graphql_ide_html
 
 from api.app import create_app
-from api.graphiql import VENDOR_URL, Asset, AssetError, assets, local_page
+from api.graphiql import (
+    VENDOR_URL,
+    Asset,
+    AssetError,
+    assets,
+    content_security_policy,
+    inline_script_hashes,
+    local_page,
+)
 from api.settings import Settings
 
 PAGE = """<html><head>
@@ -124,3 +134,42 @@ async def test_the_app_falls_back_to_strawberrys_cdn_page_when_an_asset_is_missi
     assert page.status_code == 200
     assert page.text == strawberry_page
     assert missing.status_code == 404
+
+
+def test_the_policy_allows_the_pages_inline_script_by_its_hash_and_nothing_inline_else() -> None:
+    page = "<html><head><script>let a = 1;</script><script src='/x.js'></script></head></html>"
+    assert inline_script_hashes(page) == [
+        "'sha256-" + base64.b64encode(hashlib.sha256(b"let a = 1;").digest()).decode() + "'"
+    ]
+    policy = content_security_policy(page).split("; ")
+    assert policy == [
+        "default-src 'self'",
+        f"script-src 'self' {inline_script_hashes(page)[0]}",
+        "style-src 'self' 'unsafe-inline'",
+        "img-src 'self' data:",
+        "font-src 'self' data:",
+        "connect-src 'self'",
+        "object-src 'none'",
+        "base-uri 'none'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+    ]
+
+
+async def test_the_graphiql_page_carries_its_own_policy(settings: Settings, tmp_path: Path) -> None:
+    strawberry_page = get_graphql_ide_html("graphiql")
+    vendor = tmp_path / "vendor"
+    put(vendor, *assets(strawberry_page))
+    local, asset = await get(settings, vendor, "/graphql", f"{VENDOR_URL}/{REACT.local_path}")
+    (vendor / REACT.local_path).unlink()
+    [cdn] = await get(settings, vendor, "/graphql")
+
+    [inline] = inline_script_hashes(strawberry_page)
+    assert f"script-src 'self' {inline};" in local.headers["content-security-policy"]
+    assert "frame-ancestors 'none'" in local.headers["content-security-policy"]
+    assert local.headers["x-content-type-options"] == "nosniff"
+    assert asset.headers["x-content-type-options"] == "nosniff"
+    # On the CDN page, the CDN's scripts (each pinned by its integrity hash) are allowed.
+    assert (
+        f"script-src 'self' https://unpkg.com {inline};" in cdn.headers["content-security-policy"]
+    )

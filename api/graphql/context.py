@@ -15,6 +15,8 @@ from api.services.base import Services
 class Context:
     services: Services
     owner_id: int
+    # A GET has a smaller query budget (api/graphql/cost.py): any page can send one.
+    via_get: bool = False
     loaders: Loaders = field(init=False)
 
     def __post_init__(self) -> None:

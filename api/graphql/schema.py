@@ -20,6 +20,7 @@ from strawberry.extensions import (
 from strawberry.types import ExecutionContext
 
 from api.errors import SmritiError
+from api.graphql.cost import TOO_COSTLY, Budget, QueryCost
 from api.graphql.mutations.chat import ChatMutation
 from api.graphql.mutations.checkpoints import CheckpointMutation
 from api.graphql.mutations.sessions import SessionMutation
@@ -63,7 +64,12 @@ class SmritiSchema(strawberry.Schema):
     ) -> None:
         # Expected failures (bad ids, bad arguments) are answers, not incidents:
         # only the rest is logged.
-        unexpected = [e for e in errors if not isinstance(e.original_error, SmritiError)]
+        unexpected = [
+            e
+            for e in errors
+            if not isinstance(e.original_error, SmritiError)
+            and (e.extensions or {}).get("code") != TOO_COSTLY
+        ]
         if unexpected:
             super().process_errors(unexpected, execution_context)
 
@@ -83,6 +89,7 @@ def build_schema(settings: Settings | None = None) -> strawberry.Schema:
         *QueryDepthLimiter(max_depth=limits.max_query_depth).validation_rules,
         *MaxAliasesLimiter(max_alias_count=limits.max_aliases).validation_rules,
     ]
+    budget = Budget(limits.max_query_nodes, limits.max_get_query_nodes, limits.max_page_size)
     extensions: list[Any] = [
         lambda: AddValidationRules(rules),
         lambda: MaxTokensLimiter(max_token_count=limits.max_query_tokens),
@@ -92,6 +99,8 @@ def build_schema(settings: Settings | None = None) -> strawberry.Schema:
         lambda: ParserCache(maxsize=256),
         lambda: ValidationCache(maxsize=256),
         ErrorCodes,
+        # After validation (ValidationCache), before anything runs.
+        lambda: QueryCost(budget),
     ]
     return SmritiSchema(
         query=Query,

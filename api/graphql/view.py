@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from pathlib import Path
 from typing import Any
 
+from cross_web import AsyncHTTPRequestAdapter, HTTPException
+from graphql import GraphQLError, parse
 from starlette.requests import Request
+from starlette.responses import HTMLResponse
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
-from strawberry.http.base import BaseRequestProtocol
+from strawberry.http import GraphQLRequestData
 from strawberry.http.websocket_origin import normalize_allowed_origins
 from strawberry.subscriptions import GRAPHQL_SSE_PROTOCOL, GRAPHQL_TRANSPORT_WS_PROTOCOL
+from strawberry.types.graphql import OperationType
+from strawberry.utils.operation import get_operation_type
 
 from api import graphiql
 from api.errors import ConfigError
@@ -34,25 +41,94 @@ class SmritiGraphQL(GraphQL[Context, None]):
         super().__init__(build_schema(services.settings), **kwargs)
         self.services = services
         self.owner_id: int | None = None
+        self.max_query_tokens = services.settings.max_query_tokens
         # Decided once: the assets are fetched at install time, not while serving.
         self.local_ide_html = graphiql.local_page(super().graphql_ide_html, vendor_dir)
+        self.ide_policy = graphiql.content_security_policy(self.graphql_ide_html)
 
     @property
     def graphql_ide_html(self) -> str:
         """Strawberry's GraphiQL page; on local asset copies when all are fetched."""
         return self.local_ide_html or super().graphql_ide_html
 
-    def is_request_allowed(self, request: BaseRequestProtocol) -> bool:
-        # A GET needs no CORS preflight, so any page can make one (an EventSource
-        # does): a stream, which can send a message, must be a POST.
-        if request.method == "GET" and "text/event-stream" in request.headers.get("accept", ""):
-            return False
-        return super().is_request_allowed(request)
+    async def render_graphql_ide(self, request: Request) -> HTMLResponse:
+        return HTMLResponse(
+            self.graphql_ide_html, headers={"Content-Security-Policy": self.ide_policy}
+        )
+
+    def decode_json(self, data: str | bytes) -> object:
+        """A request body or a GET parameter: a JSON object (or a batch list).
+
+        Strawberry turns only JSONDecodeError into a 400; invalid UTF-8, nesting
+        too deep for the parser and a bare value would each be a 500.
+        """
+        try:
+            decoded = json.loads(data)
+        except UnicodeDecodeError:
+            raise HTTPException(400, "The request body is not valid UTF-8.") from None
+        except RecursionError:
+            raise HTTPException(400, "The request body is JSON nested too deeply.") from None
+        except ValueError as exc:
+            raise HTTPException(400, f"The request body is not valid JSON: {exc}") from None
+        if not isinstance(decoded, dict | list):
+            raise HTTPException(400, "The request body must be a JSON object.")
+        return decoded
+
+    async def parse_http_body(
+        self, request: AsyncHTTPRequestAdapter
+    ) -> GraphQLRequestData | list[GraphQLRequestData]:
+        """Strawberry picks the transport from the Accept header alone; here the
+        operation decides: only a subscription is ever streamed, and never for a GET.
+
+        A GET needs no CORS preflight, so any page can send one (an <img>, an
+        EventSource): it may read, never write, and a subscription writes turns.
+        Clients such as urql list text/event-stream in Accept on every request and
+        expect JSON for a query or a mutation.
+        """
+        parsed = await super().parse_http_body(request)
+        if isinstance(parsed, list):  # batching is off: Strawberry has refused it
+            return parsed
+        if not isinstance(parsed.operation_name, str | None):
+            raise HTTPException(400, "The operation's `operationName` must be a string or null.")
+        operation = operation_type(parsed.query, parsed.operation_name, self.max_query_tokens)
+        if request.method == "GET":
+            if operation is OperationType.SUBSCRIPTION:
+                raise HTTPException(
+                    405, "Subscriptions are not allowed over GET: use a POST or a websocket."
+                )
+            return dataclasses.replace(parsed, protocol="http")
+        if operation is not OperationType.SUBSCRIPTION:
+            return dataclasses.replace(parsed, protocol="http")
+        if parsed.protocol == "http":
+            raise HTTPException(
+                406,
+                "A subscription is a stream: send it with `Accept: text/event-stream` "
+                "(graphql-sse) or over a websocket (graphql-transport-ws).",
+            )
+        return parsed
 
     async def get_context(self, request: Request | WebSocket, response: Any) -> Context:
         if self.owner_id is None:
             self.owner_id = await spaces.local_user_id()
-        return Context(services=self.services, owner_id=self.owner_id)
+        via_get = isinstance(request, Request) and request.method == "GET"
+        return Context(services=self.services, owner_id=self.owner_id, via_get=via_get)
+
+
+def operation_type(
+    query: str | None, operation_name: str | None, max_tokens: int
+) -> OperationType | None:
+    """The type of the operation a request names; None when it cannot be told
+    (Strawberry then answers the syntax or operation-name error itself).
+
+    Not cached: a cache keyed by query text holds every text up to the body limit;
+    parsing at most max_tokens tokens again costs less than that.
+    """
+    if query is None:
+        return None
+    try:
+        return get_operation_type(parse(query, max_tokens=max_tokens), operation_name)
+    except (GraphQLError, RuntimeError):
+        return None
 
 
 def graphql_view(services: Services, *, vendor_dir: Path = graphiql.VENDOR_DIR) -> SmritiGraphQL:

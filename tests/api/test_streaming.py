@@ -559,7 +559,7 @@ async def test_the_stream_over_server_sent_events(
     ("accept", "status"),
     [
         ("text/event-stream", 405),  # refused outright
-        ("application/json", 200),  # an error result: a subscription needs a stream
+        ("application/json", 405),  # whatever the Accept: a subscription writes turns
     ],
 )
 async def test_a_stream_cannot_be_started_with_get(

@@ -29,7 +29,8 @@ def test_serve_answers_graphql_and_shows_graphiql(tmp_path: Path) -> None:
                     "background": "offline/extractor",
                     "providers": body["data"]["providers"]["providers"],
                 }
-            }
+            },
+            "extensions": {"cost": {"nodes": 1 + 100, "limit": 50_000}},
         }
         names = {p["name"]: p["available"] for p in body["data"]["providers"]["providers"]}
         assert names["offline"] is True

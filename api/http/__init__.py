@@ -1,0 +1,1 @@
+"""ASGI middleware at the HTTP edge: which hosts are served, which headers go out."""

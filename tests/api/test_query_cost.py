@@ -1,0 +1,199 @@
+"""A query's worst-case node count is computed before it runs and refused above the limit."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from typing import Any
+
+import httpx
+import pytest
+from graphql import parse
+
+from api.app import create_app
+from api.graphql.cost import query_nodes
+from api.graphql.schema import build_schema
+from api.settings import Settings
+from tests.support.graphql import GraphQLClient
+from tests.support.ops import checkpoint, create_session, create_space
+from tests.support.streams import graphql_ws, ws_client
+
+SCHEMA = build_schema()._schema  # type: ignore[attr-defined]
+
+ANCESTORS_3 = """query($n: Int!) { checkpoint(id: "Checkpoint:1") {
+  ancestors(first: $n) { ancestors(first: $n) { ancestors(first: $n) { id } } } } }"""
+
+
+def nodes(document: str, **variables: Any) -> int | None:
+    return query_nodes(SCHEMA, parse(document), None, variables)
+
+
+@pytest.mark.parametrize(
+    ("document", "variables", "expected"),
+    [
+        # 1 checkpoint + 1000 + 1000² + 1000³: the issue's 3-minute, 2.4 GB query.
+        (ANCESTORS_3, {"n": 1000}, 1 + 1000 + 1000**2 + 1000**3),
+        (ANCESTORS_3, {"n": 40}, 1 + 40 + 40**2 + 40**3),
+        # A list's default argument counts (ancestors: first = 10); a singular
+        # object field counts one per enclosing item.
+        ('{ checkpoint(id: "x") { ancestors { id parent { id } } } }', {}, 1 + 10 + 10),
+        # Unpaged lists count at 100 (a checkpoint's children, forks, at 10).
+        ('{ space(id: "x") { branches { head { id } } } }', {}, 1 + 100 + 100),
+        ('{ checkpoint(id: "x") { children { children { id } } } }', {}, 1 + 10 + 10 * 10),
+        # A connection counts its page once; edges, node, pageInfo and cursors are free.
+        (
+            """{ spaces(first: 10) { pageInfo { hasNextPage } edges { cursor node {
+               sessions(first: 5) { edges { node { turns(last: 20) { edges { node { id } } } } } }
+             } } } }""",
+            {},
+            10 + 10 * 5 + 10 * 5 * 20,
+        ),
+        # Without first/last a connection counts at its cap: 100, lineage 1000.
+        (
+            "{ spaces { edges { node { lineage { edges { node { id } } } } } } }",
+            {},
+            100 + 100 * 1000,
+        ),
+        # Fragments count where they are spread, every branch of an abstract type.
+        (
+            """{ node(id: "x") { ...on Checkpoint { children { id } } ...S } }
+               fragment S on Session { turns(first: 3) { edges { node { id } } } }""",
+            {},
+            1 + 10 + 3,
+        ),
+        # Scalars, __typename and introspection are free.
+        ("{ __typename __schema { types { name fields { name args { name } } } } }", {}, 0),
+        ("{ providers { chatDefault } }", {}, 1),
+    ],
+)
+def test_the_node_count_of_a_query(document: str, variables: dict[str, Any], expected: int) -> None:
+    assert nodes(document, **variables) == expected
+
+
+def test_variables_that_do_not_coerce_leave_nothing_to_count() -> None:
+    # The operation fails before it runs; the coercion error is graphql's to report.
+    assert nodes(ANCESTORS_3, n="ten") is None
+
+
+async def test_a_costly_query_is_refused_before_it_runs_with_its_cost(
+    gql: GraphQLClient,
+) -> None:
+    space = await create_space(gql)
+    sid = (await create_session(gql, title="t", spaceId=space))["id"]
+    made = await checkpoint(gql, sid, title="root")
+    query = ANCESTORS_3.replace('"Checkpoint:1"', "$id").replace("$n: Int!", "$n: Int!, $id: ID!")
+
+    refused = await gql.raw(query, n=40, id=made["id"])
+    allowed = await gql.raw(query, n=36, id=made["id"])
+
+    cost = {"nodes": 1 + 40 + 40**2 + 40**3, "limit": 50_000}
+    assert refused == {
+        "data": None,
+        "errors": [
+            {
+                "message": "This query could return up to 65,641 objects; the limit is 50,000: "
+                "ask for smaller pages (`first`/`last`) or fewer nested lists.",
+                "extensions": {"code": "QUERY_TOO_COSTLY", "cost": cost},
+            }
+        ],
+        "extensions": {"cost": cost},
+    }
+    assert allowed == {
+        "data": {"checkpoint": {"ancestors": []}},
+        "extensions": {"cost": {"nodes": 1 + 36 + 36**2 + 36**3, "limit": 50_000}},
+    }
+
+
+async def test_a_get_has_the_smaller_budget(gql: GraphQLClient) -> None:
+    small = "{ spaces(first: 10) { edges { node { id } } } }"
+    large = "{ spaces(first: 10) { edges { node { sessions(first: 100) { edges { node { id } } } } } } }"
+
+    ok = await gql.http.get("/graphql", params={"query": small})
+    refused = await gql.http.get("/graphql", params={"query": large})
+    posted = await gql.raw(large)
+
+    assert ok.json() == {
+        "data": {"spaces": {"edges": []}},
+        "extensions": {"cost": {"nodes": 10, "limit": 1000}},
+    }
+    assert refused.json()["errors"][0]["message"] == (
+        "This query could return up to 1,010 objects; the limit is 1,000: send it as a POST "
+        "(limit 50,000), or ask for smaller pages (`first`/`last`) or fewer nested lists."
+    )
+    assert posted["extensions"] == {"cost": {"nodes": 1010, "limit": 50_000}}
+
+
+async def test_the_limits_come_from_the_settings(settings: Settings) -> None:
+    app = create_app(dataclasses.replace(settings, max_query_nodes=5))
+    async with (
+        app.router.lifespan_context(app),
+        httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app), base_url="http://localhost"
+        ) as http,
+    ):
+        body = (
+            await http.post(
+                "/graphql", json={"query": "{ spaces(first: 6) { edges { node { id } } } }"}
+            )
+        ).json()
+    assert body["extensions"] == {"cost": {"nodes": 6, "limit": 5}}
+    assert body["errors"][0]["extensions"]["code"] == "QUERY_TOO_COSTLY"
+
+
+def test_the_environment_sets_the_limits() -> None:
+    settings = Settings.from_environment(
+        {"SMRITI_MAX_QUERY_NODES": "7000", "SMRITI_MAX_GET_QUERY_NODES": "70"},
+        database_url="sqlite://:memory:",
+    )
+    assert (settings.max_query_nodes, settings.max_get_query_nodes) == (7000, 70)
+
+
+async def test_the_lineage_cap_counted_is_the_one_the_resolver_enforces(
+    gql: GraphQLClient,
+) -> None:
+    space = await create_space(gql)
+    body = await gql.raw(
+        "query($s: ID!) { space(id: $s) { lineage(first: 1001) { edges { cursor } } } }", s=space
+    )
+    assert body["errors"][0]["message"] == "first must be between 0 and 1000."
+
+
+async def test_a_costly_subscription_is_refused_over_a_websocket_before_it_writes(
+    gql: GraphQLClient,
+) -> None:
+    sid = (await create_session(gql, title="t"))["id"]
+    costly = """subscription($input: SendMessageInput!) { messageStream(input: $input) {
+      ... on StreamUserTurn { context { checkpoints { ancestors(first: 1000) {
+        ancestors(first: 1000) { id } } } } } } }"""
+    async with ws_client(gql.app) as http, graphql_ws(http) as ws:
+        await ws.subscribe("1", {"sessionId": sid, "content": "Hi"}, query=costly)
+        answer = await ws.receive()
+        done = await ws.receive()
+    # the event, its context plan, 100 checkpoints, 1000 ancestors each, 1000 each again
+    cost = {"nodes": 1 + 1 + 100 + 100 * 1000 + 100 * 1000 * 1000, "limit": 50_000}
+    assert (answer["id"], answer["type"], done) == ("1", "next", {"id": "1", "type": "complete"})
+    assert answer["payload"]["data"] is None
+    assert [e["extensions"] for e in answer["payload"]["errors"]] == [
+        {"code": "QUERY_TOO_COSTLY", "cost": cost}
+    ]
+    assert (await gql(LAST, s=sid))["session"]["lastSequenceNumber"] == 0
+
+
+async def test_a_refusal_is_the_clients_mistake_not_logged_as_a_server_error(
+    gql: GraphQLClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    body = await gql.raw(ANCESTORS_3, n=1000)
+    assert body["errors"][0]["extensions"]["code"] == "QUERY_TOO_COSTLY"
+    assert [r for r in caplog.records if r.levelno >= logging.ERROR] == []
+
+
+async def test_a_get_never_runs_a_mutation(gql: GraphQLClient) -> None:
+    response = await gql.http.get(
+        "/graphql",
+        params={"query": 'mutation { createSpace(input: {name: "x"}) { errors { code } } }'},
+    )
+    assert response.status_code == 400
+    assert (await gql("{ spaces(first: 1) { edges { cursor } } }"))["spaces"]["edges"] == []
+
+
+LAST = "query($s: ID!) { session(id: $s) { lastSequenceNumber } }"

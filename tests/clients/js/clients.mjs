@@ -1,0 +1,101 @@
+// Each third-party client, with its default settings, against a running `smriti serve`.
+// Usage: node clients.mjs <client> <graphql-url> <session-id>
+// Prints one JSON object: what the client returned, and every HTTP request it made
+// (method, Accept, the response's status and content type), seen through a fetch spy.
+import WebSocket from "ws";
+
+const [client, url, sessionId] = process.argv.slice(2);
+const wsUrl = url.replace(/^http/, "ws");
+
+const requests = [];
+const realFetch = globalThis.fetch;
+globalThis.fetch = async (input, init = {}) => {
+  const response = await realFetch(input, init);
+  const headers = new Headers(init.headers ?? (input instanceof Request ? input.headers : {}));
+  requests.push({
+    method: init.method ?? (input instanceof Request ? input.method : "GET"),
+    accept: headers.get("accept"),
+    status: response.status,
+    contentType: response.headers.get("content-type"),
+  });
+  return response;
+};
+
+const QUERY = "query Providers { providers { chatDefault } }";
+const SEND = `mutation Send($input: SendMessageInput!) { sendMessage(input: $input) {
+  userTurn { sequenceNumber content } assistantTurn { sequenceNumber } errors { code } } }`;
+const STREAM = `subscription Stream($input: SendMessageInput!) { messageStream(input: $input) {
+  __typename } }`;
+const input = (content) => ({ input: { sessionId, content } });
+
+async function collect(iterable) {
+  const events = [];
+  for await (const result of iterable) {
+    if (result.errors) throw new Error(JSON.stringify(result.errors));
+    events.push(result.data.messageStream.__typename);
+  }
+  return events;
+}
+
+async function urql() {
+  const { Client, fetchExchange, gql } = await import("@urql/core");
+  const urqlClient = new Client({ url, exchanges: [fetchExchange] });
+  const query = await urqlClient.query(gql(QUERY), {}).toPromise();
+  const mutation = await urqlClient.mutation(gql(SEND), input("from urql")).toPromise();
+  if (query.error || mutation.error) throw new Error(String(query.error ?? mutation.error));
+  return { query: query.data, mutation: mutation.data };
+}
+
+async function apollo() {
+  const { ApolloClient, HttpLink, InMemoryCache, gql, split } = await import("@apollo/client");
+  const { GraphQLWsLink } = await import("@apollo/client/link/subscriptions");
+  const { getMainDefinition } = await import("@apollo/client/utilities");
+  const { createClient } = await import("graphql-ws");
+  const wsClient = createClient({ url: wsUrl, webSocketImpl: WebSocket });
+  const link = split(
+    ({ query }) => getMainDefinition(query).operation === "subscription",
+    new GraphQLWsLink(wsClient),
+    new HttpLink({ uri: url }),
+  );
+  const apolloClient = new ApolloClient({ link, cache: new InMemoryCache() });
+  const query = await apolloClient.query({ query: gql(QUERY) });
+  const mutation = await apolloClient.mutate({ mutation: gql(SEND), variables: input("from apollo") });
+  const subscription = await new Promise((resolve, reject) => {
+    const events = [];
+    apolloClient
+      .subscribe({ query: gql(STREAM), variables: input("streamed to apollo") })
+      .subscribe({
+        next: (result) => (result.error ? reject(result.error) : events.push(result.data.messageStream.__typename)),
+        error: reject,
+        complete: () => resolve(events),
+      });
+  });
+  await wsClient.dispose();
+  return { query: query.data, mutation: mutation.data, subscription };
+}
+
+async function graphqlWs() {
+  const { createClient } = await import("graphql-ws");
+  const wsClient = createClient({ url: wsUrl, webSocketImpl: WebSocket });
+  const query = await wsClient.iterate({ query: QUERY }).next();
+  const subscription = await collect(
+    wsClient.iterate({ query: STREAM, variables: input("streamed over graphql-ws") }),
+  );
+  await wsClient.dispose();
+  return { query: query.value.data, subscription };
+}
+
+async function graphqlSse() {
+  const { createClient } = await import("graphql-sse");
+  const sseClient = createClient({ url });
+  const subscription = await collect(
+    sseClient.iterate({ query: STREAM, variables: input("streamed over graphql-sse") }),
+  );
+  sseClient.dispose();
+  return { subscription };
+}
+
+const clients = { urql, apollo, "graphql-ws": graphqlWs, "graphql-sse": graphqlSse };
+const result = await clients[client]();
+process.stdout.write(JSON.stringify({ ...result, requests }) + "\n");
+process.exit(0);
