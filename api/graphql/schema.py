@@ -61,17 +61,23 @@ class SmritiSchema(strawberry.Schema):
     def process_errors(
         self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None
     ) -> None:
-        # Expected failures (bad ids, bad arguments) are answers, not incidents:
-        # only the rest is logged.
-        unexpected = [e for e in errors if not isinstance(e.original_error, SmritiError)]
+        # Expected failures (bad ids, bad arguments, a request graphql-core
+        # refuses) are answers, not incidents: only bugs are logged.
+        unexpected = [e for e in errors if _is_internal(e)]
         if unexpected:
             super().process_errors(unexpected, execution_context)
 
 
 def _is_internal(error: GraphQLError) -> bool:
-    """Bugs are masked; validation errors and our typed errors are shown."""
+    """A bug: masked as "Unexpected error." and logged.
+
+    Everything else is the client's to read: syntax and validation errors
+    (no original error), our typed errors, and graphql-core's own coercion
+    errors, which carry the GraphQLError that says what is wrong ("Variable
+    '$n' has invalid value: Int cannot represent non-integer value: 'ten'").
+    """
     original = error.original_error
-    return original is not None and not isinstance(original, SmritiError)
+    return original is not None and not isinstance(original, SmritiError | GraphQLError)
 
 
 def build_schema(settings: Settings | None = None) -> strawberry.Schema:
