@@ -12,6 +12,7 @@ from typing import Annotated
 import strawberry
 from strawberry import relay
 
+from api.domain.validation import validate_draft_content
 from api.errors import NotFound
 from api.graphql import ids
 from api.graphql.context import Info
@@ -39,7 +40,9 @@ NODE_TYPES: dict[str, type[Space | Session | Checkpoint | Turn]] = {
 @strawberry.input(description="What contextPreview should preview.")
 class ContextPreviewInput:
     session_id: strawberry.ID = strawberry.field(description="The session.")
-    content: str = strawberry.field(description="The message that would be sent.")
+    content: str = strawberry.field(
+        description="The message that would be sent (may be empty; at most 1 MiB by default)."
+    )
     model: str | None = strawberry.field(
         default=None, description='"provider/model" (default: the session\'s model).'
     )
@@ -188,6 +191,9 @@ class Query:
             ContextPreviewInput, strawberry.argument(description="The contextPreview arguments.")
         ],
     ) -> ContextPlan | None:
+        validate_draft_content(
+            input.content, max_bytes=info.context.services.settings.max_content_bytes
+        )
         try:
             session_id = ids.decode(input.session_id, "Session", field="sessionId")
             session = await sessions.get(info.context.owner_id, session_id)

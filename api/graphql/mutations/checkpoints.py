@@ -47,16 +47,25 @@ class DraftCheckpointPayload:
     errors: list[DraftCheckpointError] = strawberry.field(description="Why it failed, if it did.")
 
 
+_LIST = " (at most 50 items, each at most 1,000 characters)."
+
+
 @strawberry.input(description="A checkpoint to save on the session's branch.")
 class CreateCheckpointInput:
     session_id: strawberry.ID = strawberry.field(description="The session it is saved from.")
-    title: str = strawberry.field(description="A one-line name (required).")
-    objective: str | None = strawberry.field(default=None, description="The objective.")
-    summary: str | None = strawberry.field(default=None, description="The summary.")
-    decisions: list[str] | None = strawberry.field(default=None, description="Decisions.")
-    tasks: list[str] | None = strawberry.field(default=None, description="Open tasks.")
-    open_questions: list[str] | None = strawberry.field(default=None, description="Open questions.")
-    entities: list[str] | None = strawberry.field(default=None, description="Entities.")
+    title: str = strawberry.field(description="A one-line name (required; at most 200 characters).")
+    objective: str | None = strawberry.field(
+        default=None, description="The objective (at most 2,000 characters)."
+    )
+    summary: str | None = strawberry.field(
+        default=None, description="The summary (at most 20,000 characters)."
+    )
+    decisions: list[str] | None = strawberry.field(default=None, description=f"Decisions{_LIST}")
+    tasks: list[str] | None = strawberry.field(default=None, description=f"Open tasks{_LIST}")
+    open_questions: list[str] | None = strawberry.field(
+        default=None, description=f"Open questions{_LIST}"
+    )
+    entities: list[str] | None = strawberry.field(default=None, description=f"Entities{_LIST}")
     source_turn_range: TurnRangeInput | None = strawberry.field(
         default=None,
         description="The turns it was made from (default: the current window to the last turn).",
