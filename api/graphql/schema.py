@@ -20,6 +20,7 @@ from strawberry.extensions import (
 from strawberry.types import ExecutionContext
 
 from api.errors import SmritiError
+from api.graphql.input_bounds import InputListBound
 from api.graphql.mutations.chat import ChatMutation
 from api.graphql.mutations.checkpoints import CheckpointMutation
 from api.graphql.mutations.sessions import SessionMutation
@@ -98,6 +99,7 @@ def build_schema(settings: Settings | None = None) -> strawberry.Schema:
         lambda: ParserCache(maxsize=256),
         lambda: ValidationCache(maxsize=256),
         ErrorCodes,
+        lambda: InputListBound(max_items=limits.max_input_list_items),
     ]
     return SmritiSchema(
         query=Query,
