@@ -10,9 +10,11 @@ import logging
 from typing import Any
 
 import pytest
+from starlette.applications import Starlette
 
 from tests.support.graphql import GraphQLClient
 from tests.support.ops import ERRORS, PREVIEW, create_session, create_space, send
+from tests.support.streams import stream_ws
 
 NOT_TEXT = "contains characters that are not valid text (NUL or a lone surrogate)."
 
@@ -224,4 +226,65 @@ async def test_a_nul_in_a_message_is_refused_on_send_and_stream_alike(gql: Graph
     result = await send(gql, sid, "a\x00b")
     assert result["errors"] == [
         {"code": "INVALID", "message": f"The message {NOT_TEXT}", "field": "content"}
+    ]
+
+
+@pytest.mark.parametrize(
+    ("key", "message"),
+    [
+        ("k\x00ey", f"An idempotency key {NOT_TEXT}"),
+        ("k" * 201, "An idempotency key is at most 200 characters."),
+    ],
+)
+async def test_message_stream_checks_the_idempotency_key_like_send(
+    gql: GraphQLClient, app: Starlette, key: str, message: str
+) -> None:
+    sid = (await create_session(gql, title="t"))["id"]
+    async with stream_ws(app) as ws:
+        await ws.subscribe("1", {"sessionId": sid, "content": "hi", "idempotencyKey": key})
+        events = (await ws.events("1"))["1"]
+    assert events == [
+        {
+            "__typename": "StreamFailed",
+            "errors": [{"code": "INVALID", "message": message, "field": "idempotencyKey"}],
+            "partialReply": None,
+        }
+    ]
+    turns = await gql("query($id: ID!) { session(id: $id) { lastSequenceNumber } }", id=sid)
+    assert turns["session"]["lastSequenceNumber"] == 0
+
+
+BRANCH_RULE = (
+    "A branch name is 1 to 100 characters: letters, digits, '.', '_', '/' "
+    "and '-', starting with a letter or digit."
+)
+
+
+@pytest.mark.parametrize("branch", ["b" * 101, "a\x00b", ""])
+async def test_branch_names_are_bounded(gql: GraphQLClient, branch: str) -> None:
+    space = await create_space(gql)
+    sid = (await create_session(gql, spaceId=space, title="t"))["id"]
+    await send(gql, sid, "hello")
+    saved = await gql(CREATE_CHECKPOINT, input={"sessionId": sid, "title": "Start"})
+    checkpoint_id = saved["createCheckpoint"]["checkpoint"]["id"]
+    forked = await gql(FORK, input={"checkpointId": checkpoint_id, "branchName": branch})
+    assert forked["forkSession"] == {
+        "session": None,
+        "errors": [{"code": "INVALID", "message": BRANCH_RULE, "field": "branchName"}],
+    }
+
+
+@pytest.mark.parametrize("model", ["m" * 10_000, "lab/my-\x00model"])
+async def test_a_model_name_that_is_not_listed_is_refused_and_echoed_short(
+    gql: GraphQLClient, model: str
+) -> None:
+    sid = (await create_session(gql, title="t"))["id"]
+    result = await send(gql, sid, "hi", model=model)
+    shown = model if len(model) <= 120 else model[:120] + "…"
+    assert result["errors"] == [
+        {
+            "code": "UNKNOWN_MODEL",
+            "message": f'unknown model "{shown}": use a "provider/model" listed by providers',
+            "field": "model",
+        }
     ]

@@ -7,6 +7,13 @@ from typing import Annotated
 import strawberry
 
 from api.domain.types import CheckpointContent, TurnRange
+from api.domain.validation import (
+    ITEM_MAX_CHARS,
+    LIST_MAX_ITEMS,
+    OBJECTIVE_MAX_CHARS,
+    SUMMARY_MAX_CHARS,
+    TITLE_MAX_CHARS,
+)
 from api.graphql import ids
 from api.graphql.context import Info
 from api.graphql.mutations.base import attempt
@@ -47,18 +54,20 @@ class DraftCheckpointPayload:
     errors: list[DraftCheckpointError] = strawberry.field(description="Why it failed, if it did.")
 
 
-_LIST = " (at most 50 items, each at most 1,000 characters)."
+_LIST = f" (at most {LIST_MAX_ITEMS} items, each at most {ITEM_MAX_CHARS:,} characters)."
 
 
 @strawberry.input(description="A checkpoint to save on the session's branch.")
 class CreateCheckpointInput:
     session_id: strawberry.ID = strawberry.field(description="The session it is saved from.")
-    title: str = strawberry.field(description="A one-line name (required; at most 200 characters).")
+    title: str = strawberry.field(
+        description=f"A one-line name (required; at most {TITLE_MAX_CHARS} characters)."
+    )
     objective: str | None = strawberry.field(
-        default=None, description="The objective (at most 2,000 characters)."
+        default=None, description=f"The objective (at most {OBJECTIVE_MAX_CHARS:,} characters)."
     )
     summary: str | None = strawberry.field(
-        default=None, description="The summary (at most 20,000 characters)."
+        default=None, description=f"The summary (at most {SUMMARY_MAX_CHARS:,} characters)."
     )
     decisions: list[str] | None = strawberry.field(default=None, description=f"Decisions{_LIST}")
     tasks: list[str] | None = strawberry.field(default=None, description=f"Open tasks{_LIST}")
