@@ -109,6 +109,11 @@ def validate_title(title: str, *, field: str = "title") -> str:
     return _validate_label(title, field=field, what="A title", max_chars=TITLE_MAX_CHARS)
 
 
+def fork_title(checkpoint_title: str) -> str:
+    """A fork's default title, "Fork of <checkpoint title>", cut to the title limit."""
+    return f"Fork of {checkpoint_title}"[:TITLE_MAX_CHARS].rstrip()
+
+
 def validate_name(name: str, *, field: str = "name") -> str:
     """A space's name: stripped, non-empty, at most 200 characters."""
     return _validate_label(name, field=field, what="A name", max_chars=NAME_MAX_CHARS)

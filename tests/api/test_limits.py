@@ -288,3 +288,23 @@ async def test_a_model_name_that_is_not_listed_is_refused_and_echoed_short(
             "field": "model",
         }
     ]
+
+
+async def test_a_fork_of_a_checkpoint_with_a_title_of_the_limit_gets_a_title_within_it(
+    gql: GraphQLClient,
+) -> None:
+    space = await create_space(gql)
+    sid = (await create_session(gql, spaceId=space, title="t"))["id"]
+    await send(gql, sid, "hello")
+    saved = await gql(CREATE_CHECKPOINT, input={"sessionId": sid, "title": "T" * 200})
+    checkpoint_id = saved["createCheckpoint"]["checkpoint"]["id"]
+    forked = await gql(
+        f"""mutation($input: ForkSessionInput!) {{
+          forkSession(input: $input) {{ session {{ title }} {ERRORS} }} }}""",
+        input={"checkpointId": checkpoint_id},
+    )
+    # "Fork of " + 200 characters overflowed the 200-character column on PostgreSQL.
+    assert forked["forkSession"] == {
+        "session": {"title": "Fork of " + "T" * 192},
+        "errors": [],
+    }
