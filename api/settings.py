@@ -34,6 +34,8 @@ class Settings:
     max_aliases: int = 30
     max_query_tokens: int = 2000
     max_page_size: int = 100
+    # No list in a request's variables may be longer (every list field takes 50 at most).
+    max_input_list_items: int = 1000
     allowed_origins: tuple[str, ...] = field(default_factory=tuple)
     title_sessions: bool = True
     # Worst-case objects a query may return (its `first`/`last` multiplied out),

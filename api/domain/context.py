@@ -102,15 +102,14 @@ def choose_source(
             )
         base = last if override.base_sequence is None else override.base_sequence
         if base < 0:
-            raise InputError(
-                "baseSequence cannot be negative.", field="context.baseSequence"
-            )
+            raise InputError("baseSequence cannot be negative.", field="context.baseSequence")
         return ContextSource(
             ContextMode.MOUNTED, checkpoint.space_id, checkpoint.id, scope.depth, base
         )
 
-    if session.mount is not None and (override is None or override.space_id is None
-                                      or override.space_id == session.space_id):
+    if session.mount is not None and (
+        override is None or override.space_id is None or override.space_id == session.space_id
+    ):
         checkpoint = _require(override_checkpoint, session.mount.checkpoint_id)
         return ContextSource(
             ContextMode.MOUNTED,

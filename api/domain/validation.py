@@ -17,8 +17,12 @@ from api.errors import ErrorCode, InputError
 
 TITLE_MAX_CHARS = 200
 NAME_MAX_CHARS = 200
+DESCRIPTION_MAX_CHARS = 2000
+OBJECTIVE_MAX_CHARS = 2000
+SUMMARY_MAX_CHARS = 20_000
 LIST_MAX_ITEMS = 50
 ITEM_MAX_CHARS = 1000
+IDEMPOTENCY_KEY_MAX_CHARS = 200
 
 # Checkpoint list fields by GraphQL name, in the order they are shown.
 LIST_FIELDS = ("decisions", "tasks", "openQuestions", "entities")
@@ -42,18 +46,43 @@ def validate_content(content: str, *, max_bytes: int) -> str:
 
     Whitespace is the user's: nothing is stripped, only checked.
     """
+    validate_draft_content(content, max_bytes=max_bytes)
     if not content.strip():
         raise InputError("The message is empty.", code=ErrorCode.EMPTY_CONTENT, field="content")
-    if not _is_text(content):
-        raise InputError(_NOT_TEXT.format(what="The message"), field="content")
-    size = len(content.encode("utf-8"))
+    return content
+
+
+def validate_draft_content(content: str, *, max_bytes: int) -> str:
+    """A message that is not sent yet (``contextPreview``): may be empty, within the limit."""
+    size = len(content.encode("utf-8", "replace"))
     if size > max_bytes:
         raise InputError(
             f"The message is {size} bytes; the limit is {max_bytes} bytes.",
             code=ErrorCode.CONTENT_TOO_LARGE,
             field="content",
         )
+    if not _is_text(content):
+        raise InputError(_NOT_TEXT.format(what="The message"), field="content")
     return content
+
+
+def validate_description(description: str, *, field: str = "description") -> str:
+    """A space's description: any text (may be empty) up to 2,000 characters."""
+    return _validate_text(
+        description, field=field, what="A description", max_chars=DESCRIPTION_MAX_CHARS
+    )
+
+
+def validate_idempotency_key(key: str, *, field: str = "idempotencyKey") -> str:
+    """An idempotency key: 1 to 200 characters of text.
+
+    The key is the client's and may be a secret of theirs: messages never repeat it.
+    """
+    if not key:
+        raise InputError("An idempotency key cannot be empty.", field=field)
+    return _validate_text(
+        key, field=field, what="An idempotency key", max_chars=IDEMPOTENCY_KEY_MAX_CHARS
+    )
 
 
 def validate_branch_name(name: str, *, field: str = "branchName") -> str:
@@ -78,6 +107,11 @@ def validate_branch_name(name: str, *, field: str = "branchName") -> str:
 def validate_title(title: str, *, field: str = "title") -> str:
     """A session or checkpoint title: stripped, non-empty, at most 200 characters."""
     return _validate_label(title, field=field, what="A title", max_chars=TITLE_MAX_CHARS)
+
+
+def fork_title(checkpoint_title: str) -> str:
+    """A fork's default title, "Fork of <checkpoint title>", cut to the title limit."""
+    return f"Fork of {checkpoint_title}"[:TITLE_MAX_CHARS].rstrip()
 
 
 def validate_name(name: str, *, field: str = "name") -> str:
@@ -132,8 +166,8 @@ def clean_checkpoint_fields(fields: Mapping[str, object], *, lenient: bool) -> C
     )
     return CheckpointContent(
         title=title,
-        objective=_string(fields, "objective"),
-        summary=_string(fields, "summary"),
+        objective=_limited(fields, "objective", OBJECTIVE_MAX_CHARS, lenient=lenient),
+        summary=_limited(fields, "summary", SUMMARY_MAX_CHARS, lenient=lenient),
         decisions=decisions,
         tasks=tasks,
         open_questions=open_questions,
@@ -167,11 +201,25 @@ def _string(fields: Mapping[str, object], name: str) -> str:
     return value.strip()
 
 
+def _limited(fields: Mapping[str, object], name: str, max_chars: int, *, lenient: bool) -> str:
+    value = _string(fields, name)
+    if lenient:
+        return value[:max_chars].strip()
+    if len(value) > max_chars:
+        raise FieldProblem(name, f"{name} is at most {max_chars} characters.")
+    return value
+
+
 def _items(fields: Mapping[str, object], name: str, *, lenient: bool) -> tuple[str, ...]:
     value = fields[name]
     # A bare string is a Sequence[str] too; it is not a list of items.
     if not isinstance(value, list | tuple):
         raise FieldProblem(name, f"{name} must be a list of strings, not {_json_type_name(value)}.")
+    # Counted before any item is looked at: a list of millions is refused at once.
+    if not lenient and len(value) > LIST_MAX_ITEMS:
+        raise FieldProblem(
+            name, f"{name} holds at most {LIST_MAX_ITEMS} items; it has {len(value)}."
+        )
     kept: list[str] = []
     seen: set[str] = set()
     for position, raw in enumerate(value):
@@ -203,16 +251,21 @@ def _items(fields: Mapping[str, object], name: str, *, lenient: bool) -> tuple[s
 
 
 def _validate_label(value: str, *, field: str, what: str, max_chars: int) -> str:
-    label = value.strip()
+    label = _validate_text(value.strip(), field=field, what=what, max_chars=max_chars)
     if not label:
         raise InputError(f"{what} cannot be empty.", code=ErrorCode.INVALID, field=field)
-    if len(label) > max_chars:
+    return label
+
+
+def _validate_text(value: str, *, field: str, what: str, max_chars: int) -> str:
+    """``value`` unchanged if it is at most ``max_chars`` of text (length checked first)."""
+    if len(value) > max_chars:
         raise InputError(
             f"{what} is at most {max_chars} characters.", code=ErrorCode.INVALID, field=field
         )
-    if not _is_text(label):
+    if not _is_text(value):
         raise InputError(_NOT_TEXT.format(what=what), field=field)
-    return label
+    return value
 
 
 def _is_text(value: str) -> bool:

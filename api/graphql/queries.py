@@ -1,4 +1,9 @@
-"""Every query of DESIGN §8."""
+"""Every query of DESIGN §8.
+
+What cannot be found (an unknown id, a malformed one, another owner's) is
+null on every field, never a top-level error; the one documented exception
+is `checkpointByHash`'s AMBIGUOUS_HASH, which is a question for the caller.
+"""
 
 from __future__ import annotations
 
@@ -7,11 +12,12 @@ from typing import Annotated
 import strawberry
 from strawberry import relay
 
+from api.domain.validation import validate_draft_content
 from api.errors import NotFound
 from api.graphql import ids
 from api.graphql.context import Info
 from api.graphql.mutations.chat import context_override
-from api.graphql.pagination import connection, page_request
+from api.graphql.pagination import SESSIONS, SPACES, connection, page_request
 from api.graphql.types.checkpoint import Checkpoint
 from api.graphql.types.compare import Comparison
 from api.graphql.types.context_plan import ContextInput, ContextPlan
@@ -34,20 +40,15 @@ NODE_TYPES: dict[str, type[Space | Session | Checkpoint | Turn]] = {
 @strawberry.input(description="What contextPreview should preview.")
 class ContextPreviewInput:
     session_id: strawberry.ID = strawberry.field(description="The session.")
-    content: str = strawberry.field(description="The message that would be sent.")
+    content: str = strawberry.field(
+        description="The message that would be sent (may be empty; at most 1 MiB by default)."
+    )
     model: str | None = strawberry.field(
         default=None, description='"provider/model" (default: the session\'s model).'
     )
     context: ContextInput | None = strawberry.field(
         default=None, description="An explicit context, as sendMessage takes it."
     )
-
-
-def _id(value: str, type_name: str) -> int | None:
-    try:
-        return ids.decode(value, type_name, field="id")
-    except NotFound:
-        return None
 
 
 @strawberry.type(description="Everything you can read.")
@@ -58,14 +59,11 @@ class Query:
         info: Info,
         id: Annotated[strawberry.ID, strawberry.argument(description="A global id.")],
     ) -> relay.Node | None:
-        try:
-            type_name, key = relay.from_base64(id)
-        except (ValueError, TypeError):
+        parsed = ids.parse_id(id)
+        node_type = NODE_TYPES.get(parsed[0]) if parsed else None
+        if parsed is None or node_type is None:
             return None
-        node_type = NODE_TYPES.get(type_name)
-        if node_type is None:
-            return None
-        found = await node_type.resolve_nodes(info=info, node_ids=[key], required=False)
+        found = await node_type.resolve_nodes(info=info, node_ids=[str(parsed[1])], required=False)
         node: relay.Node | None = found[0]
         return node
 
@@ -82,9 +80,9 @@ class Query:
     ) -> relay.Connection[Space]:
         cap = info.context.services.settings.max_page_size
         page = await spaces.page(
-            info.context.owner_id, page_request(first=first, after=after, cap=cap)
+            info.context.owner_id, page_request(scope=SPACES, first=first, after=after, cap=cap)
         )
-        return connection(page, Space.from_domain, lambda s: s.id)
+        return connection(page, Space.from_domain, lambda s: s.id, scope=SPACES)
 
     @strawberry.field(
         description="Your sessions, oldest first: all, one space's, or those in no space."
@@ -106,12 +104,14 @@ class Query:
         ] = False,
     ) -> relay.Connection[Session]:
         cap = info.context.services.settings.max_page_size
-        request = page_request(first=first, after=after, cap=cap)
-        space = ids.decode_optional(space_id, "Space", field="spaceId")
+        request = page_request(scope=SESSIONS, first=first, after=after, cap=cap)
+        # A malformed space id names no space, like an unknown one: no sessions
+        # (key 0 is never a row's id).
+        space = None if space_id is None else (ids.key_or_none(space_id, "Space") or 0)
         page = await sessions.page(
             info.context.owner_id, space, request, only_unattached=unattached
         )
-        return connection(page, Session.from_domain, lambda s: s.id)
+        return connection(page, Session.from_domain, lambda s: s.id, scope=SESSIONS)
 
     @strawberry.field(description="A space by id.")
     async def space(
@@ -119,7 +119,7 @@ class Query:
         info: Info,
         id: Annotated[strawberry.ID, strawberry.argument(description="The space's id.")],
     ) -> Space | None:
-        key = _id(id, "Space")
+        key = ids.key_or_none(id, "Space")
         found = await info.context.loaders.space_by_id.load(key) if key is not None else None
         return Space.from_domain(found) if found else None
 
@@ -129,7 +129,7 @@ class Query:
         info: Info,
         id: Annotated[strawberry.ID, strawberry.argument(description="The session's id.")],
     ) -> Session | None:
-        key = _id(id, "Session")
+        key = ids.key_or_none(id, "Session")
         found = await info.context.loaders.session_by_id.load(key) if key is not None else None
         return Session.from_domain(found) if found else None
 
@@ -139,12 +139,14 @@ class Query:
         info: Info,
         id: Annotated[strawberry.ID, strawberry.argument(description="The checkpoint's id.")],
     ) -> Checkpoint | None:
-        key = _id(id, "Checkpoint")
+        key = ids.key_or_none(id, "Checkpoint")
         found = await info.context.loaders.checkpoint_by_id.load(key) if key is not None else None
         return Checkpoint.from_domain(found) if found else None
 
     @strawberry.field(
-        description="A checkpoint of a space by its hash or any unique prefix of 4+ hex characters."
+        description="A checkpoint of a space by its hash or any unique prefix of 4+ hex "
+        "characters; null when there is none. A prefix that matches several is an error "
+        "coded AMBIGUOUS_HASH."
     )
     async def checkpoint_by_hash(
         self,
@@ -152,8 +154,13 @@ class Query:
         space_id: Annotated[strawberry.ID, strawberry.argument(description="The space.")],
         hash: Annotated[str, strawberry.argument(description="The hash or a prefix (4+).")],
     ) -> Checkpoint | None:
-        space = ids.decode(space_id, "Space", field="spaceId")
-        found = await checkpoint_service.by_hash(info.context.owner_id, space, hash)
+        space = ids.key_or_none(space_id, "Space")
+        if space is None:
+            return None
+        try:
+            found = await checkpoint_service.by_hash(info.context.owner_id, space, hash)
+        except NotFound:
+            return None
         return Checkpoint.from_domain(found) if found else None
 
     @strawberry.field(description="The configured providers, their models and the defaults.")
@@ -174,7 +181,8 @@ class Query:
         )
 
     @strawberry.field(
-        description="Exactly what the model would receive if this message were sent now."
+        description="Exactly what the model would receive if this message were sent now; "
+        "null when the session (or a checkpoint or space the context names) is not found."
     )
     async def context_preview(
         self,
@@ -182,28 +190,39 @@ class Query:
         input: Annotated[
             ContextPreviewInput, strawberry.argument(description="The contextPreview arguments.")
         ],
-    ) -> ContextPlan:
-        session_id = ids.decode(input.session_id, "Session", field="sessionId")
-        session = await sessions.get(info.context.owner_id, session_id)
-        preview = await chat.preview(
-            info.context.services,
-            session,
-            content=input.content,
-            model=input.model,
-            override=context_override(input.context),
+    ) -> ContextPlan | None:
+        validate_draft_content(
+            input.content, max_bytes=info.context.services.settings.max_content_bytes
         )
+        try:
+            session_id = ids.decode(input.session_id, "Session", field="sessionId")
+            session = await sessions.get(info.context.owner_id, session_id)
+            preview = await chat.preview(
+                info.context.services,
+                session,
+                content=input.content,
+                model=input.model,
+                override=context_override(input.context),
+            )
+        except NotFound:
+            return None
         return ContextPlan.build(preview.plan, preview.messages, preview.model.name)
 
-    @strawberry.field(description="Compare the list fields of two checkpoints.")
+    @strawberry.field(
+        description="Compare the list fields of two checkpoints; null when either is not found."
+    )
     async def compare_checkpoints(
         self,
         info: Info,
         a: Annotated[strawberry.ID, strawberry.argument(description="The first checkpoint.")],
         b: Annotated[strawberry.ID, strawberry.argument(description="The second checkpoint.")],
-    ) -> Comparison:
-        comparison = await checkpoint_service.compare(
-            info.context.owner_id,
-            ids.decode(a, "Checkpoint", field="a"),
-            ids.decode(b, "Checkpoint", field="b"),
-        )
+    ) -> Comparison | None:
+        try:
+            comparison = await checkpoint_service.compare(
+                info.context.owner_id,
+                ids.decode(a, "Checkpoint", field="a"),
+                ids.decode(b, "Checkpoint", field="b"),
+            )
+        except NotFound:
+            return None
         return Comparison.from_domain(comparison)

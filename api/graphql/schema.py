@@ -21,6 +21,7 @@ from strawberry.types import ExecutionContext
 
 from api.errors import SmritiError
 from api.graphql.cost import TOO_COSTLY, Budget, QueryCost
+from api.graphql.input_bounds import InputListBound
 from api.graphql.mutations.chat import ChatMutation
 from api.graphql.mutations.checkpoints import CheckpointMutation
 from api.graphql.mutations.sessions import SessionMutation
@@ -62,22 +63,28 @@ class SmritiSchema(strawberry.Schema):
     def process_errors(
         self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None
     ) -> None:
-        # Expected failures (bad ids, bad arguments) are answers, not incidents:
-        # only the rest is logged.
+        # Expected failures (bad ids, bad arguments, a request graphql-core
+        # refuses, a query over its cost budget) are answers, not incidents:
+        # only bugs are logged.
         unexpected = [
             e
             for e in errors
-            if not isinstance(e.original_error, SmritiError)
-            and (e.extensions or {}).get("code") != TOO_COSTLY
+            if _is_internal(e) and (e.extensions or {}).get("code") != TOO_COSTLY
         ]
         if unexpected:
             super().process_errors(unexpected, execution_context)
 
 
 def _is_internal(error: GraphQLError) -> bool:
-    """Bugs are masked; validation errors and our typed errors are shown."""
+    """A bug: masked as "Unexpected error." and logged.
+
+    Everything else is the client's to read: syntax and validation errors
+    (no original error), our typed errors, and graphql-core's own coercion
+    errors, which carry the GraphQLError that says what is wrong ("Variable
+    '$n' has invalid value: Int cannot represent non-integer value: 'ten'").
+    """
     original = error.original_error
-    return original is not None and not isinstance(original, SmritiError)
+    return original is not None and not isinstance(original, SmritiError | GraphQLError)
 
 
 def build_schema(settings: Settings | None = None) -> strawberry.Schema:
@@ -99,6 +106,7 @@ def build_schema(settings: Settings | None = None) -> strawberry.Schema:
         lambda: ParserCache(maxsize=256),
         lambda: ValidationCache(maxsize=256),
         ErrorCodes,
+        lambda: InputListBound(max_items=limits.max_input_list_items),
         # After validation (ValidationCache), before anything runs.
         lambda: QueryCost(budget),
     ]

@@ -12,7 +12,7 @@ from api.errors import SmritiError
 from api.graphql import ids
 from api.graphql.context import Info
 from api.graphql.loaders import make_loaders
-from api.graphql.mutations.chat import SendMessageInput, context_override
+from api.graphql.mutations.chat import SendMessageInput, send_options
 from api.graphql.types.context_plan import ContextPlan
 from api.graphql.types.errors import to_error
 from api.graphql.types.message_stream import (
@@ -49,7 +49,7 @@ class Subscription:
         try:
             session_id = ids.decode(input.session_id, "Session", field="sessionId")
             session = await sessions.get(info.context.owner_id, session_id)
-            override = context_override(input.context)
+            override = send_options(input)
         except SmritiError as exc:
             yield StreamFailed(errors=[to_error(MessageStreamError, exc)], partial_reply=None)
             return

@@ -14,7 +14,11 @@ from api.domain.types import (
     Session,
     TurnRange,
 )
-from api.domain.validation import validate_branch_name, validate_checkpoint_content
+from api.domain.validation import (
+    fork_title,
+    validate_branch_name,
+    validate_checkpoint_content,
+)
 from api.errors import ErrorCode, InputError, NotFound
 from api.services.base import Services
 from api.services.chat import session_model
@@ -153,7 +157,7 @@ async def fork(
         owner_id,
         checkpoint=checkpoint,
         branch_name=branch_name,
-        title=title or f"Fork of {checkpoint.content.title}",
+        title=title or fork_title(checkpoint.content.title),
         memory_scope=services.settings.default_memory_scope,
         provider=default.provider,
         model=default.model,

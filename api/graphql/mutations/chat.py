@@ -8,6 +8,7 @@ import strawberry
 
 from api.domain.context import ContextOverride
 from api.domain.types import MemoryScope as DomainScope
+from api.domain.validation import IDEMPOTENCY_KEY_MAX_CHARS, validate_idempotency_key
 from api.errors import SmritiError
 from api.graphql import ids
 from api.graphql.context import Info
@@ -33,6 +34,14 @@ def context_override(value: ContextInput | None) -> ContextOverride | None:
     )
 
 
+def send_options(input: SendMessageInput) -> ContextOverride | None:
+    """Check what sendMessage and messageStream take besides the message itself
+    (the idempotency key) and decode the explicit context; raises InputError."""
+    if input.idempotency_key is not None:
+        validate_idempotency_key(input.idempotency_key)
+    return context_override(input.context)
+
+
 @strawberry.input(description="A message to send in a session.")
 class SendMessageInput:
     session_id: strawberry.ID = strawberry.field(description="The session.")
@@ -45,7 +54,8 @@ class SendMessageInput:
     idempotency_key: str | None = strawberry.field(
         default=None,
         description="Send the same key again to get the original turns back instead of "
-        "new ones (and to retry a failed provider call without a second user turn).",
+        "new ones (and to retry a failed provider call without a second user turn). "
+        f"1 to {IDEMPOTENCY_KEY_MAX_CHARS} characters; never logged nor repeated in errors.",
     )
     context: ContextInput | None = strawberry.field(
         default=None, description="An explicit context instead of the session's own."
@@ -84,7 +94,7 @@ class ChatMutation:
                 content=input.content,
                 model=input.model,
                 idempotency_key=input.idempotency_key,
-                override=context_override(input.context),
+                override=send_options(input),
             )
         except SmritiError as exc:
             return SendMessagePayload(

@@ -7,6 +7,13 @@ from typing import Annotated
 import strawberry
 
 from api.domain.types import CheckpointContent, TurnRange
+from api.domain.validation import (
+    ITEM_MAX_CHARS,
+    LIST_MAX_ITEMS,
+    OBJECTIVE_MAX_CHARS,
+    SUMMARY_MAX_CHARS,
+    TITLE_MAX_CHARS,
+)
 from api.graphql import ids
 from api.graphql.context import Info
 from api.graphql.mutations.base import attempt
@@ -47,16 +54,27 @@ class DraftCheckpointPayload:
     errors: list[DraftCheckpointError] = strawberry.field(description="Why it failed, if it did.")
 
 
+_LIST = f" (at most {LIST_MAX_ITEMS} items, each at most {ITEM_MAX_CHARS:,} characters)."
+
+
 @strawberry.input(description="A checkpoint to save on the session's branch.")
 class CreateCheckpointInput:
     session_id: strawberry.ID = strawberry.field(description="The session it is saved from.")
-    title: str = strawberry.field(description="A one-line name (required).")
-    objective: str | None = strawberry.field(default=None, description="The objective.")
-    summary: str | None = strawberry.field(default=None, description="The summary.")
-    decisions: list[str] | None = strawberry.field(default=None, description="Decisions.")
-    tasks: list[str] | None = strawberry.field(default=None, description="Open tasks.")
-    open_questions: list[str] | None = strawberry.field(default=None, description="Open questions.")
-    entities: list[str] | None = strawberry.field(default=None, description="Entities.")
+    title: str = strawberry.field(
+        description=f"A one-line name (required; at most {TITLE_MAX_CHARS} characters)."
+    )
+    objective: str | None = strawberry.field(
+        default=None, description=f"The objective (at most {OBJECTIVE_MAX_CHARS:,} characters)."
+    )
+    summary: str | None = strawberry.field(
+        default=None, description=f"The summary (at most {SUMMARY_MAX_CHARS:,} characters)."
+    )
+    decisions: list[str] | None = strawberry.field(default=None, description=f"Decisions{_LIST}")
+    tasks: list[str] | None = strawberry.field(default=None, description=f"Open tasks{_LIST}")
+    open_questions: list[str] | None = strawberry.field(
+        default=None, description=f"Open questions{_LIST}"
+    )
+    entities: list[str] | None = strawberry.field(default=None, description=f"Entities{_LIST}")
     source_turn_range: TurnRangeInput | None = strawberry.field(
         default=None,
         description="The turns it was made from (default: the current window to the last turn).",

@@ -8,6 +8,7 @@ import strawberry
 
 from api.domain.types import MemoryScope as DomainScope
 from api.domain.types import Session as DomainSession
+from api.domain.validation import validate_title
 from api.graphql import ids
 from api.graphql.context import Info
 from api.graphql.mutations.base import attempt
@@ -276,7 +277,7 @@ class SessionMutation:
                 info.context.owner_id,
                 checkpoint_id,
                 branch_name=input.branch_name,
-                title=input.title,
+                title=validate_title(input.title) if input.title else None,
             )
             return Session.from_domain(created)
 

@@ -6,6 +6,8 @@ from typing import Annotated
 
 import strawberry
 
+from api.domain.types import Space as DomainSpace
+from api.domain.validation import DESCRIPTION_MAX_CHARS, NAME_MAX_CHARS, validate_description
 from api.graphql import ids
 from api.graphql.context import Info
 from api.graphql.mutations.base import attempt
@@ -21,8 +23,10 @@ DeleteSpaceError = error_type("DeleteSpaceError", "deleteSpace")
 
 @strawberry.input(description="A new space.")
 class CreateSpaceInput:
-    name: str = strawberry.field(description="Its name (1 to 200 characters).")
-    description: str | None = strawberry.field(default=None, description="What it is for.")
+    name: str = strawberry.field(description=f"Its name (1 to {NAME_MAX_CHARS} characters).")
+    description: str | None = strawberry.field(
+        default=None, description=f"What it is for (at most {DESCRIPTION_MAX_CHARS} characters)."
+    )
 
 
 @strawberry.type(description="The result of createSpace.")
@@ -34,8 +38,13 @@ class CreateSpacePayload:
 @strawberry.input(description="New values for a space; omitted fields stay as they are.")
 class UpdateSpaceInput:
     id: strawberry.ID = strawberry.field(description="The space.")
-    name: str | None = strawberry.field(default=None, description="A new name.")
-    description: str | None = strawberry.field(default=None, description="A new description.")
+    name: str | None = strawberry.field(
+        default=None, description=f"A new name (1 to {NAME_MAX_CHARS} characters)."
+    )
+    description: str | None = strawberry.field(
+        default=None,
+        description=f"A new description (at most {DESCRIPTION_MAX_CHARS} characters).",
+    )
 
 
 @strawberry.type(description="The result of updateSpace.")
@@ -55,6 +64,10 @@ class DeleteSpacePayload:
     errors: list[DeleteSpaceError] = strawberry.field(description="Why it failed, if it did.")
 
 
+def _description(value: str | None) -> str | None:
+    return None if value is None else validate_description(value)
+
+
 @strawberry.type
 class SpaceMutation:
     @strawberry.mutation(description="Create a space.")
@@ -65,10 +78,11 @@ class SpaceMutation:
             CreateSpaceInput, strawberry.argument(description="The createSpace arguments.")
         ],
     ) -> CreateSpacePayload:
-        owner = info.context.owner_id
-        space, errors = await attempt(
-            workspace.create_space(owner, input.name, input.description), CreateSpaceError
-        )
+        async def work() -> DomainSpace:
+            description = _description(input.description)
+            return await workspace.create_space(info.context.owner_id, input.name, description)
+
+        space, errors = await attempt(work(), CreateSpaceError)
         return CreateSpacePayload(space=Space.from_domain(space) if space else None, errors=errors)
 
     @strawberry.mutation(description="Rename a space or change its description.")
@@ -82,7 +96,10 @@ class SpaceMutation:
         async def work() -> Space:
             space_id = ids.decode(input.id, "Space", field="id")
             space = await workspace.update_space(
-                info.context.owner_id, space_id, name=input.name, description=input.description
+                info.context.owner_id,
+                space_id,
+                name=input.name,
+                description=_description(input.description),
             )
             return Space.from_domain(space)
 

@@ -11,7 +11,7 @@ from strawberry import relay
 
 from api.domain import types as domain
 from api.graphql.context import Info
-from api.graphql.pagination import connection, page_request
+from api.graphql.pagination import connection, page_request, turns_of
 from api.graphql.types.enums import MemoryScope
 from api.graphql.types.turn import Turn
 from api.store import turns
@@ -138,6 +138,9 @@ class Session(relay.Node):
         ] = None,
     ) -> relay.Connection[Turn]:
         cap = info.context.services.settings.max_page_size
-        request = page_request(first=first, after=after, last=last, before=before, cap=cap)
+        scope = turns_of(self.id)
+        request = page_request(
+            scope=scope, first=first, after=after, last=last, before=before, cap=cap
+        )
         page = await turns.page(self.id, request)
-        return connection(page, Turn.from_domain, lambda t: t.sequence_number)
+        return connection(page, Turn.from_domain, lambda t: t.sequence_number, scope=scope)

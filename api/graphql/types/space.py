@@ -12,7 +12,7 @@ from strawberry import relay
 from api.domain import types as domain
 from api.domain.types import MAIN_BRANCH
 from api.graphql.context import Info
-from api.graphql.pagination import connection, page_request
+from api.graphql.pagination import CHECKPOINTS, SESSIONS, connection, page_request
 from api.store import checkpoints, sessions
 
 if TYPE_CHECKING:
@@ -98,9 +98,9 @@ class Space(relay.Node):
     ) -> relay.Connection[CheckpointRef]:
         from api.graphql.types.checkpoint import Checkpoint
 
-        request = page_request(first=first, after=after, cap=1000)
+        request = page_request(scope=CHECKPOINTS, first=first, after=after, cap=1000)
         page = await checkpoints.page(self.id, request)
-        return connection(page, Checkpoint.from_domain, lambda c: c.id)
+        return connection(page, Checkpoint.from_domain, lambda c: c.id, scope=CHECKPOINTS)
 
     @strawberry.field(description="The sessions attached to this space, oldest first.")
     async def sessions(
@@ -116,6 +116,6 @@ class Space(relay.Node):
         from api.graphql.types.session import Session
 
         cap = info.context.services.settings.max_page_size
-        request = page_request(first=first, after=after, cap=cap)
+        request = page_request(scope=SESSIONS, first=first, after=after, cap=cap)
         page = await sessions.page(info.context.owner_id, self.id, request)
-        return connection(page, Session.from_domain, lambda s: s.id)
+        return connection(page, Session.from_domain, lambda s: s.id, scope=SESSIONS)
