@@ -214,7 +214,10 @@ def test_answer_reserve_is_one_setting_read_from_the_environment() -> None:
         {"SMRITI_ANSWER_RESERVE_TOKENS": "300"}, database_url="sqlite:///:memory:"
     )
     assert settings.answer_reserve_tokens == 300
-    assert Settings.from_environment({}, database_url="sqlite:///:memory:").answer_reserve_tokens == 1024
+    assert (
+        Settings.from_environment({}, database_url="sqlite:///:memory:").answer_reserve_tokens
+        == 1024
+    )
 
 
 async def test_switching_providers_keeps_each_key_and_format_apart() -> None:
@@ -348,7 +351,9 @@ async def test_a_stalled_stream_is_a_timeout(wire: Wire, stub: FakeProvider) -> 
 
 UNREADABLE: dict[str, Callable[[FakeProvider], None]] = {
     "empty": lambda stub: stub.raw(""),
-    "html": lambda stub: stub.raw("<html><body>Bad gateway</body></html>", content_type="text/html"),
+    "html": lambda stub: stub.raw(
+        "<html><body>Bad gateway</body></html>", content_type="text/html"
+    ),
     "truncated-json": lambda stub: stub.raw('{"choices": [{"message": '),
 }
 
@@ -391,4 +396,3 @@ async def test_an_empty_answer_with_usage_is_still_an_answer(
 
     assert completion == Completion("", completion.usage, wire.name)
     assert (completion.usage.prompt_tokens, completion.usage.completion_tokens) == (4, 0)
-

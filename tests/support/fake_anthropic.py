@@ -100,7 +100,10 @@ class FakeAnthropic(FakeProvider):
         if status == 401:
             kind, message = "authentication_error", f"invalid x-api-key: {key}"
         elif status == 429:
-            kind, message = "rate_limit_error", f"Number of request tokens has exceeded your rate limit (key {key})."
+            kind, message = (
+                "rate_limit_error",
+                f"Number of request tokens has exceeded your rate limit (key {key}).",
+            )
         elif status == 529:
             kind, message = "overloaded_error", "Overloaded"
         elif status == 400 and script.code == "context_length_exceeded":

@@ -390,9 +390,7 @@ class FakeProvider:
             stream = self._hold(events.head, events.pieces[: script.hold_after], script.interval)
         else:
             stream = self._paced(events, script.interval)
-        return StreamingResponse(
-            self._recorded(number, stream), media_type=self.stream_media_type
-        )
+        return StreamingResponse(self._recorded(number, stream), media_type=self.stream_media_type)
 
     async def _sleep(self, seconds: float) -> None:
         deadline = time.monotonic() + seconds
@@ -418,7 +416,9 @@ class FakeProvider:
         for event in events.tail:
             yield event
 
-    async def _hold(self, head: list[str], pieces: list[str], interval: float) -> AsyncIterator[str]:
+    async def _hold(
+        self, head: list[str], pieces: list[str], interval: float
+    ) -> AsyncIterator[str]:
         async for event in self._paced(Events(head, pieces, []), interval):
             yield event
         # Say nothing more until the client leaves (Starlette then cancels this
