@@ -231,7 +231,9 @@ class LiteLLMTransport:
             while True:
                 try:
                     # The HTTP client's timeout does not cover every provider's
-                    # stream: bound the wait for each piece here.
+                    # stream: bound the wait for each piece here. (wait_for, not
+                    # asyncio.timeout: cancelling the piece's own task is what
+                    # makes LiteLLM close the provider's connection.)
                     chunk = await asyncio.wait_for(response.__anext__(), self.timeout)
                 except StopAsyncIteration:
                     break
@@ -350,9 +352,9 @@ def classify(exc: BaseException) -> ErrorCode:
     status = _status(exc)
     if isinstance(exc, litellm.ContextWindowExceededError) or status == 413:
         return ErrorCode.CONTEXT_TOO_LONG
-    if status is not None and 400 <= status < 500 and status not in (401, 403, 408):
-        if _in_chain(exc, lambda e: False, _CONTEXT_MARKERS):
-            return ErrorCode.CONTEXT_TOO_LONG
+    refused = status is not None and 400 <= status < 500 and status not in (401, 403, 408)
+    if refused and _in_chain(exc, _CONTEXT_MARKERS):
+        return ErrorCode.CONTEXT_TOO_LONG
     rejected = (litellm.AuthenticationError, litellm.PermissionDeniedError)
     if isinstance(exc, rejected) or status in (401, 403):
         return ErrorCode.PROVIDER_AUTH
@@ -360,7 +362,7 @@ def classify(exc: BaseException) -> ErrorCode:
         return ErrorCode.PROVIDER_RATE_LIMIT
     # An answer that arrived but could not be read: LiteLLM reports it as a
     # connection error or an HTTP 500 of its own making.
-    if _in_chain(exc, lambda e: isinstance(e, json.JSONDecodeError), _MALFORMED_MARKERS):
+    if _in_chain(exc, _MALFORMED_MARKERS, json.JSONDecodeError):
         return ErrorCode.MALFORMED_OUTPUT
     # Timeout subclasses APIConnectionError: test it first.
     if isinstance(exc, litellm.Timeout) or status == 408:
@@ -405,7 +407,7 @@ def _status(exc: BaseException) -> int | None:
 
 
 def _is_connection_failure(exc: BaseException) -> bool:
-    return _in_chain(exc, lambda e: isinstance(e, ConnectionError), _CONNECTION_MARKERS)
+    return _in_chain(exc, _CONNECTION_MARKERS, ConnectionError)
 
 
 def _chain(exc: BaseException) -> list[BaseException]:
@@ -418,12 +420,16 @@ def _chain(exc: BaseException) -> list[BaseException]:
     return seen
 
 
-def _in_chain(exc: BaseException, test: Any, markers: tuple[str, ...]) -> bool:
-    """Whether ``test`` holds for, or a marker is in the text of, any exception in the chain.
+def _in_chain(
+    exc: BaseException, markers: tuple[str, ...], kind: type[BaseException] | None = None
+) -> bool:
+    """Whether any exception in the chain is a ``kind`` or has a marker in its text.
 
     The text is read to classify only; it is never shown."""
     return any(
-        test(e) or any(marker in str(e).lower() for marker in markers) for e in _chain(exc)
+        (kind is not None and isinstance(e, kind))
+        or any(marker in str(e).lower() for marker in markers)
+        for e in _chain(exc)
     )
 
 

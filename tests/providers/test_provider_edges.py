@@ -17,6 +17,7 @@ import pytest
 from api.domain.types import ChatMessage
 from api.errors import ErrorCode, ProviderError
 from api.providers import Completion, LiteLLMTransport, ProviderRegistry, parse_config
+from api.providers.litellm_adapter import _seconds
 from api.settings import Settings
 from tests.support.fake_anthropic import FakeAnthropic
 from tests.support.fake_ollama import FakeOllama
@@ -396,3 +397,12 @@ async def test_an_empty_answer_with_usage_is_still_an_answer(
 
     assert completion == Completion("", completion.usage, wire.name)
     assert (completion.usage.prompt_tokens, completion.usage.completion_tokens) == (4, 0)
+
+
+@pytest.mark.parametrize(
+    ("header", "seconds"),
+    [("7", 7.0), ("0.25", 0.25), ("Wed, 21 Oct 2015 07:28:00 GMT", 0.0), ("soon", None)],
+)
+def test_retry_after_reads_seconds_or_an_http_date(header: str, seconds: float | None) -> None:
+    # A date in the past means "now"; an unreadable value is no advice at all.
+    assert _seconds(header) == seconds

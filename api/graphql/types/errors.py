@@ -41,6 +41,4 @@ def to_error(error_cls: Any, exc: SmritiError) -> Any:
     extra = {}
     if isinstance(exc, ProviderError) and "retry_after_seconds" in error_cls.__annotations__:
         extra["retry_after_seconds"] = exc.retry_after
-    return error_cls(
-        code=ErrorCode[exc.code.value], message=exc.message, field=exc.field, **extra
-    )
+    return error_cls(code=ErrorCode[exc.code.value], message=exc.message, field=exc.field, **extra)
