@@ -230,18 +230,13 @@ class LiteLLMTransport:
         try:
             while True:
                 try:
-                    # The HTTP client's timeout does not cover every provider's
-                    # stream: bound the wait for each piece here. (wait_for, not
-                    # asyncio.timeout: cancelling the piece's own task is what
-                    # makes LiteLLM close the provider's connection.)
-                    chunk = await asyncio.wait_for(response.__anext__(), self.timeout)
+                    # A stalled stream ends here too: the HTTP client's read
+                    # timeout (self.timeout, per read) raises, which LiteLLM
+                    # reports mid-stream as an HTTP 408 and classify() as a
+                    # timeout; the client closes the connection itself.
+                    chunk = await response.__anext__()
                 except StopAsyncIteration:
                     break
-                except TimeoutError:
-                    failure = ProviderError(
-                        _message(ErrorCode.PROVIDER_TIMEOUT, ref, self.timeout, None),
-                        code=ErrorCode.PROVIDER_TIMEOUT,
-                    )
                 except Exception as exc:
                     failure = self._error(exc, ref, mid_stream=started)
                 if failure is not None:

@@ -7,6 +7,7 @@ failure is checked for the key (never in the message, the repr or the chain).
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -347,7 +348,8 @@ async def test_a_stalled_stream_is_a_timeout(wire: Wire, stub: FakeProvider) -> 
         ErrorCode.PROVIDER_TIMEOUT,
         f"{wire.name}: no answer within 0.5 s",
     )
-    assert stub.wait_for_stream_end(1) == "client-closed"
+    # Waited for in a thread: closing the socket needs this event loop to run.
+    assert await asyncio.to_thread(stub.wait_for_stream_end, 1) == "client-closed"
 
 
 UNREADABLE: dict[str, Callable[[FakeProvider], None]] = {
