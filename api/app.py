@@ -45,7 +45,11 @@ def create_app(
             load_config(settings.providers_file) if settings.providers_file else default_config()
         )
         registry = ProviderRegistry(
-            config, transport=LiteLLMTransport(timeout=settings.provider_timeout_seconds)
+            config,
+            transport=LiteLLMTransport(
+                timeout=settings.provider_timeout_seconds,
+                max_tokens=settings.answer_reserve_tokens,
+            ),
         )
     services = Services(settings=settings, registry=registry)
     graphql = graphql_view(services, vendor_dir=graphiql_vendor_dir)

@@ -65,9 +65,24 @@ class NotFound(InputError):
 
 
 class ProviderError(SmritiError):
-    """A model call failed. The provider's own text is never included."""
+    """A model call failed. The provider's own text is never included.
+
+    ``retry_after``: seconds the provider asked to wait before trying again
+    (its ``Retry-After``), when it said.
+    """
 
     code = ErrorCode.PROVIDER_ERROR
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: ErrorCode | None = None,
+        field: str | None = None,
+        retry_after: float | None = None,
+    ):
+        super().__init__(message, code=code, field=field)
+        self.retry_after = retry_after
 
 
 class ConfigError(SmritiError):

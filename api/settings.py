@@ -26,7 +26,8 @@ class Settings:
     max_content_bytes: int = 1024 * 1024
     # The window never holds more turns than this, whatever the token budget.
     max_window_turns: int = 50
-    # Tokens kept free for the model's answer.
+    # Tokens kept free in the window for the model's answer, and the max_tokens
+    # every model call is sent: one number, so the answer fits what was kept.
     answer_reserve_tokens: int = 1024
     default_memory_scope: MemoryScope = MemoryScope.LATEST_1
     provider_timeout_seconds: float = 60.0
@@ -79,6 +80,7 @@ class Settings:
             providers_file=provider_path,
             max_content_bytes=int(env.get("SMRITI_MAX_CONTENT_BYTES", 1024 * 1024)),
             max_window_turns=int(env.get("SMRITI_MAX_WINDOW_TURNS", 50)),
+            answer_reserve_tokens=int(env.get("SMRITI_ANSWER_RESERVE_TOKENS", 1024)),
             provider_timeout_seconds=float(env.get("SMRITI_PROVIDER_TIMEOUT", 60)),
             allowed_origins=_names(env.get("SMRITI_ALLOWED_ORIGINS", "")),
             max_query_nodes=int(env.get("SMRITI_MAX_QUERY_NODES", 50_000)),

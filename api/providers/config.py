@@ -7,6 +7,7 @@ The file (DESIGN §4)::
     providers:
       lab:
         litellm_provider: openai               # defaults to the provider's name
+                                               # (ollama: ollama_chat, see below)
         api_base: "http://127.0.0.1:8080/v1"   # optional
         api_key_env: LAB_API_KEY               # optional; the variable's name, never the key
         models: [my-model]
@@ -49,6 +50,11 @@ _PROVIDER_KEYS = ("api_base", "api_key_env", "litellm_provider", "models")
 # "/" separates provider from model in "provider/model", so names cannot hold one.
 _PROVIDER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# How LiteLLM reaches a provider whose entry names no litellm_provider, where
+# that is not the provider's own name: LiteLLM's "ollama" posts to
+# /api/generate and flattens the roles into one prompt; "ollama_chat" sends the
+# messages, roles kept, to /api/chat.
+_DEFAULT_LITELLM_PROVIDER = {"ollama": "ollama_chat"}
 _STR_TAG = "tag:yaml.org,2002:str"
 _NULL_TAG = "tag:yaml.org,2002:null"
 
@@ -195,7 +201,9 @@ class _Parser:
                 values["api_base"],
                 f'provider "{name}": api_base must be an http:// or https:// URL',
             )
-        litellm_provider = self.optional_string(values, "litellm_provider", name) or name
+        litellm_provider = self.optional_string(
+            values, "litellm_provider", name
+        ) or _DEFAULT_LITELLM_PROVIDER.get(name, name)
         if "models" not in values:
             raise self.fail(
                 key_node, f'provider "{name}": models is required (a list of model names)'

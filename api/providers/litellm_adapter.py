@@ -26,10 +26,15 @@ sends it to a server the user configured for something else.
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
+import email.utils
 import importlib
+import json
 import math
 import os
 import threading
+import time
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 from urllib.parse import urlsplit
@@ -48,6 +53,9 @@ from api.providers.offline import (
 from api.providers.types import Completion, ModelRef, StreamChunk
 
 DEFAULT_TIMEOUT = 60.0
+# Tokens a model may write in one answer unless told otherwise (Settings:
+# answer_reserve_tokens, the same number the window keeps free for it).
+DEFAULT_MAX_TOKENS = 1024
 OFFLINE_CONTEXT_WINDOW = 32768
 # For a model LiteLLM's catalogue does not know (a lab server, a new release):
 # small enough to fit nearly any chat model, so a window built on it never overflows.
@@ -64,8 +72,23 @@ _CONNECTION_MARKERS = (
     "connection refused",
 )
 
+# How providers word "the prompt does not fit", where they send no code LiteLLM
+# maps: OpenRouter ("maximum context length"), Ollama ("input length exceeds
+# the context length"), OpenAI's per-minute token cap ("Request too large",
+# which no retry can pass). Matched to classify only, in a 4xx answer.
+_CONTEXT_MARKERS = (
+    "context_length_exceeded",
+    "context length",
+    "prompt is too long",
+    "request too large",
+)
+# LiteLLM's wording for a 200 answer whose body is not the format's JSON.
+_MALFORMED_MARKERS = ("empty or invalid response",)
+
 _lock = threading.Lock()
 _litellm_module: Any = None
+_import_lock = threading.Lock()
+_import_future: concurrent.futures.Future[Any] | None = None
 _window_cache: dict[tuple[str, str | None], int] = {}
 
 
@@ -95,17 +118,69 @@ def _litellm() -> Any:
     return _litellm_module
 
 
+def _import_in_thread() -> concurrent.futures.Future[Any]:
+    """The one import of LiteLLM, started (once) in a thread of its own.
+
+    Importing takes seconds and holds Python's import lock on modules the
+    event loop may also need, so the loop must never run it, nor wait for it.
+    """
+    global _import_future
+    with _import_lock:
+        if _import_future is None:
+            future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+
+            def run() -> None:
+                try:
+                    future.set_result(_litellm())
+                except BaseException as exc:  # handed to every awaiting call
+                    future.set_exception(exc)
+
+            threading.Thread(target=run, name="litellm-import", daemon=True).start()
+            _import_future = future
+        return _import_future
+
+
+async def _litellm_loaded() -> Any:
+    """LiteLLM, awaiting the import thread if it has not finished (the loop keeps running)."""
+    if _litellm_module is not None:
+        return _litellm_module
+    return await asyncio.wrap_future(_import_in_thread())
+
+
+def _on_event_loop() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
+def _litellm_if_ready() -> Any:
+    """LiteLLM when it can be had without the event loop waiting for the import, else None.
+
+    Off the loop (the start-up warm-up thread, a script) importing here is
+    fine; on the loop the import is started in its thread and None returned.
+    """
+    if _litellm_module is not None or not _on_event_loop():
+        return _litellm()
+    _import_in_thread()
+    return None
+
+
 class LiteLLMTransport:
     """Reach any model LiteLLM supports, plus the offline models."""
 
-    def __init__(self, *, timeout: float = DEFAULT_TIMEOUT) -> None:
+    def __init__(
+        self, *, timeout: float = DEFAULT_TIMEOUT, max_tokens: int = DEFAULT_MAX_TOKENS
+    ) -> None:
         self.timeout = timeout
+        self.max_tokens = max_tokens
 
     async def complete(
         self, messages: Sequence[ChatMessage], ref: ModelRef, *, api_key: str | None
     ) -> Completion:
         """One whole answer from ``ref``; failures raise ``ProviderError``."""
-        litellm = _litellm()
+        litellm = await _litellm_loaded()
         failure: ProviderError | None
         try:
             response = await litellm.acompletion(**self._request(messages, ref, api_key))
@@ -118,12 +193,10 @@ class LiteLLMTransport:
             # __context__: the original exception holds the provider's text.
             raise failure
         choices = getattr(response, "choices", None) or []
-        if not choices:
-            raise ProviderError(
-                f"{ref.name}: the provider returned no answer", code=ErrorCode.MALFORMED_OUTPUT
-            )
-        text = getattr(choices[0].message, "content", None) or ""
+        text = (getattr(choices[0].message, "content", None) or "") if choices else ""
         usage = _usage(getattr(response, "usage", None))
+        if not text and usage == Usage():
+            raise _no_answer(ref)
         return Completion(
             text=text, usage=_with_cost(litellm, ref, usage, response), model=ref.name
         )
@@ -131,8 +204,14 @@ class LiteLLMTransport:
     async def stream(
         self, messages: Sequence[ChatMessage], ref: ModelRef, *, api_key: str | None
     ) -> AsyncIterator[StreamChunk]:
-        """The answer in pieces; the last chunk has an empty delta and the usage."""
-        litellm = _litellm()
+        """The answer in pieces; the last chunk has an empty delta and the usage.
+
+        A stream that ends with neither a piece nor a usage report (a 200 with
+        an empty, HTML or malformed body) raises MALFORMED_OUTPUT: it is not an
+        answer, and saving it as one would leave nothing to retry. A stream that
+        sends nothing for longer than the timeout raises PROVIDER_TIMEOUT.
+        """
+        litellm = await _litellm_loaded()
         request = self._request(messages, ref, api_key)
         failure: ProviderError | None
         try:
@@ -151,6 +230,10 @@ class LiteLLMTransport:
         try:
             while True:
                 try:
+                    # A stalled stream ends here too: the HTTP client's read
+                    # timeout (self.timeout, per read) raises, which LiteLLM
+                    # reports mid-stream as an HTTP 408 and classify() as a
+                    # timeout; the client closes the connection itself.
                     chunk = await response.__anext__()
                 except StopAsyncIteration:
                     break
@@ -171,14 +254,21 @@ class LiteLLMTransport:
             close = getattr(response, "aclose", None)
             if close is not None:
                 await close()
+        if not started and _usage(reported) == Usage():
+            raise _no_answer(ref)
         yield StreamChunk(
             delta="", usage=_with_cost(litellm, ref, _usage(reported), None, priced=priced)
         )
 
     def count_tokens(self, text: str, ref: ModelRef) -> int:
         """Tokens in ``text`` for ``ref``'s tokenizer (LiteLLM's token_counter, offline)."""
+        litellm = _litellm_if_ready()
+        if litellm is None:
+            # The first seconds after start-up, while LiteLLM imports: the
+            # estimate below rather than an event loop stalled on the import.
+            return math.ceil(len(text) / 4)
         try:
-            return int(_litellm().token_counter(model=ref.litellm_model, text=text))
+            return int(litellm.token_counter(model=ref.litellm_model, text=text))
         except Exception:
             # A count is an estimate for budgeting; never fail a write over it.
             return math.ceil(len(text) / 4)
@@ -193,7 +283,11 @@ class LiteLLMTransport:
         key = (ref.litellm_model, ref.api_base)
         cached = _window_cache.get(key)
         if cached is None:
-            cached = _window_cache[key] = _lookup_window(ref)
+            litellm = _litellm_if_ready()
+            if litellm is None:
+                # While LiteLLM imports: the safe small window, not cached.
+                return OFFLINE_CONTEXT_WINDOW if ref.is_offline else DEFAULT_CONTEXT_WINDOW
+            cached = _window_cache[key] = _lookup_window(litellm, ref)
         return cached
 
     # --- internals ------------------------------------------------------------
@@ -205,6 +299,9 @@ class LiteLLMTransport:
             "model": ref.litellm_model,
             "messages": [{"role": m.role, "content": m.content} for m in messages],
             "timeout": self.timeout,
+            # Without it LiteLLM asks Anthropic for the model's maximum (64,000
+            # and more) while the window kept only this much room for the answer.
+            "max_tokens": self.max_tokens,
             "num_retries": 0,
             "max_retries": 0,
         }
@@ -220,12 +317,24 @@ class LiteLLMTransport:
             return ProviderError(
                 f"{ref.name}: the connection to the provider was lost mid-answer", code=code
             )
-        return ProviderError(_message(code, ref, self.timeout, _status(exc)), code=code)
+        retry_after = _retry_after(exc)
+        return ProviderError(
+            _message(code, ref, self.timeout, _status(exc), retry_after),
+            code=code,
+            retry_after=retry_after,
+        )
 
 
-def _lookup_window(ref: ModelRef) -> int:
+def _no_answer(ref: ModelRef) -> ProviderError:
+    return ProviderError(
+        f"{ref.name}: the provider's answer was empty or unreadable",
+        code=ErrorCode.MALFORMED_OUTPUT,
+    )
+
+
+def _lookup_window(litellm: Any, ref: ModelRef) -> int:
     try:
-        info = _litellm().get_model_info(model=ref.litellm_model, api_base=ref.api_base)
+        info = litellm.get_model_info(model=ref.litellm_model, api_base=ref.api_base)
     except Exception:  # not in the catalogue
         return DEFAULT_CONTEXT_WINDOW
     window = info.get("max_input_tokens") or info.get("max_tokens")
@@ -236,30 +345,48 @@ def classify(exc: BaseException) -> ErrorCode:
     """The ErrorCode for a LiteLLM (or HTTP client) exception."""
     litellm = _litellm()
     status = _status(exc)
-    if isinstance(exc, litellm.ContextWindowExceededError):
+    if isinstance(exc, litellm.ContextWindowExceededError) or status == 413:
+        return ErrorCode.CONTEXT_TOO_LONG
+    refused = status is not None and 400 <= status < 500 and status not in (401, 403, 408)
+    if refused and _in_chain(exc, _CONTEXT_MARKERS):
         return ErrorCode.CONTEXT_TOO_LONG
     rejected = (litellm.AuthenticationError, litellm.PermissionDeniedError)
     if isinstance(exc, rejected) or status in (401, 403):
         return ErrorCode.PROVIDER_AUTH
     if isinstance(exc, litellm.RateLimitError) or status == 429:
         return ErrorCode.PROVIDER_RATE_LIMIT
+    # An answer that arrived but could not be read: LiteLLM reports it as a
+    # connection error or an HTTP 500 of its own making.
+    if _in_chain(exc, _MALFORMED_MARKERS, json.JSONDecodeError):
+        return ErrorCode.MALFORMED_OUTPUT
     # Timeout subclasses APIConnectionError: test it first.
-    if isinstance(exc, litellm.Timeout):
+    if isinstance(exc, litellm.Timeout) or status == 408:
         return ErrorCode.PROVIDER_TIMEOUT
     if isinstance(exc, litellm.APIConnectionError) or _is_connection_failure(exc):
         return ErrorCode.PROVIDER_UNREACHABLE
     return ErrorCode.PROVIDER_ERROR
 
 
-def _message(code: ErrorCode, ref: ModelRef, timeout: float, status: int | None) -> str:
+def _message(
+    code: ErrorCode,
+    ref: ModelRef,
+    timeout: float,
+    status: int | None,
+    retry_after: float | None = None,
+) -> str:
+    """The user's sentence, from the kind of failure alone: nothing of the provider's text."""
     name = ref.name
     if code is ErrorCode.PROVIDER_AUTH:
         hint = f" (set {ref.api_key_env})" if ref.api_key_env else ""
         return f"{name}: the provider rejected the API key{hint}"
     if code is ErrorCode.PROVIDER_RATE_LIMIT:
-        return f"{name}: the provider is rate-limiting requests; try again shortly"
+        when = f"in {retry_after:g} s" if retry_after is not None else "shortly"
+        return f"{name}: the provider is rate-limiting requests; try again {when}"
     if code is ErrorCode.PROVIDER_TIMEOUT:
+        # LiteLLM reports its own timeout as HTTP 408 too: one sentence for both.
         return f"{name}: no answer within {timeout:g} s"
+    if code is ErrorCode.MALFORMED_OUTPUT:
+        return f"{name}: the provider's answer was empty or unreadable"
     if code is ErrorCode.PROVIDER_UNREACHABLE:
         where = f" at {_safe_base(ref.api_base)}" if ref.api_base else ""
         return f"{name}: could not connect to the provider{where}"
@@ -275,16 +402,73 @@ def _status(exc: BaseException) -> int | None:
 
 
 def _is_connection_failure(exc: BaseException) -> bool:
-    seen: set[int] = set()
+    return _in_chain(exc, _CONNECTION_MARKERS, ConnectionError)
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    """``exc`` and every exception it was raised from or while handling."""
+    seen: list[BaseException] = []
     current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        if isinstance(current, ConnectionError):
-            return True
-        if any(marker in str(current).lower() for marker in _CONNECTION_MARKERS):
-            return True
+    while current is not None and all(current is not e for e in seen):
+        seen.append(current)
         current = current.__cause__ or current.__context__
-    return False
+    return seen
+
+
+def _in_chain(
+    exc: BaseException, markers: tuple[str, ...], kind: type[BaseException] | None = None
+) -> bool:
+    """Whether any exception in the chain is a ``kind`` or has a marker in its text.
+
+    The text is read to classify only; it is never shown."""
+    return any(
+        (kind is not None and isinstance(e, kind))
+        or any(marker in str(e).lower() for marker in markers)
+        for e in _chain(exc)
+    )
+
+
+def _retry_after(exc: BaseException) -> float | None:
+    """Seconds the provider asked to wait (``Retry-After``), from any response in the chain."""
+    for error in _chain(exc):
+        response = getattr(error, "response", None)
+        for headers in (
+            getattr(error, "litellm_response_headers", None),
+            getattr(error, "headers", None),
+            getattr(response, "headers", None),
+        ):
+            value = _header(headers, "retry-after")
+            if value is not None:
+                return _seconds(value)
+    return None
+
+
+def _header(headers: Any, name: str) -> str | None:
+    if headers is None:
+        return None
+    try:
+        items = headers.items()
+    except (AttributeError, TypeError):
+        return None
+    for key, value in items:
+        if isinstance(key, str) and key.lower() == name and isinstance(value, str):
+            return value
+    return None
+
+
+def _seconds(value: str) -> float | None:
+    """A Retry-After value — seconds, or an HTTP date — as seconds from now."""
+    try:
+        seconds = float(value.strip())
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            return None
+        seconds = when.timestamp() - time.time()
+    if not math.isfinite(seconds):
+        return None
+    return max(seconds, 0.0)
 
 
 def _safe_base(api_base: str | None) -> str:

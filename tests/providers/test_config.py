@@ -51,7 +51,7 @@ def test_design_example_parses_with_offline_first() -> None:
                 ("meta-llama/llama-3.1-70b-instruct",),
             ),
             "ollama": ProviderConfig(
-                "ollama", "ollama", "http://127.0.0.1:11434", None, ("llama3.1",)
+                "ollama", "ollama_chat", "http://127.0.0.1:11434", None, ("llama3.1",)
             ),
             "lab": ProviderConfig(
                 "lab", "openai", "http://127.0.0.1:8080/v1", "LAB_API_KEY", ("my-model",)

@@ -177,7 +177,9 @@ async def test_complete_sends_exactly_the_messages_and_returns_text_and_usage(
     completion = await registry.complete(MESSAGES, "lab/my-model")
 
     assert completion == Completion("Kyoto, then Tokyo.", Usage(31, 5, None), "lab/my-model")
-    assert fake_openai.requests == [{"model": "my-model", "messages": WIRE_MESSAGES}]
+    assert fake_openai.requests == [
+        {"model": "my-model", "messages": WIRE_MESSAGES, "max_tokens": 1024}
+    ]
     assert fake_openai.authorizations == [f"Bearer {SECRET}"]
 
 
@@ -199,6 +201,7 @@ async def test_stream_yields_the_server_chunks_then_usage(fake_openai: FakeOpenA
         {
             "model": "my-model",
             "messages": WIRE_MESSAGES,
+            "max_tokens": 1024,
             "stream": True,
             "stream_options": {"include_usage": True},
         }

@@ -18,7 +18,7 @@ from api.graphql.types.turn import Turn
 from api.services import chat
 from api.store import sessions
 
-SendMessageError = error_type("SendMessageError", "sendMessage")
+SendMessageError = error_type("SendMessageError", "sendMessage", calls_a_model=True)
 
 
 def context_override(value: ContextInput | None) -> ContextOverride | None:

@@ -24,7 +24,7 @@ from api.graphql.types.errors import error_type
 from api.services import checkpoints as checkpoint_service
 from api.store import sessions
 
-DraftCheckpointError = error_type("DraftCheckpointError", "draftCheckpoint")
+DraftCheckpointError = error_type("DraftCheckpointError", "draftCheckpoint", calls_a_model=True)
 CreateCheckpointError = error_type("CreateCheckpointError", "createCheckpoint")
 
 

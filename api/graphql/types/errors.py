@@ -6,7 +6,7 @@ from typing import Any
 
 import strawberry
 
-from api.errors import SmritiError
+from api.errors import ProviderError, SmritiError
 from api.graphql.types.enums import ErrorCode
 
 
@@ -19,11 +19,26 @@ class MutationError:
     )
 
 
-def error_type(name: str, mutation: str) -> Any:
-    """A concrete error type named ``name`` for the mutation ``mutation``."""
-    cls = type(name, (MutationError,), {"__module__": __name__})
+def error_type(name: str, mutation: str, *, calls_a_model: bool = False) -> Any:
+    """A concrete error type named ``name`` for the mutation ``mutation``.
+
+    ``calls_a_model``: the mutation's failures include a provider's, so the
+    type also says how long the provider asked to wait (``retryAfterSeconds``).
+    """
+    namespace: dict[str, Any] = {"__module__": __name__}
+    if calls_a_model:
+        namespace["__annotations__"] = {"retry_after_seconds": "float | None"}
+        namespace["retry_after_seconds"] = strawberry.field(
+            default=None,
+            description="Seconds the provider asked to wait before trying again "
+            "(its Retry-After), when it said; null otherwise.",
+        )
+    cls = type(name, (MutationError,), namespace)
     return strawberry.type(cls, description=f"A reason `{mutation}` did not succeed.")
 
 
 def to_error(error_cls: Any, exc: SmritiError) -> Any:
-    return error_cls(code=ErrorCode[exc.code.value], message=exc.message, field=exc.field)
+    extra = {}
+    if isinstance(exc, ProviderError) and "retry_after_seconds" in error_cls.__annotations__:
+        extra["retry_after_seconds"] = exc.retry_after
+    return error_cls(code=ErrorCode[exc.code.value], message=exc.message, field=exc.field, **extra)

@@ -14,7 +14,7 @@ from api.graphql.types.context_plan import ContextPlan
 from api.graphql.types.errors import error_type
 from api.graphql.types.turn import Turn
 
-MessageStreamError = error_type("MessageStreamError", "messageStream")
+MessageStreamError = error_type("MessageStreamError", "messageStream", calls_a_model=True)
 
 
 @strawberry.type(

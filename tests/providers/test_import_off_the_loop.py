@@ -1,0 +1,92 @@
+"""The first model call after start-up must not stall the event loop on LiteLLM's import.
+
+A fresh interpreter (this test process may have imported LiteLLM already) runs
+the real app in process: the lifespan starts the import in a thread, a
+message is sent at once, and while that send waits for the import a
+``{ __typename }`` query must be answered — before the import has finished.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from api.settings import REPOSITORY_ROOT
+
+SCRIPT = r"""
+import asyncio, json, sys
+from pathlib import Path
+
+import httpx
+
+from api.app import create_app
+from api.providers import litellm_adapter
+from api.settings import Settings
+from api.store.database import sqlite_url
+
+SEND = '''mutation($s: ID!) { sendMessage(input: {sessionId: $s, content: "Hi there"}) {
+  assistantTurn { content } errors { code } } }'''
+
+
+async def main() -> None:
+    settings = Settings(
+        database_url=sqlite_url(Path(sys.argv[1]) / "smriti.sqlite3"),
+        providers_file=None,
+        title_sessions=False,
+    )
+    app = create_app(settings)
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as http:
+            created = await http.post(
+                "/graphql", json={"query": "mutation { createSession(input: {}) { session { id } } }"}
+            )
+            sid = created.json()["data"]["createSession"]["session"]["id"]
+            imported_before_send = litellm_adapter._litellm_module is not None
+            send = asyncio.create_task(
+                http.post("/graphql", json={"query": SEND, "variables": {"s": sid}})
+            )
+            # Let the send run up to its first wait (the import, or a stalled loop).
+            await asyncio.sleep(0.05)
+            answered = await http.post("/graphql", json={"query": "{ __typename }"})
+            report = {
+                "imported_before_send": imported_before_send,
+                "typename": answered.json(),
+                "import_finished_when_answered": litellm_adapter._litellm_module is not None,
+                "send_pending_when_answered": not send.done(),
+            }
+            report["send"] = (await send).json()
+    print(json.dumps(report))
+
+
+asyncio.run(main())
+"""
+
+
+def test_a_query_is_answered_while_the_first_call_waits_for_the_import(tmp_path: Path) -> None:
+    env = {**os.environ, "LITELLM_OFFLINE_MODE": "true", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    result = subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        cwd=REPOSITORY_ROOT,
+        env=env,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+
+    assert report["imported_before_send"] is False
+    assert report["typename"] == {"data": {"__typename": "Query"}}
+    # The order that matters: the query was answered while the send was
+    # still waiting and LiteLLM was still importing.
+    assert report["send_pending_when_answered"] is True
+    assert report["import_finished_when_answered"] is False
+    # And the send, once LiteLLM was there, got its answer.
+    assert report["send"]["data"]["sendMessage"]["errors"] == []
+    assert report["send"]["data"]["sendMessage"]["assistantTurn"]["content"].endswith(
+        "You asked: Hi there"
+    )
