@@ -25,7 +25,7 @@ async def test_offline_echo_describes_the_context_it_received(gql: GraphQLClient
     saved = await checkpoint(gql, sid, "Australia plan")
     result = await send(gql, sid, "What next?")
     assert result["assistantTurn"]["content"] == (
-        "Offline echo — mode: CHECKPOINTED\n"
+        "Offline echo — mode: HEAD or MOUNTED (checkpoints received)\n"
         f"Checkpoints (1): [1] Australia plan ({saved['shortHash']})\n"
         "Earlier turns: 0 (0 from the user, 0 from the assistant)\n"
         "You asked: What next?"

@@ -95,7 +95,7 @@ async def test_offline_echo_completes_through_litellm() -> None:
 
     expected = echo_reply(MESSAGES)
     assert expected == (
-        "Offline echo \u2014 mode: CHECKPOINTED\n"
+        "Offline echo \u2014 mode: FRESH or HEAD (no checkpoint received)\n"
         "Checkpoints (0): none\n"
         "Earlier turns: 2 (1 from the user, 1 from the assistant)\n"
         "You asked: Japan in April"
