@@ -42,7 +42,11 @@ def create_app(
             load_config(settings.providers_file) if settings.providers_file else default_config()
         )
         registry = ProviderRegistry(
-            config, transport=LiteLLMTransport(timeout=settings.provider_timeout_seconds)
+            config,
+            transport=LiteLLMTransport(
+                timeout=settings.provider_timeout_seconds,
+                offline_stream_delay=settings.offline_stream_delay_ms / 1000,
+            ),
         )
     services = Services(settings=settings, registry=registry)
     graphql = graphql_view(services, vendor_dir=graphiql_vendor_dir)

@@ -30,6 +30,7 @@ import importlib
 import math
 import os
 import threading
+from asyncio import sleep
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 from urllib.parse import urlsplit
@@ -98,8 +99,12 @@ def _litellm() -> Any:
 class LiteLLMTransport:
     """Reach any model LiteLLM supports, plus the offline models."""
 
-    def __init__(self, *, timeout: float = DEFAULT_TIMEOUT) -> None:
+    def __init__(
+        self, *, timeout: float = DEFAULT_TIMEOUT, offline_stream_delay: float = 0.0
+    ) -> None:
         self.timeout = timeout
+        # Seconds between the offline models' streamed pieces (see Settings).
+        self.offline_stream_delay = offline_stream_delay
 
     async def complete(
         self, messages: Sequence[ChatMessage], ref: ModelRef, *, api_key: str | None
@@ -148,6 +153,7 @@ class LiteLLMTransport:
         reported: Any = None
         priced: Any = None  # the usage chunk, which LiteLLM has already priced
         started = False
+        pace = self.offline_stream_delay if ref.is_offline else 0.0
         try:
             while True:
                 try:
@@ -164,6 +170,8 @@ class LiteLLMTransport:
                 for choice in getattr(chunk, "choices", None) or []:
                     delta = getattr(getattr(choice, "delta", None), "content", None)
                     if delta:
+                        if started and pace > 0:
+                            await sleep(pace)
                         started = True
                         yield StreamChunk(delta=delta)
         finally:

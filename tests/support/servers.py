@@ -59,7 +59,13 @@ class SmritiServer:
         ]
         if self.providers:
             command += ["--providers", str(self.providers)]
-        env = {**os.environ, "LITELLM_OFFLINE_MODE": "true", **self.env}
+        env = {
+            **os.environ,
+            "LITELLM_OFFLINE_MODE": "true",
+            # Tests want the offline echo at once; a test of the pace sets its own.
+            "SMRITI_OFFLINE_STREAM_DELAY_MS": "0",
+            **self.env,
+        }
         # A file, not a pipe: a chatty server must never block on a full pipe.
         self._log = tempfile.TemporaryFile()
         self.process = subprocess.Popen(
