@@ -11,7 +11,7 @@ from api.domain.types import MemoryScope
 
 REPOSITORY_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_PROVIDERS_FILE = REPOSITORY_ROOT / "providers.yaml"
-# A readable pace for the offline echo (a word every 60 ms: a reply takes 1–3 s).
+# A readable pace for the offline echo (a word every 60 ms: a reply takes 1 to 3 s).
 DEFAULT_OFFLINE_STREAM_DELAY_MS = 60
 
 

@@ -178,7 +178,8 @@ async def test_the_offline_provider_streams_its_answer_word_by_word(
     )
     pieces = [e["delta"] for e in events[1:-1]]
     assert pieces == [
-        "Offline", " echo", " \u2014", " mode:", " FRESH",
+        "Offline", " echo", " \u2014", " mode:", " FRESH", " or", " HEAD", " (no", " checkpoint",
+        " received)",
         "\nCheckpoints", " (0):", " none",
         "\nEarlier", " turns:", " 0", " (0", " from", " the", " user,", " 0", " from", " the", " assistant)",
         "\nYou", " asked:", " Hello", " there",
