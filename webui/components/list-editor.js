@@ -48,8 +48,8 @@ export class ListEditor extends HTMLElement {
         check ? h("input", { type: "checkbox", checked: entry.done, title: check,
           "aria-label": `${check}: ${label} item ${index + 1}`,
           onchange: (event) => this.tick(index, event.target.checked) }) : null,
-        field,
-        ORIGIN_TAGS[entry.origin] ? h("span", { class: "tag origin" }, ORIGIN_TAGS[entry.origin]) : null,
+        h("div", { class: "item-body" }, field,
+          ORIGIN_TAGS[entry.origin] ? h("span", { class: "tag origin" }, ORIGIN_TAGS[entry.origin]) : null),
         h("button", { type: "button", class: "icon", "aria-label": `Remove ${label} item ${index + 1}`,
           onclick: () => this.remove(index) }, "×"));
     });
