@@ -254,6 +254,7 @@ export const HANDLERS = {
     this.saveDraft(this.ui.composer.value || loadDraft(this.state.session.id));
   },
   "open-checkpoint-form"() {
+    if (this.state.formOpen) return this.ui.form.focusTitle(); // keep what was typed
     this.ui.form.start(carriedFrom(this.state.lineage, this.state.session.branchName));
     this.ui.form.status = {};
     this.set({ formOpen: true });

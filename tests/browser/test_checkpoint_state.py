@@ -80,7 +80,9 @@ def test_one_name_per_mode_and_the_scope_in_words_changed_in_place(
     send(page, "Plan two weeks in Australia.")
     # The offline echo names the modes its messages fit: never a contradiction.
     reply = page.locator("turn-cell.assistant").last
-    expect(reply).to_contain_text("Offline echo \u2014 mode: FRESH or HEAD (no checkpoint received)")
+    expect(reply).to_contain_text(
+        "Offline echo \u2014 mode: FRESH or HEAD (no checkpoint received)"
+    )
     expect(reply).not_to_contain_text("CHECKPOINTED")
 
     scope = page.locator("session-header").get_by_label("Memory scope")
