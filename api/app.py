@@ -49,6 +49,7 @@ def create_app(
             transport=LiteLLMTransport(
                 timeout=settings.provider_timeout_seconds,
                 max_tokens=settings.answer_reserve_tokens,
+                offline_stream_delay=settings.offline_stream_delay_ms / 1000,
             ),
         )
     services = Services(settings=settings, registry=registry)

@@ -11,6 +11,8 @@ from api.domain.types import MemoryScope
 
 REPOSITORY_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_PROVIDERS_FILE = REPOSITORY_ROOT / "providers.yaml"
+# A readable pace for the offline echo (a word every 60 ms: a reply takes 1 to 3 s).
+DEFAULT_OFFLINE_STREAM_DELAY_MS = 60
 
 
 def default_database_path() -> Path:
@@ -57,6 +59,10 @@ class Settings:
         if self.max_body_bytes is not None:
             return self.max_body_bytes
         return 6 * self.max_content_bytes + 64 * 1024
+    # Pause between the offline echo's streamed words, so a reply can be
+    # watched (and stopped) without a real provider. 0 (instant) unless the
+    # environment says otherwise: `smriti serve` reads SMRITI_OFFLINE_STREAM_DELAY_MS.
+    offline_stream_delay_ms: int = 0
 
     @classmethod
     def from_environment(
@@ -81,6 +87,9 @@ class Settings:
             max_content_bytes=int(env.get("SMRITI_MAX_CONTENT_BYTES", 1024 * 1024)),
             max_window_turns=int(env.get("SMRITI_MAX_WINDOW_TURNS", 50)),
             answer_reserve_tokens=int(env.get("SMRITI_ANSWER_RESERVE_TOKENS", 1024)),
+            offline_stream_delay_ms=int(
+                env.get("SMRITI_OFFLINE_STREAM_DELAY_MS", DEFAULT_OFFLINE_STREAM_DELAY_MS)
+            ),
             provider_timeout_seconds=float(env.get("SMRITI_PROVIDER_TIMEOUT", 60)),
             allowed_origins=_names(env.get("SMRITI_ALLOWED_ORIGINS", "")),
             max_query_nodes=int(env.get("SMRITI_MAX_QUERY_NODES", 50_000)),

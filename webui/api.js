@@ -70,8 +70,9 @@ export const MESSAGE_STREAM = `subscription($input: SendMessageInput!) {
     ... on StreamAssistantTurn { assistantTurn { ...TurnFields } }
     ... on StreamFailed { ${ERRORS} partialReply { ...TurnFields } } } }`;
 export const DRAFT_CHECKPOINT = mutation("draftCheckpoint", "DraftCheckpointInput",
-  `draft { title objective summary decisions tasks openQuestions entities
-    sourceTurnRange { first last } model }`);
+  `extracted { title objective summary decisions tasks openQuestions entities
+    sourceTurnRange { first last } model }
+  carried { checkpoint { id shortHash title } objective decisions tasks openQuestions entities }`);
 export const CREATE_CHECKPOINT = mutation("createCheckpoint", "CreateCheckpointInput",
   `checkpoint { ${CHECKPOINT_FIELDS} }`);
 

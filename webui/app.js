@@ -83,12 +83,13 @@ export class SmritiApp extends HTMLElement {
     const s = this.state;
     const { ui } = this;
     ui.spaces.state = { spaces: s.spaces, unattached: s.unattached, currentSessionId: s.session?.id };
-    ui.header.state = { session: s.session, spaces: s.spaces };
+    ui.header.state = { session: s.session, spaces: s.spaces, formOpen: s.formOpen };
     ui.empty.hidden = Boolean(s.session);
     ui.title.textContent = s.session ? sessionTitle(s.session) : "";
     document.title = s.session ? `${sessionTitle(s.session)} · Smriti` : "Smriti";
     this.renderNotebook();
-    ui.composer.hidden = !s.session;
+    // One bottom cell at a time: the checkpoint form takes the composer's place.
+    ui.composer.hidden = !s.session || s.formOpen;
     ui.composer.busy = inFlight(s.pending);
     ui.form.hidden = !s.formOpen;
     const mountedId = s.session?.mount?.checkpoint?.id ?? null;

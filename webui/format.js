@@ -12,11 +12,26 @@ export const plural = (count, word) => `${count} ${word}${count === 1 ? "" : "s"
 /** The checkpoint the plan is anchored on: the newest of its chain (oldest first). */
 export const anchor = (plan) => plan?.checkpoints?.at(-1) ?? null;
 
-/** "FRESH", "HEAD · a1b2c3d", "MOUNTED · a1b2c3d" (HEAD of an empty space: "HEAD · empty"). */
+/** "FRESH", "HEAD · a1b2c3d", "MOUNTED · a1b2c3d"; a branch with no checkpoint yet:
+ * "HEAD · no checkpoint yet" (the modes' names are the design's, everywhere). */
 export function badge(plan) {
   if (!plan) return "";
   if (plan.mode === "FRESH") return "FRESH";
-  return `${plan.mode} · ${anchor(plan)?.shortHash ?? "empty"}`;
+  return `${plan.mode} · ${anchor(plan)?.shortHash ?? "no checkpoint yet"}`;
+}
+
+/** Memory scopes in words, as the header shows and changes them. */
+export const MEMORY_SCOPES = [["LATEST_1", "latest checkpoint"], ["LATEST_3", "latest 3 checkpoints"]];
+
+/**
+ * The state a checkpoint saved now starts from: the head of the session's branch
+ * (its parent once saved), from the lineage already loaded; null when the branch
+ * has no checkpoint yet. Shaped like draftCheckpoint's `carried`.
+ */
+export function carriedFrom(lineage, branchName) {
+  const headId = lineage.branches.find((branch) => branch.name === branchName)?.head?.id;
+  const head = lineage.nodes.find((node) => node.id === headId);
+  return head ? { ...head, checkpoint: head } : null;
 }
 
 /** "ctx: MOUNTED · a1b2c3d (2 checkpoints, 5 turns, ~3.1k tokens)". */

@@ -2,6 +2,7 @@
 // runs with `this` = the app (the one owner of state); none keeps state of its own.
 import * as api from "./api.js";
 import { loadDraft } from "./drafts.js";
+import { carriedFrom } from "./format.js";
 
 const newKey = () =>
   globalThis.crypto?.randomUUID?.() ?? `${Date.now()}-${Math.random().toString(16).slice(2)}`;
@@ -174,6 +175,9 @@ export const HANDLERS = {
     await sessionChange(this, await api.attachSpace({ sessionId: this.state.session.id, spaceId,
       memoryScope }));
   },
+  async "change-scope"({ memoryScope }) {
+    await sessionChange(this, await api.updateSession({ id: this.state.session.id, memoryScope }));
+  },
   async "detach-space"() {
     await sessionChange(this, await api.detachSpace(this.state.session.id));
   },
@@ -250,7 +254,8 @@ export const HANDLERS = {
     this.saveDraft(this.ui.composer.value || loadDraft(this.state.session.id));
   },
   "open-checkpoint-form"() {
-    this.ui.form.draft = {};
+    if (this.state.formOpen) return this.ui.form.focusTitle(); // keep what was typed
+    this.ui.form.start(carriedFrom(this.state.lineage, this.state.session.branchName));
     this.ui.form.status = {};
     this.set({ formOpen: true });
     this.ui.form.scrollIntoView({ block: "nearest" });
@@ -262,10 +267,15 @@ export const HANDLERS = {
   async "draft-checkpoint"() {
     this.ui.form.status = { busy: true, note: "Drafting…" };
     const payload = await api.draftCheckpoint(this.state.session.id);
-    if (payload.draft) this.ui.form.draft = payload.draft;
-    const range = payload.draft?.sourceTurnRange;
-    this.ui.form.status = { errors: payload.errors, note: payload.draft
-      ? `Drafted by ${payload.draft.model}${range ? ` from turns ${range.first}–${range.last}` : ""}. Review, then save.`
+    const { extracted, carried } = payload;
+    const form = this.ui.form;
+    // The lineage was not loaded (or is stale): start from the server's parent.
+    if (carried?.checkpoint && form.carriedFrom?.id !== carried.checkpoint.id) form.start(carried);
+    if (extracted) form.addDraft(extracted);
+    const range = extracted?.sourceTurnRange;
+    form.status = { errors: payload.errors, note: extracted
+      ? `Drafted by ${extracted.model}${range ? ` from turns ${range.first}–${range.last}` : ""}:`
+        + " its items are marked new. Review, then save."
       : "" };
   },
   async "save-checkpoint"(value) {

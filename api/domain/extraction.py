@@ -62,6 +62,14 @@ _TITLE_PREFIX = re.compile(r"(?i)^title\s*:\s*")
 _QUOTES = "\"'`\u201c\u201d\u2018\u2019\u00ab\u00bb\u201e\u201f\u2039\u203a"
 _TITLE_EDGES = _QUOTES + "*#_~ \t"
 _TITLE_TRAILING = _TITLE_EDGES + ".,;:!?\u2026\u3002-\u2013\u2014"
+# Inline Markdown a title keeps only the text of: **strong**, __strong__,
+# *em*, _em_, ~~struck~~, `code`, [link text](url) and ![alt](src); and a
+# heading, quote or list marker at the start.
+_MARKDOWN_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_MARKDOWN_SPAN = re.compile(
+    r"(\*\*|__|~~)(?=\S)(.+?)(?<=\S)\1|(?<![\w*])([*_])(?=\S)(.+?)(?<=\S)\3(?![\w*])|`([^`]+)`"
+)
+_MARKDOWN_LINE_START = re.compile(r"^\s*(?:#{1,6}\s+|>\s*|[-*+]\s+|\d+[.)]\s+)+")
 
 
 def build_extraction_messages(turns: Sequence[Turn]) -> list[ChatMessage]:
@@ -110,12 +118,13 @@ def parse_draft(text: str) -> CheckpointContent:
 def parse_title(text: str) -> str:
     """A session title from the model's answer ``text``.
 
-    Only the first non-blank line counts; a "Title:" label, surrounding
-    quotes, Markdown emphasis and trailing punctuation are removed, spaces
+    Only the first non-blank line counts; Markdown (emphasis, code, links,
+    a heading or list marker) is reduced to its text; a "Title:" label,
+    surrounding quotes and trailing punctuation are removed, spaces
     collapsed, and the result cut to 80 characters at a word boundary.
     """
     line = next((line for line in text.splitlines() if line.strip()), "")
-    title = _tidy_title(_TITLE_PREFIX.sub("", line.strip(_TITLE_EDGES)))
+    title = _tidy_title(_TITLE_PREFIX.sub("", _plain(line).strip(_TITLE_EDGES)))
     if len(title) > TITLE_MAX_CHARS:
         cut = title[: TITLE_MAX_CHARS + 1]
         title = _tidy_title(cut.rsplit(" ", 1)[0] if " " in cut else cut[:TITLE_MAX_CHARS])
@@ -158,6 +167,16 @@ def _single_object(text: str) -> dict[str, object]:
     if len(found) > 1:
         raise _malformed("the answer holds more than one JSON object")
     return found[0]
+
+
+def _plain(line: str) -> str:
+    """``line`` with its inline Markdown reduced to the text it shows."""
+    line = _MARKDOWN_LINE_START.sub("", _MARKDOWN_LINK.sub(r"\1", line))
+    previous = None
+    while previous != line:  # nested spans: **_x_**
+        previous = line
+        line = _MARKDOWN_SPAN.sub(lambda m: m.group(2) or m.group(4) or m.group(5), line)
+    return line
 
 
 def _tidy_title(title: str) -> str:

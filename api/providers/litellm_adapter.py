@@ -35,6 +35,7 @@ import math
 import os
 import threading
 import time
+from asyncio import sleep
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 from urllib.parse import urlsplit
@@ -171,10 +172,16 @@ class LiteLLMTransport:
     """Reach any model LiteLLM supports, plus the offline models."""
 
     def __init__(
-        self, *, timeout: float = DEFAULT_TIMEOUT, max_tokens: int = DEFAULT_MAX_TOKENS
+        self,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+        offline_stream_delay: float = 0.0,
     ) -> None:
         self.timeout = timeout
         self.max_tokens = max_tokens
+        # Seconds between the offline models' streamed pieces (see Settings).
+        self.offline_stream_delay = offline_stream_delay
 
     async def complete(
         self, messages: Sequence[ChatMessage], ref: ModelRef, *, api_key: str | None
@@ -227,6 +234,7 @@ class LiteLLMTransport:
         reported: Any = None
         priced: Any = None  # the usage chunk, which LiteLLM has already priced
         started = False
+        pace = self.offline_stream_delay if ref.is_offline else 0.0
         try:
             while True:
                 try:
@@ -247,6 +255,8 @@ class LiteLLMTransport:
                 for choice in getattr(chunk, "choices", None) or []:
                     delta = getattr(getattr(choice, "delta", None), "content", None)
                     if delta:
+                        if started and pace > 0:
+                            await sleep(pace)
                         started = True
                         yield StreamChunk(delta=delta)
         finally:

@@ -12,10 +12,18 @@ system message ("You are continuing a conversation.") with one block per
 checkpoint headed ``Checkpoint [i] — <title> (<shortHash>)``, then the turn
 window, then the new user message (always last). Its reply is four lines::
 
-    Offline echo — mode: CHECKPOINTED          (FRESH when there is no system message)
+    Offline echo — mode: HEAD or MOUNTED (checkpoints received)
     Checkpoints (2): [1] Plan (a1b2c3d); [2] Schema (e4f5a6b)     ("Checkpoints (0): none")
     Earlier turns: 3 (2 from the user, 1 from the assistant)
     You asked: <the new message, whitespace collapsed, at most 200 characters>
+
+The messages carry checkpoints or they do not; they do not say whether the
+checkpoints came from the branch head or from a mount, nor whether a session
+without checkpoints has a space. So the first line names the modes that fit
+what was received, in the design's words, and never contradicts the header
+badge: "FRESH or HEAD (no checkpoint received)" when no checkpoint header was
+found (FRESH, or HEAD on a branch with no checkpoint yet), "HEAD or MOUNTED
+(checkpoints received)" otherwise.
 
 ``extractor`` (background) answers the two background requests, recognised by
 their system message:
@@ -28,8 +36,11 @@ their system message:
 
 The transcript format is turns separated by a blank line, each turn a header
 line ``[USER #3]`` or ``[ASSISTANT #4]`` followed by its content lines. Text
-without any header is read as a single user turn. The heuristics are
-deliberately simple and only ever copy text from the transcript:
+without any header is read as a single user turn. Assistant turns that are the
+echo model's own replies (their first line starts with "Offline echo —") are
+skipped: they only describe the context, and are not part of the conversation.
+The heuristics are deliberately simple and only ever copy text from the
+transcript:
 
 * title — as for the title request (8 words of the first user sentence);
 * objective — the first sentence of the first user turn;
@@ -43,8 +54,13 @@ deliberately simple and only ever copy text from the transcript:
   "task:", "need to" or "remember to"; the TODO / checkbox / task: marker is
   removed, the rest is kept as written;
 * openQuestions — sentences of user turns that end with "?";
-* entities — capitalised words of two or more letters (no apostrophes) that are
-  not the first word of their sentence, in order of first appearance, at most 20.
+* entities — names, in order of first appearance, at most 20. A name is a run
+  of capitalised words of two or more letters (no apostrophes) separated by
+  single spaces ("New Zealand", "Kings Park"). The first word of a sentence is
+  capitalised anyway, so a run that starts a sentence loses its first word
+  ("Now", "Compare Rust" → "Rust") unless that word or the whole run also
+  appears capitalised inside a sentence somewhere in the transcript ("New
+  Zealand first." after "fly to New Zealand").
 
 A sentence is a piece of a line ending in ".", "!" or "?" followed by
 whitespace (or the end of the line); a leading list marker ("- ", "* ", "• ",
@@ -94,6 +110,7 @@ _DECISION_PHRASE = re.compile(
 )
 _HYPOTHETICAL = re.compile(r"^(?:if|unless|whether)\b", re.IGNORECASE)
 _TRAILING_PUNCTUATION = ".,;:!?\u2026-\u2014\u2013 "
+ECHO_PREFIX = "Offline echo \u2014"
 
 
 # --- echo -----------------------------------------------------------------
@@ -112,9 +129,14 @@ def echo_reply(messages: Sequence[ChatMessage]) -> str:
     listed = "; ".join(
         f"[{index}] {title} ({short_hash})" for index, title, short_hash in checkpoints
     )
+    mode = (
+        "HEAD or MOUNTED (checkpoints received)"
+        if checkpoints
+        else "FRESH or HEAD (no checkpoint received)"
+    )
     return "\n".join(
         [
-            f"Offline echo \u2014 mode: {'CHECKPOINTED' if has_system else 'FRESH'}",
+            f"{ECHO_PREFIX} mode: {mode}",
             f"Checkpoints ({len(checkpoints)}): {listed or 'none'}",
             f"Earlier turns: {len(earlier)} "
             f"({from_user} from the user, {from_assistant} from the assistant)",
@@ -145,11 +167,15 @@ def extract_draft(messages: Sequence[ChatMessage]) -> str:
     """Answer a background request: a plain title, or a checkpoint draft as JSON."""
     system = next((_text(m) for m in messages if m.role == "system"), "")
     transcript = next((_text(m) for m in reversed(messages) if m.role == "user"), "")
-    turns = _parse_transcript(transcript)
+    turns = [t for t in _parse_transcript(transcript) if not _is_echo(t)]
     title = _title(turns)
     if system.lstrip().startswith(TITLE_REQUEST_PREFIX):
         return title
     return json.dumps(_draft(turns, title), ensure_ascii=False)
+
+
+def _is_echo(turn: _Turn) -> bool:
+    return turn.role == "ASSISTANT" and turn.text.startswith(ECHO_PREFIX)
 
 
 def _parse_transcript(text: str) -> list[_Turn]:
@@ -184,7 +210,6 @@ def _draft(turns: list[_Turn], title: str) -> dict[str, object]:
     decisions: list[str] = []
     tasks: list[str] = []
     questions: list[str] = []
-    entities: list[str] = []
     for turn in turns:
         for sentence in _sentences(turn.text):
             if _is_decision(sentence):
@@ -194,7 +219,7 @@ def _draft(turns: list[_Turn], title: str) -> dict[str, object]:
                 tasks.append(task)
             if turn.role == "USER" and sentence.endswith("?"):
                 questions.append(sentence)
-            entities.extend(_entities(sentence))
+    entities = _entities([s for turn in turns for s in _sentences(turn.text)])
     objective_sentences = _sentences(first_user.text) if first_user else []
     return {
         "title": title,
@@ -246,13 +271,51 @@ def _task(sentence: str) -> str | None:
     return None
 
 
-def _entities(sentence: str) -> Iterator[str]:
+def _entities(sentences: list[str]) -> list[str]:
+    """The names in ``sentences``, in order (see the module doc)."""
+    runs = [run for sentence in sentences for run in _capitalised_runs(sentence)]
+    inside = [words for words, first in runs if not first]
+    known_names = {" ".join(words) for words in inside}
+    known_words = {word for words in inside for word in words}
+    names = []
+    for words, first in runs:
+        name = " ".join(words)
+        if first and name not in known_names and words[0] not in known_words:
+            # A capitalised first word is how sentences start, not a name.
+            name = " ".join(words[1:])
+        if name:
+            names.append(name)
+    return names
+
+
+def _capitalised_runs(sentence: str) -> Iterator[tuple[list[str], bool]]:
+    """Runs of capitalised words joined by single spaces, each with whether it
+    starts the sentence."""
+    run: list[str] = []
+    starts = False
+    previous_end: int | None = None
     for index, match in enumerate(_WORD.finditer(sentence)):
         word = match.group(0)
-        if index == 0 or not word[0].isupper() or "'" in word or "\u2019" in word:
-            continue
-        if sum(ch.isalpha() for ch in word) >= 2:
-            yield word
+        joined = previous_end is not None and sentence[previous_end : match.start()] == " "
+        if run and not (joined and _is_name_word(word)):
+            yield run, starts
+            run = []
+        if _is_name_word(word):
+            if not run:
+                starts = index == 0
+            run.append(word)
+        previous_end = match.end()
+    if run:
+        yield run, starts
+
+
+def _is_name_word(word: str) -> bool:
+    return (
+        word[0].isupper()
+        and "'" not in word
+        and "\u2019" not in word
+        and sum(ch.isalpha() for ch in word) >= 2
+    )
 
 
 # --- streaming ------------------------------------------------------------

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from api.domain.carry import CarriedState, carry_forward
 from api.domain.compare import Comparison, compare_checkpoints
 from api.domain.extraction import build_extraction_messages, parse_draft
 from api.domain.hashing import checkpoint_hash, normalize_hash_prefix
@@ -31,9 +32,10 @@ COMPARE_DEPTH = 100_000
 
 @dataclass(frozen=True)
 class Draft:
-    content: CheckpointContent
+    content: CheckpointContent  # extracted from the window, and nothing else
     source_turn_range: TurnRange | None
     model: str
+    carried: CarriedState  # the parent-to-be's items, kept apart
 
 
 async def get_owned(
@@ -100,7 +102,9 @@ async def create(
 
 async def draft(services: Services, session: Session) -> Draft:
     """A draft of every field from exactly the window the next message would
-    see, and nothing else: no checkpoint fields reach the extractor."""
+    see, and nothing else: no checkpoint fields reach the extractor. Beside
+    it, the state carried forward from the checkpoint a save would continue
+    (the head of the session's branch, see ``create``)."""
     registry = services.registry
     plan = await resolve_plan(
         services,
@@ -118,7 +122,12 @@ async def draft(services: Services, session: Session) -> Draft:
     completion = await registry.complete(build_extraction_messages(plan.turns), background)
     content = parse_draft(completion.text)
     window = TurnRange(plan.turns[0].sequence_number, plan.turns[-1].sequence_number)
-    return Draft(content, window, background.name)
+    parent = (
+        await checkpoints.head(session.space_id, session.branch_name)
+        if session.space_id is not None
+        else None
+    )
+    return Draft(content, window, background.name, carry_forward(parent))
 
 
 async def mount(services: Services, session: Session, checkpoint_id: int) -> Session:

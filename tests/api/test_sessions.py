@@ -25,7 +25,7 @@ async def test_offline_echo_describes_the_context_it_received(gql: GraphQLClient
     saved = await checkpoint(gql, sid, "Australia plan")
     result = await send(gql, sid, "What next?")
     assert result["assistantTurn"]["content"] == (
-        "Offline echo — mode: CHECKPOINTED\n"
+        "Offline echo — mode: HEAD or MOUNTED (checkpoints received)\n"
         f"Checkpoints (1): [1] Australia plan ({saved['shortHash']})\n"
         "Earlier turns: 0 (0 from the user, 0 from the assistant)\n"
         "You asked: What next?"
@@ -213,3 +213,56 @@ async def test_query_depth_and_aliases_are_limited(gql: GraphQLClient) -> None:
     aliases = "{ " + " ".join(f"a{i}: providers {{ chatDefault }}" for i in range(31)) + " }"
     body = await gql.raw(aliases)
     assert body["errors"][0]["message"] == "31 aliases found. Allowed: 30"
+
+
+async def test_the_memory_scope_changes_in_place_keeping_space_branch_and_mount(
+    gql: GraphQLClient,
+) -> None:
+    # Given a session on a space with three checkpoints, mounted on the newest
+    space = await create_space(gql)
+    sid = (await create_session(gql, spaceId=space, title="t"))["id"]
+    saved = []
+    for title in ("One", "Two", "Three"):
+        await send(gql, sid, f"About {title}")
+        saved.append(await checkpoint(gql, sid, title))
+    await mount(gql, sid, saved[-1]["id"])
+    assert [c["title"] for c in (await preview(gql, sid, "x"))["checkpoints"]] == ["Three"]
+
+    # When the scope is changed with updateSession
+    changed = await gql(
+        """mutation($id: ID!) { updateSession(input: {id: $id, memoryScope: LATEST_3}) {
+             session { memoryScope branchName space { id } mount { checkpoint { id } } }
+             errors { code } } }""",
+        id=sid,
+    )
+
+    # Then only the scope changed, and the next message sees three checkpoints
+    assert changed["updateSession"] == {
+        "session": {
+            "memoryScope": "LATEST_3",
+            "branchName": "main",
+            "space": {"id": space},
+            "mount": {"checkpoint": {"id": saved[-1]["id"]}},
+        },
+        "errors": [],
+    }
+    plan = await preview(gql, sid, "x")
+    assert (plan["mode"], [c["title"] for c in plan["checkpoints"]]) == (
+        "MOUNTED",
+        ["One", "Two", "Three"],
+    )
+
+
+async def test_offline_echo_in_head_mode_before_any_checkpoint_agrees_with_the_badge(
+    gql: GraphQLClient,
+) -> None:
+    space = await create_space(gql)
+    sid = (await create_session(gql, spaceId=space, title="t"))["id"]
+
+    result = await send(gql, sid, "Plan Australia")
+
+    assert result["context"]["mode"] == "HEAD"
+    assert result["context"]["checkpoints"] == []
+    assert result["assistantTurn"]["content"].splitlines()[0] == (
+        "Offline echo — mode: FRESH or HEAD (no checkpoint received)"
+    )

@@ -171,14 +171,15 @@ async def test_the_offline_provider_streams_its_answer_word_by_word(
         events = (await ws.events("1"))["1"]
 
     answer = (
-        "Offline echo \u2014 mode: FRESH\n"
+        "Offline echo \u2014 mode: FRESH or HEAD (no checkpoint received)\n"
         "Checkpoints (0): none\n"
         "Earlier turns: 0 (0 from the user, 0 from the assistant)\n"
         "You asked: Hello there"
     )
     pieces = [e["delta"] for e in events[1:-1]]
     assert pieces == [
-        "Offline", " echo", " \u2014", " mode:", " FRESH",
+        "Offline", " echo", " \u2014", " mode:", " FRESH", " or", " HEAD", " (no", " checkpoint",
+        " received)",
         "\nCheckpoints", " (0):", " none",
         "\nEarlier", " turns:", " 0", " (0", " from", " the", " user,", " 0", " from", " the", " assistant)",
         "\nYou", " asked:", " Hello", " there",

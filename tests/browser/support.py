@@ -142,13 +142,26 @@ def badge(page: Page) -> str:
     return page.locator("context-badge").inner_text()
 
 
-def save_checkpoint(page: Page, title: str, decisions: list[str] = ()) -> None:  # type: ignore[assignment]
+def save_checkpoint(
+    page: Page,
+    title: str,
+    decisions: list[str] = (),  # type: ignore[assignment]
+    drop: list[str] = (),  # type: ignore[assignment]
+) -> None:
+    """Save a checkpoint from the form: the parent's decisions are carried forward;
+    ``drop`` removes some of them, ``decisions`` adds those not already there."""
     page.get_by_role("button", name="Save checkpoint").first.click()
     form = page.locator("checkpoint-form")
     form.get_by_label("Title").fill(title)
+    items = form.locator("list-editor[label=Decisions] textarea")
+    for item in drop:
+        index = [field.input_value() for field in items.all()].index(item)
+        form.get_by_role("button", name=f"Remove Decisions item {index + 1}").click()
     for item in decisions:
+        if item in [field.input_value() for field in items.all()]:
+            continue
         form.get_by_role("button", name="Add decisions item").click()
-        form.locator("list-editor[label=Decisions] input").last.fill(item)
+        items.last.fill(item)
     count = page.locator("checkpoint-cell").count()
     form.get_by_role("button", name="Save checkpoint").click()
     expect(form).to_be_hidden()

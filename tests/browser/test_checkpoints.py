@@ -32,7 +32,7 @@ def server_badge(server: SmritiServer, sid: str) -> str:
     plan = gql(server.base_url, PREVIEW, s=sid)["contextPreview"]
     if plan["mode"] == "FRESH":
         return "FRESH"
-    return f"{plan['mode']} · {plan['checkpoints'][-1]['shortHash'] if plan['checkpoints'] else 'empty'}"
+    return f"{plan['mode']} · {plan['checkpoints'][-1]['shortHash'] if plan['checkpoints'] else 'no checkpoint yet'}"
 
 
 def test_mounting_australia_hides_new_zealand_from_the_model(
@@ -42,7 +42,7 @@ def test_mounting_australia_hides_new_zealand_from_the_model(
     create_space(page, "Trips")
     new_session(page, "Trips")
     sid = session_id(page)
-    expect(page.locator("context-badge")).to_have_text("HEAD · empty")
+    expect(page.locator("context-badge")).to_have_text("HEAD · no checkpoint yet")
 
     send(page, "Plan two weeks in Australia.")
     save_checkpoint(page, "Australia plan", decisions=["Fly into Sydney"])
@@ -93,7 +93,7 @@ def start_trip(page: Page, server: SmritiServer, space: str) -> str:
     return session_id(page)
 
 
-def test_the_checkpoint_form_drafts_with_ai_replacing_every_field_then_saves_the_edits(
+def test_the_checkpoint_form_drafts_with_ai_adding_new_items_then_saves_the_edits(
     page: Page, server: SmritiServer
 ) -> None:
     sid = start_trip(page, server, "Form")
@@ -103,21 +103,28 @@ def test_the_checkpoint_form_drafts_with_ai_replacing_every_field_then_saves_the
     expect(form.get_by_label("Title")).to_be_focused()
     form.get_by_label("Title").fill("typed by hand")
     form.get_by_role("button", name="Add decisions item").click()
-    form.locator("list-editor[label=Decisions] input").last.fill("a hand-written decision")
+    form.locator("list-editor[label=Decisions] textarea").last.fill("a hand-written decision")
 
     form.get_by_role("button", name="Draft with AI").click()
     expect(form).to_contain_text("Drafted by offline/extractor")
     expect(form.get_by_label("Title")).not_to_have_value("typed by hand")
-    decisions = form.locator("list-editor[label=Decisions] input")
-    expect(decisions.first).to_have_value(re.compile("We decided to fly into Sydney"))
-    values = [d.input_value() for d in decisions.all()]
-    assert "a hand-written decision" not in values  # replaced, not merged
-    expect(form.locator("list-editor[label=Tasks] input").first).to_have_value(
+    decisions = form.locator("list-editor[label=Decisions] textarea")
+    # Your own items stay; the draft's are added after them, marked new.
+    assert [d.input_value() for d in decisions.all()] == [
+        "a hand-written decision",
+        "We decided to fly into Sydney.",
+    ]
+    expect(form.locator("list-editor[label=Decisions] li.new .tag")).to_have_text(["new"])
+    expect(form.locator("list-editor[label=Tasks] textarea").first).to_have_value(
         re.compile("book the harbour hotel")
     )
-    expect(form.locator("list-editor[label='Open questions'] input").first).to_have_value(
+    expect(form.locator("list-editor[label='Open questions'] textarea").first).to_have_value(
         "Should we rent a car?"
     )
+    # Drafting again replaces the previous draft's items: nothing doubles.
+    form.get_by_role("button", name="Draft with AI").click()
+    expect(form.get_by_role("button", name="Draft with AI")).to_be_enabled()
+    expect(decisions).to_have_count(2)
 
     # Review: edit the title, edit one item, remove the rest, add one.
     form.get_by_label("Title").fill("Sydney arrival")
@@ -125,8 +132,8 @@ def test_the_checkpoint_form_drafts_with_ai_replacing_every_field_then_saves_the
     while decisions.count() > 1:
         form.get_by_role("button", name="Remove Decisions item 2").click()
     form.get_by_role("button", name="Add entities item").click()
-    form.locator("list-editor[label=Entities] input").last.fill("Opera House")
-    entities = [e.input_value() for e in form.locator("list-editor[label=Entities] input").all()]
+    form.locator("list-editor[label=Entities] textarea").last.fill("Opera House")
+    entities = [e.input_value() for e in form.locator("list-editor[label=Entities] textarea").all()]
     form.get_by_role("button", name="Save checkpoint").click()
     expect(form).to_be_hidden()
 
@@ -206,7 +213,9 @@ def test_compare_two_checkpoints_side_by_side(page: Page, server: SmritiServer) 
     send(page, "Plan Peru.")
     save_checkpoint(page, "Peru v1", decisions=["Visit Cusco", "Fly via Lima"])
     send(page, "Change of plan.")
-    save_checkpoint(page, "Peru v2", decisions=["Visit Cusco", "Hike the Inca Trail"])
+    save_checkpoint(
+        page, "Peru v2", decisions=["Visit Cusco", "Hike the Inca Trail"], drop=["Fly via Lima"]
+    )
     page.get_by_role("button", name=re.compile("^Checkpoint [0-9a-f]{7} Peru v1")).click()
     details = page.locator("checkpoint-details")
     other = details.get_by_label("Compare with")

@@ -93,9 +93,9 @@ def test_attaching_and_detaching_a_space_changes_the_context_mode(
     header.get_by_label("Space to attach").select_option(label="Research")
     header.get_by_label("Memory scope").select_option("LATEST_3")
     header.get_by_role("button", name="Attach").click()
-    expect(page.locator("context-badge")).to_have_text("HEAD · empty")
+    expect(page.locator("context-badge")).to_have_text("HEAD · no checkpoint yet")
     expect(header).to_contain_text("Space Research")
-    expect(header).to_contain_text("Scope LATEST_3")
+    expect(header.get_by_label("Memory scope")).to_have_value("LATEST_3")
     group = page.locator("space-list .space-group", has=page.locator(".name", has_text="Research"))
     expect(group.locator(".session-row.current")).to_have_count(1)
 

@@ -6,6 +6,7 @@ assert exactly what it received and exactly what the registry returned.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import socket
@@ -22,6 +23,7 @@ from api.providers import (
     ProviderRegistry,
     StreamChunk,
     default_config,
+    litellm_adapter,
     parse_config,
 )
 from api.providers.offline import echo_reply, stream_chunks
@@ -50,6 +52,7 @@ def lab_registry(
     env: dict[str, str] | None = None,
     key_env: bool = True,
     timeout: float = 5.0,
+    offline_stream_delay: float = 0.0,
 ) -> ProviderRegistry:
     key_line = "    api_key_env: LAB_API_KEY\n" if key_env else ""
     config = parse_config(
@@ -63,7 +66,7 @@ def lab_registry(
     return ProviderRegistry(
         config,
         env={"LAB_API_KEY": SECRET} if env is None else env,
-        transport=LiteLLMTransport(timeout=timeout),
+        transport=LiteLLMTransport(timeout=timeout, offline_stream_delay=offline_stream_delay),
     )
 
 
@@ -95,7 +98,7 @@ async def test_offline_echo_completes_through_litellm() -> None:
 
     expected = echo_reply(MESSAGES)
     assert expected == (
-        "Offline echo \u2014 mode: CHECKPOINTED\n"
+        "Offline echo \u2014 mode: FRESH or HEAD (no checkpoint received)\n"
         "Checkpoints (0): none\n"
         "Earlier turns: 2 (1 from the user, 1 from the assistant)\n"
         "You asked: Japan in April"
@@ -123,6 +126,36 @@ async def test_offline_echo_streams_word_chunks_then_usage() -> None:
         delta="",
         usage=Usage(offline_prompt_estimate(MESSAGES), math.ceil(len(expected) / 4), 0.0),
     )
+
+
+async def test_offline_stream_is_paced_when_a_delay_is_set(
+    monkeypatch: pytest.MonkeyPatch, fake_openai: FakeOpenAI
+) -> None:
+    # Given a transport that paces the offline models at 50 ms a piece
+    pauses: list[float] = []
+    real_sleep = asyncio.sleep
+
+    async def record(seconds: float, *args: object) -> None:
+        pauses.append(seconds)
+        await real_sleep(0)
+
+    monkeypatch.setattr(litellm_adapter, "sleep", record)
+    transport = LiteLLMTransport(offline_stream_delay=0.05)
+    registry = ProviderRegistry(default_config(), env={}, transport=transport)
+    expected = stream_chunks(echo_reply(MESSAGES))
+
+    # When the echo streams, then every piece after the first waited 50 ms
+    chunks = [chunk async for chunk in registry.stream(MESSAGES, "offline/echo")]
+    assert [c.delta for c in chunks[:-1]] == expected
+    assert pauses == [0.05] * (len(expected) - 1)
+
+    # And a real provider's stream is never slowed down
+    pauses.clear()
+    lab = lab_registry(fake_openai.base_url, offline_stream_delay=0.05)
+    fake_openai.reply("one two three")
+    pieces = [c.delta async for c in lab.stream(MESSAGES, "lab/my-model")]
+    assert "".join(pieces) == "one two three"
+    assert pauses == []
 
 
 async def test_offline_extractor_drafts_json_through_litellm() -> None:

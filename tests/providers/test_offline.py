@@ -54,14 +54,14 @@ def test_echo_fresh_counts_turns_and_collapses_the_question() -> None:
     )
 
     assert reply == (
-        "Offline echo \u2014 mode: FRESH\n"
+        "Offline echo \u2014 mode: FRESH or HEAD (no checkpoint received)\n"
         "Checkpoints (0): none\n"
         "Earlier turns: 2 (1 from the user, 1 from the assistant)\n"
         "You asked: What did I say?"
     )
 
 
-def test_echo_checkpointed_lists_each_checkpoint_header() -> None:
+def test_echo_with_checkpoints_says_head_or_mounted_and_lists_each_header() -> None:
     reply = echo_reply(
         [
             msg("system", SYSTEM_TWO_CHECKPOINTS),
@@ -73,7 +73,7 @@ def test_echo_checkpointed_lists_each_checkpoint_header() -> None:
     )
 
     assert reply == (
-        "Offline echo \u2014 mode: CHECKPOINTED\n"
+        "Offline echo \u2014 mode: HEAD or MOUNTED (checkpoints received)\n"
         "Checkpoints (2): [1] Trip plan (a1b2c3d); [2] Budget (revised) (e4f5a6b)\n"
         "Earlier turns: 3 (2 from the user, 1 from the assistant)\n"
         "You asked: Budget check"
@@ -84,7 +84,7 @@ def test_echo_system_message_without_checkpoint_headers() -> None:
     reply = echo_reply([msg("system", "You are continuing a conversation."), msg("user", "hi")])
 
     assert reply.splitlines()[:2] == [
-        "Offline echo \u2014 mode: CHECKPOINTED",
+        "Offline echo \u2014 mode: FRESH or HEAD (no checkpoint received)",
         "Checkpoints (0): none",
     ]
 
@@ -99,7 +99,7 @@ def test_echo_truncates_the_question_to_200_characters() -> None:
 
 def test_echo_of_nothing() -> None:
     assert echo_reply([]) == (
-        "Offline echo \u2014 mode: FRESH\n"
+        "Offline echo \u2014 mode: FRESH or HEAD (no checkpoint received)\n"
         "Checkpoints (0): none\n"
         "Earlier turns: 0 (0 from the user, 0 from the assistant)\n"
         "You asked: "
@@ -282,6 +282,36 @@ def test_extract_never_invents_text(transcript: str) -> None:
         assert item in source
     assert draft["title"] == "Untitled conversation" or draft["title"] in source
     assert len(draft["title"].split()) <= 8
+
+
+def test_extract_skips_the_echo_models_own_replies() -> None:
+    echo = echo_reply([msg("user", "Extend the trip to New Zealand.")])
+    transcript = f"[USER #1]\nExtend the trip to New Zealand.\n\n[ASSISTANT #2]\n{echo}"
+
+    draft = json.loads(extract_draft([msg("system", EXTRACT_SYSTEM), msg("user", transcript)]))
+
+    assert draft["summary"] == "Extend the trip to New Zealand."
+    assert draft["entities"] == ["New Zealand"]
+
+
+def test_extract_joins_multi_word_names_and_drops_sentence_initial_words() -> None:
+    transcript = (
+        "[USER #1]\nNow we fly from Sydney to New Zealand and see Kings Park, Perth.\n"
+        "New Zealand first. Extend the stay in Queenstown.\n\n"
+        "[ASSISTANT #2]\nTrips to the Great Barrier Reef leave from Cairns."
+    )
+
+    draft = json.loads(extract_draft([msg("system", EXTRACT_SYSTEM), msg("user", transcript)]))
+
+    assert draft["entities"] == [
+        "Sydney",
+        "New Zealand",
+        "Kings Park",
+        "Perth",
+        "Queenstown",
+        "Great Barrier Reef",
+        "Cairns",
+    ]
 
 
 # --- streaming --------------------------------------------------------------------

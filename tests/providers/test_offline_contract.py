@@ -52,7 +52,7 @@ def test_offline_draft_parses_as_a_checkpoint() -> None:
         decisions=("Let's go with the 7-day JR Pass.",),
         tasks=("book the ryokan in Kyoto",),
         open_questions=("Is a rail pass worth it?",),
-        entities=("Japan", "April", "Tokyo", "Kyoto", "JR", "Pass"),
+        entities=("Japan", "April", "Tokyo", "Kyoto", "JR Pass"),
     )
 
 

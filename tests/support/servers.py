@@ -75,7 +75,13 @@ class SmritiServer:
         return command
 
     def environment(self) -> dict[str, str]:
-        return {**os.environ, "LITELLM_OFFLINE_MODE": "true", **self.env}
+        return {
+            **os.environ,
+            "LITELLM_OFFLINE_MODE": "true",
+            # Tests want the offline echo at once; a test of the pace sets its own.
+            "SMRITI_OFFLINE_STREAM_DELAY_MS": "0",
+            **self.env,
+        }
 
     def failed_start(self, timeout: float = 30) -> subprocess.CompletedProcess[str]:
         """Run a server that is expected to refuse to start; its exit and output.

@@ -1,12 +1,14 @@
-// "Save checkpoint": a form cell with every field. "Draft with AI" replaces the
-// fields with the background model's draft; the user reviews, then saves.
+// The checkpoint form. A checkpoint is a snapshot of the whole state, so the form
+// starts from the parent checkpoint's objective and items ("carried forward": edit,
+// drop, or tick off done tasks and resolved questions, which are then left out).
+// "Draft with AI" fills title and summary (and an empty objective) and adds what the
+// background model extracted from the recent turns as "new" items; drafting again
+// replaces the previous draft's new items, never the carried ones or your own.
 import { emit, h, replace } from "../dom.js";
-import "./list-editor.js";
+import { sameItem } from "./list-editor.js";
 
-const LISTS = [["decisions", "Decisions"], ["tasks", "Tasks"],
-  ["openQuestions", "Open questions"], ["entities", "Entities"]];
-const EMPTY = { title: "", objective: "", summary: "", decisions: [], tasks: [],
-  openQuestions: [], entities: [] };
+const LISTS = [["decisions", "Decisions", null], ["tasks", "Tasks", "Done"],
+  ["openQuestions", "Open questions", "Resolved"], ["entities", "Entities", null]];
 
 export class CheckpointForm extends HTMLElement {
   connectedCallback() {
@@ -15,10 +17,11 @@ export class CheckpointForm extends HTMLElement {
     this.fields = {
       title: h("input", { "aria-label": "Title", required: true, placeholder: "A one-line name" }),
       objective: h("input", { "aria-label": "Objective", placeholder: "What the conversation is trying to achieve" }),
-      summary: h("textarea", { "aria-label": "Summary", rows: 4, placeholder: "What was understood so far" }),
+      summary: h("textarea", { "aria-label": "Summary", rows: 3, placeholder: "What was understood so far" }),
     };
-    this.lists = Object.fromEntries(LISTS.map(([key, label]) =>
-      [key, h("list-editor", { label })]));
+    this.lists = Object.fromEntries(LISTS.map(([key, label, check]) =>
+      [key, h("list-editor", { label, check })]));
+    this.source = h("p", { class: "carried-note muted" });
     this.messages = h("div", { class: "form-messages", role: "status" });
     this.draftButton = h("button", { type: "button", onclick: () => emit(this, "draft-checkpoint") },
       "Draft with AI");
@@ -26,22 +29,45 @@ export class CheckpointForm extends HTMLElement {
       emit(this, "save-checkpoint", this.value) }, "Save checkpoint");
     this.append(
       h("div", { class: "cell-gutter" }, "◆ new"),
-      h("div", { class: "cell-main" }, h("h3", {}, "Save checkpoint"),
+      h("div", { class: "cell-main" }, h("h3", {}, "New checkpoint"), this.source,
         h("label", {}, "Title", this.fields.title),
         h("label", {}, "Objective", this.fields.objective),
         h("label", {}, "Summary", this.fields.summary),
         h("div", { class: "lists" }, Object.values(this.lists)),
         this.messages,
-        h("div", { class: "actions" }, this.draftButton, this.saveButton,
+        h("div", { class: "actions form-actions" }, this.draftButton, this.saveButton,
           h("button", { type: "button", class: "ghost", onclick: () => emit(this, "close-checkpoint-form") },
             "Cancel"))));
   }
 
-  /** Fill every field (replacing, never merging). */
-  set draft(draft) {
-    const value = { ...EMPTY, ...draft };
-    for (const key of ["title", "objective", "summary"]) this.fields[key].value = value[key] ?? "";
-    for (const [key] of LISTS) this.lists[key].items = value[key] ?? [];
+  /**
+   * Start over from `carried` (the parent's state, as draftCheckpoint's `carried`
+   * or a lineage node; null for a branch with no checkpoint yet).
+   */
+  start(carried) {
+    this.carriedFrom = carried?.checkpoint ?? null;
+    for (const key of ["title", "summary"]) this.fields[key].value = "";
+    this.fields.objective.value = carried?.objective ?? "";
+    for (const [key] of LISTS) {
+      this.lists[key].items = (carried?.[key] ?? []).map((text) => ({ text, origin: "carried" }));
+    }
+    const from = this.carriedFrom;
+    replace(this.source, from
+      ? ["Carried forward from ", h("span", { class: "hash" }, from.shortHash), ` ${from.title}: `,
+        "edit or drop what no longer holds; tick off done tasks and resolved questions."]
+      : "The first checkpoint on this branch: nothing to carry forward.");
+  }
+
+  /** Add the background model's `extracted` draft (see the module comment). */
+  addDraft(extracted) {
+    for (const key of ["title", "summary"]) this.fields[key].value = extracted[key] ?? "";
+    if (!this.fields.objective.value.trim()) this.fields.objective.value = extracted.objective ?? "";
+    for (const [key] of LISTS) {
+      const kept = this.lists[key].entries.filter((entry) => entry.origin !== "new");
+      const fresh = (extracted[key] ?? []).filter((text) =>
+        !kept.some((entry) => sameItem(entry.text, text)));
+      this.lists[key].items = [...kept, ...fresh.map((text) => ({ text, origin: "new" }))];
+    }
   }
 
   get value() {

@@ -17,7 +17,10 @@ export class ComposerCell extends HTMLElement {
       }
     };
     this.onInput = () => emit(this, "draft-change", { content: this.textarea.value });
-    this.onModel = () => emit(this, "model-change", { model: this.select.value });
+    this.onModel = () => {
+      this.showHint();
+      emit(this, "model-change", { model: this.select.value });
+    };
   }
 
   connectedCallback() {
@@ -42,12 +45,13 @@ export class ComposerCell extends HTMLElement {
     this.sendButton = h("button", { type: "button", class: "primary", onclick: () => this.send() },
       "Send");
     this.status = document.createElement("context-status");
+    this.hint = offlineHint();
     this.append(
       h("div", { class: "cell-gutter" }, "In [ ]"),
       h("div", { class: "cell-main" }, this.textarea,
         h("div", { class: "composer-bar" }, h("label", { class: "model" }, "Model ", this.select),
           h("span", { class: "spacer" }), this.sendButton),
-        this.status));
+        this.hint, this.status));
   }
 
   send() {
@@ -84,11 +88,31 @@ export class ComposerCell extends HTMLElement {
         provider.models.map((model) => h("option", { value: model, disabled: !provider.available },
           provider.available ? model : `${model} (unavailable)`)))));
     this.select.value = selected;
+    this.showHint();
+  }
+
+  /** The offline models answer without a provider; say so while one is picked. */
+  showHint() {
+    this.hint.hidden = !this.select.value.startsWith(`${OFFLINE_PROVIDER}/`);
   }
 
   focusInput() {
     this.textarea.focus();
   }
+}
+
+const OFFLINE_PROVIDER = "offline";
+
+function offlineHint() {
+  return h("details", { class: "model-hint", hidden: true },
+    h("summary", {}, "Offline models are stand-ins: echo describes the context it got. "
+      + "How to add a real provider"),
+    h("ol", {},
+      h("li", {}, "Add the provider and its models to ", h("code", {}, "providers.yaml"),
+        " (OpenAI, Anthropic, OpenRouter, Ollama or any OpenAI-compatible server)."),
+      h("li", {}, "Export the key in the variable it names, e.g. ",
+        h("code", {}, "export OPENAI_API_KEY=…"), ", and restart Smriti."),
+      h("li", {}, "Pick the model here. The README's “Adding a real provider” section has examples.")));
 }
 
 customElements.define("composer-cell", ComposerCell);

@@ -1,8 +1,7 @@
 // Above the notebook: the session's space (attach with a memory scope / detach),
 // its mount (unmount) and "Save checkpoint".
 import { emit, h, replace, sameState } from "../dom.js";
-
-const SCOPES = [["LATEST_1", "Latest checkpoint"], ["LATEST_3", "Latest 3 checkpoints"]];
+import { MEMORY_SCOPES } from "../format.js";
 
 export class SessionHeader extends HTMLElement {
   set state(state) {
@@ -12,7 +11,7 @@ export class SessionHeader extends HTMLElement {
   }
 
   render() {
-    const { session, spaces } = this._state ?? {};
+    const { session, spaces, formOpen } = this._state ?? {};
     this.hidden = !session;
     if (!session) return replace(this);
     this.className = "session-header";
@@ -21,12 +20,14 @@ export class SessionHeader extends HTMLElement {
     const mount = session.mount;
     replace(this,
       h("div", { class: "title-row" }, h("h1", {}, session.title || "Untitled session"),
-        session.space ? button("Save checkpoint", "open-checkpoint-form", { class: "small primary" }) : null),
+        session.space && !formOpen
+          ? button("Save checkpoint", "open-checkpoint-form", { class: "small primary" }) : null),
       h("div", { class: "session-facts" },
         session.space ? [
           h("span", { class: "fact" }, "Space ", h("strong", {}, session.space.name)),
           h("span", { class: "fact" }, "Branch ", h("strong", {}, session.branchName)),
-          h("span", { class: "fact" }, "Scope ", h("strong", {}, session.memoryScope)),
+          h("label", { class: "fact" }, "Sees the ", this.scopePicker(session.memoryScope,
+            (memoryScope) => emit(this, "change-scope", { memoryScope }))),
           button("Detach space", "detach-space"),
         ] : this.attachForm(spaces ?? [], session.memoryScope),
         mount ? [h("span", { class: "fact mounted" }, "Mounted ",
@@ -34,12 +35,18 @@ export class SessionHeader extends HTMLElement {
           ` after turn ${mount.baseSequence}`), button("Unmount", "unmount")] : null));
   }
 
+  /** The memory scope in words; `onchange` (when given) gets the new value. */
+  scopePicker(scope, onchange = null) {
+    return h("select", { "aria-label": "Memory scope",
+      onchange: onchange && ((event) => onchange(event.target.value)) },
+    MEMORY_SCOPES.map(([value, label]) => h("option", { value, selected: value === scope }, label)));
+  }
+
   attachForm(spaces, scope) {
     if (!spaces.length) return h("span", { class: "fact" }, "No space (FRESH). Create a space to attach.");
     const space = h("select", { "aria-label": "Space to attach" },
       spaces.map((s) => h("option", { value: s.id }, s.name)));
-    const memory = h("select", { "aria-label": "Memory scope" },
-      SCOPES.map(([value, label]) => h("option", { value, selected: value === scope }, label)));
+    const memory = this.scopePicker(scope);
     return h("span", { class: "attach" }, h("span", { class: "fact" }, "No space (FRESH)"),
       space, memory,
       h("button", { type: "button", class: "small", onclick: () =>

@@ -6,6 +6,7 @@ from typing import Annotated
 
 import strawberry
 
+from api.domain.carry import CarriedState as DomainCarriedState
 from api.domain.types import CheckpointContent, TurnRange
 from api.domain.validation import (
     ITEM_MAX_CHARS,
@@ -28,7 +29,38 @@ DraftCheckpointError = error_type("DraftCheckpointError", "draftCheckpoint", cal
 CreateCheckpointError = error_type("CreateCheckpointError", "createCheckpoint")
 
 
-@strawberry.type(description="An unsaved checkpoint proposed by the background model.")
+@strawberry.type(
+    description="The state a new checkpoint starts from: the items of the checkpoint it will "
+    "continue (the head of the session's branch, its parent once saved). A checkpoint is a "
+    "snapshot of the whole state, so these are carried forward unless the user drops them."
+)
+class CarriedState:
+    checkpoint: Checkpoint | None = strawberry.field(
+        description="Where the items come from: the head of the session's branch (none when "
+        "the branch has no checkpoint yet, and then every list is empty)."
+    )
+    objective: str = strawberry.field(description="Its objective.")
+    decisions: list[str] = strawberry.field(description="Its decisions.")
+    tasks: list[str] = strawberry.field(description="Its open tasks.")
+    open_questions: list[str] = strawberry.field(description="Its open questions.")
+    entities: list[str] = strawberry.field(description="Its entities.")
+
+    @classmethod
+    def from_domain(cls, carried: DomainCarriedState) -> CarriedState:
+        return cls(
+            checkpoint=Checkpoint.from_domain(carried.checkpoint) if carried.checkpoint else None,
+            objective=carried.objective,
+            decisions=list(carried.decisions),
+            tasks=list(carried.tasks),
+            open_questions=list(carried.open_questions),
+            entities=list(carried.entities),
+        )
+
+
+@strawberry.type(
+    description="An unsaved checkpoint proposed by the background model from the turn window "
+    "alone (no checkpoint fields reach its prompt)."
+)
 class CheckpointDraft:
     title: str = strawberry.field(description="Proposed title.")
     objective: str = strawberry.field(description="Proposed objective.")
@@ -48,9 +80,25 @@ class DraftCheckpointInput:
     session_id: strawberry.ID = strawberry.field(description="The session.")
 
 
-@strawberry.type(description="The result of draftCheckpoint.")
+@strawberry.type(
+    description="The result of draftCheckpoint: the parent's items (`carried`) apart from what "
+    "was extracted from the window (`extracted`). The checkpoint to save is the state after "
+    "this window: usually the carried items, minus what is done or resolved, plus the "
+    "extracted ones."
+)
 class DraftCheckpointPayload:
-    draft: CheckpointDraft | None = strawberry.field(description="The draft (not saved).")
+    draft: CheckpointDraft | None = strawberry.field(
+        description="The same as `extracted`.",
+        deprecation_reason="Use `extracted` (the same draft) together with `carried` "
+        "(the parent's items, which the draft does not contain).",
+    )
+    extracted: CheckpointDraft | None = strawberry.field(
+        description="What the background model extracted from the window the next message "
+        "would see, and nothing else (not saved)."
+    )
+    carried: CarriedState | None = strawberry.field(
+        description="The state carried forward from the checkpoint a save would continue."
+    )
     errors: list[DraftCheckpointError] = strawberry.field(description="Why it failed, if it did.")
 
 
@@ -91,7 +139,8 @@ class CreateCheckpointPayload:
 class CheckpointMutation:
     @strawberry.mutation(
         description="Draft every checkpoint field from the turns the next message would "
-        "see (and nothing else). Nothing is saved."
+        "see (and nothing else), and return it beside the state carried forward from the "
+        "branch head. Nothing is saved."
     )
     async def draft_checkpoint(
         self,
@@ -100,12 +149,12 @@ class CheckpointMutation:
             DraftCheckpointInput, strawberry.argument(description="The draftCheckpoint arguments.")
         ],
     ) -> DraftCheckpointPayload:
-        async def work() -> CheckpointDraft:
+        async def work() -> tuple[CheckpointDraft, CarriedState]:
             session_id = ids.decode(input.session_id, "Session", field="sessionId")
             session = await sessions.get(info.context.owner_id, session_id)
             draft = await checkpoint_service.draft(info.context.services, session)
             content = draft.content
-            return CheckpointDraft(
+            extracted = CheckpointDraft(
                 title=content.title,
                 objective=content.objective,
                 summary=content.summary,
@@ -116,9 +165,13 @@ class CheckpointMutation:
                 source_turn_range=TurnRangeType.from_domain(draft.source_turn_range),
                 model=draft.model,
             )
+            return extracted, CarriedState.from_domain(draft.carried)
 
-        draft, errors = await attempt(work(), DraftCheckpointError)
-        return DraftCheckpointPayload(draft=draft, errors=errors)
+        result, errors = await attempt(work(), DraftCheckpointError)
+        extracted, carried = result if result is not None else (None, None)
+        return DraftCheckpointPayload(
+            draft=extracted, extracted=extracted, carried=carried, errors=errors
+        )
 
     @strawberry.mutation(
         description="Save a checkpoint on the session's branch; its parent is that branch's head."

@@ -53,7 +53,11 @@ class CreateSessionInput:
 class UpdateSessionInput:
     id: strawberry.ID = strawberry.field(description="The session.")
     title: str | None = strawberry.field(default=None, description="A new title.")
-    memory_scope: MemoryScope | None = strawberry.field(default=None, description="A new scope.")
+    memory_scope: MemoryScope | None = strawberry.field(
+        default=None,
+        description="A new memory scope, changed in place: the space, branch and mount stay; "
+        "the next message sees that many checkpoints.",
+    )
     model: str | None = strawberry.field(default=None, description="A new default model.")
 
 
