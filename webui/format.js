@@ -27,8 +27,13 @@ export function status(plan) {
   return `ctx: ${badge(plan)} (${parts.join(", ")})`;
 }
 
+/** "In [3]" and its reply "Out [3]", as in Jupyter: a reply shows its question's number. */
 export const cellLabel = (turn) =>
-  `${{ USER: "In", ASSISTANT: "Out", SYSTEM: "Note" }[turn.role] ?? turn.role} [${turn.sequenceNumber}]`;
+  `${{ USER: "In", ASSISTANT: "Out", SYSTEM: "Note" }[turn.role] ?? turn.role} [${turn.replyToSequence ?? turn.sequenceNumber}]`;
+
+/** The real sequence number, for the label's tooltip: "Turn 4, the reply to turn 3". */
+export const cellTitle = (turn) => `Turn ${turn.sequenceNumber}${turn.replyToSequence
+  ? `, the reply to turn ${turn.replyToSequence}` : ""}`;
 
 export const sessionTitle = (session) => session?.title || "Untitled session";
 

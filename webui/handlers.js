@@ -138,7 +138,12 @@ async function sessionChange(app, payload) {
 
 export const HANDLERS = {
   "select-session"({ id }) {
+    this.set({ drawer: null });
     return this.openSession(id);
+  },
+  "start-new-space"() {
+    if (this.isDrawer("left")) this.set({ drawer: "left" });
+    this.ui.spaces.startNewSpace();
   },
   async "create-space"({ name }) {
     if (!this.failed(await api.createSpace({ name }))) await this.refreshSidebar();
@@ -154,6 +159,7 @@ export const HANDLERS = {
     await this.refreshSidebar();
   },
   async "create-session"({ spaceId }) {
+    this.set({ drawer: null });
     const payload = await api.createSession(spaceId ? { spaceId } : {});
     if (this.failed(payload)) return;
     await this.refreshSidebar();
@@ -187,16 +193,21 @@ export const HANDLERS = {
   async "fork-checkpoint"({ id, branchName = null }) {
     const payload = await api.forkSession({ checkpointId: id, branchName });
     if (this.failed(payload)) return;
+    this.set({ drawer: null });
     await this.refreshSidebar();
     await this.openSession(payload.session.id);
   },
   "select-checkpoint"({ id }) {
-    this.set({ selectedId: id });
+    // "Show in lineage" from the notebook: on a narrow screen the lineage is a drawer.
+    const drawer = id && this.isDrawer("right") ? "right" : this.state.drawer;
+    this.set({ selectedId: id, drawer });
+    if (id) this.ui.details.scrollIntoView({ block: "nearest" });
   },
   async compare({ a, b }) {
     this.ui.compare.show(await api.compareCheckpoints(a, b));
   },
   async "open-source"({ sessionId, seq }) {
+    this.set({ drawer: null });
     if (this.state.session?.id !== sessionId) await this.openSession(sessionId);
     if (seq === null) return;
     while (!this.state.turns.some((t) => t.sequenceNumber <= seq) && this.state.hasOlder) {

@@ -118,7 +118,7 @@ def create_space(page: Page, name: str) -> None:
 
 
 def new_session(page: Page, space: str | None) -> None:
-    label = f"New session in space {space}" if space else "New session in sessions in no space"
+    label = f"New session in space {space}" if space else "New session without a space"
     before = page.url
     page.get_by_role("button", name=label, exact=True).click()
     expect(page).not_to_have_url(before)

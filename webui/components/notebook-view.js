@@ -94,9 +94,17 @@ export class NotebookView extends HTMLElement {
   }
 
   appendTurns(turns) {
-    let page = this.list.lastElementChild;
-    if (!page) this.list.append((page = h("div", { class: "page" })));
+    const page = this.firstPage(this.list.lastElementChild);
     for (const turn of turns) page.append(this.cellFor(turn));
+  }
+
+  /** The given page, or a new empty one: cells only ever go into pages (a fork's
+   * checkpoint cell shown before any turn must not become the page turns go into). */
+  firstPage(page) {
+    if (page) return page;
+    const created = h("div", { class: "page" });
+    this.list.append(created);
+    return created;
   }
 
   /** Checkpoint cells after the turn they were saved at; the mount divider; dimming
@@ -106,7 +114,7 @@ export class NotebookView extends HTMLElement {
     for (const element of this.list.querySelectorAll("checkpoint-cell, .mount-divider")) {
       element.remove();
     }
-    const top = this.list.firstElementChild ?? this.list;
+    const top = this.firstPage(this.list.firstElementChild);
     for (const [at, checkpoints] of placements) {
       const cells = checkpoints.map((checkpoint) => this.checkpointCell(checkpoint));
       if (at === 0 || at < this.firstSeq) {
@@ -119,6 +127,12 @@ export class NotebookView extends HTMLElement {
     const dim = (seq) => this.cells.get(seq).classList.toggle("dimmed", base !== null && seq <= base);
     if (fresh) fresh.forEach((turn) => dim(turn.sequenceNumber));
     else this.cells.forEach((_, seq) => dim(seq));
+    // Checkpoint cells above the divider are behind the boundary too.
+    for (const [at, checkpoints] of placements) {
+      for (const checkpoint of checkpoints) {
+        this.checkpointCells.get(checkpoint.id)?.classList.toggle("dimmed", base !== null && at <= base);
+      }
+    }
     if (base === null) return;
     const divider = h("div", { class: "mount-divider", role: "separator" },
       `Mounted ${mount.checkpoint?.shortHash ?? ""} — turns above are not sent to the model`);

@@ -1,7 +1,7 @@
 // One turn as a notebook cell: "In [12]" / "Out [13]", provider/model, content;
 // an interrupted reply the notebook marks with `actions` offers Continue and Retry.
 import { emit, h } from "../dom.js";
-import { cellLabel } from "../format.js";
+import { cellLabel, cellTitle } from "../format.js";
 
 export class TurnCell extends HTMLElement {
   set turn(turn) {
@@ -42,7 +42,7 @@ export class TurnCell extends HTMLElement {
       body.textContent = turn.content;
     }
     this.replaceChildren(
-      h("div", { class: "cell-gutter" }, cellLabel(turn)),
+      h("div", { class: "cell-gutter", title: cellTitle(turn) }, cellLabel(turn)),
       h("div", { class: "cell-main" },
         h("div", { class: "cell-meta" }, model,
           turn.interrupted ? h("span", { class: "tag warn" }, "interrupted") : null),
