@@ -95,3 +95,17 @@ def local_page(page: str, vendor_dir: Path = VENDOR_DIR) -> str | None:
     for asset in needed:
         page = page.replace(f'"{asset.url}"', f'"{VENDOR_URL}/{asset.local_path}"')
     return page
+
+
+NOTEBOOK_LINK = (
+    '<link rel="stylesheet" href="/graphiql-home.css">',
+    '<a id="smriti-home" href="/">\u2190 Back to the notebook</a>',
+)
+
+
+def with_notebook_link(page: str) -> str:
+    """The page with a link back to the notebook (styled by a same-origin stylesheet)."""
+    stylesheet, link = NOTEBOOK_LINK
+    return page.replace("</head>", f"{stylesheet}\n</head>", 1).replace(
+        "<body>", f"<body>\n{link}", 1
+    )

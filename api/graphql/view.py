@@ -40,7 +40,7 @@ class SmritiGraphQL(GraphQL[Context, None]):
     @property
     def graphql_ide_html(self) -> str:
         """Strawberry's GraphiQL page; on local asset copies when all are fetched."""
-        return self.local_ide_html or super().graphql_ide_html
+        return graphiql.with_notebook_link(self.local_ide_html or super().graphql_ide_html)
 
     def is_request_allowed(self, request: BaseRequestProtocol) -> bool:
         # A GET needs no CORS preflight, so any page can make one (an EventSource

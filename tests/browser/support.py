@@ -111,7 +111,7 @@ def open_app(page: Page, base_url: str, path: str = "/") -> None:
 
 
 def create_space(page: Page, name: str) -> None:
-    page.get_by_role("button", name="New space").click()
+    page.locator("space-list").get_by_role("button", name="New space").click()
     page.get_by_label("New space name").fill(name)
     page.get_by_label("New space name").press("Enter")
     expect(page.locator(".space-row .name", has_text=name)).to_be_visible()
