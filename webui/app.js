@@ -3,7 +3,7 @@
 // those events into API calls (api.js) and a new state.
 import * as api from "./api.js";
 import { loadDraft, saveDraft } from "./drafts.js";
-import { placements, sessionTitle } from "./format.js";
+import { placements, sessionTitle, unanswered } from "./format.js";
 import { keyAction } from "./keyboard.js";
 import { HANDLERS, inFlight } from "./handlers.js";
 import "./components/space-list.js";
@@ -143,10 +143,10 @@ export class SmritiApp extends HTMLElement {
   }
 
   renderContext() {
-    const { plan, showContext, session } = this.state;
+    const { plan, showContext, session, turns, pending } = this.state;
     this.ui.badge.plan = session ? plan : null;
-    this.ui.composer.plan = plan;
-    this.ui.composer.showContext = showContext;
+    this.ui.composer.context = { plan, open: Boolean(session) && showContext,
+      unanswered: unanswered(turns, pending) };
   }
 
   toast(message) {

@@ -48,3 +48,20 @@ export function placements(nodes, sessionId) {
   }
   return after;
 }
+
+/**
+ * Sequence numbers of the user turns left without a reply (a failed provider call
+ * keeps the question): not the message on its way, nor one asked again and answered.
+ */
+export function unanswered(turns, pending = null) {
+  const replied = new Set(turns.map((turn) => turn.replyToSequence).filter(Boolean));
+  const questions = turns.filter((turn) => turn.role === "USER");
+  const lastAnswered = new Map(); // text -> the newest answered turn asking it
+  for (const turn of questions) {
+    if (replied.has(turn.sequenceNumber)) lastAnswered.set(turn.content, turn.sequenceNumber);
+  }
+  return new Set(questions.filter((turn) => !replied.has(turn.sequenceNumber)
+    && turn.sequenceNumber !== pending?.userSeq
+    && !(lastAnswered.get(turn.content) > turn.sequenceNumber))
+    .map((turn) => turn.sequenceNumber));
+}

@@ -2,6 +2,7 @@
 // runs with `this` = the app (the one owner of state); none keeps state of its own.
 import * as api from "./api.js";
 import { loadDraft } from "./drafts.js";
+import { forgetKey, keyFor, rememberKey } from "./message-keys.js";
 
 const newKey = () =>
   globalThis.crypto?.randomUUID?.() ?? `${Date.now()}-${Math.random().toString(16).slice(2)}`;
@@ -70,6 +71,7 @@ async function deliver(app) {
       if (!ours()) continue;
       if (event.__typename === "StreamUserTurn") {
         app.state.turns = withNew(app.state.turns, [event.userTurn]);
+        rememberKey(sessionId, event.userTurn.sequenceNumber, key);
         const status = app.state.pending.status === "sending" ? "streaming" : app.state.pending.status;
         update({ userSaved: true, userSeq: event.userTurn.sequenceNumber, status }, { full: true });
       } else if (event.__typename === "StreamDelta") {
@@ -91,6 +93,8 @@ async function deliver(app) {
   }
   const done = app.state.pending;
   const turns = withNew(app.state.turns, [outcome.reply, outcome.partial]);
+  const answer = outcome.reply ?? outcome.partial;
+  if (answer?.replyToSequence) forgetKey(sessionId, answer.replyToSequence);
   if (outcome.errors?.length) {
     // With a partial reply saved, the exchange is answered: Retry asks again (new key).
     app.set({ turns, pending: { ...done, status: "error", errors: outcome.errors, text: "",
@@ -229,6 +233,9 @@ export const HANDLERS = {
   "toggle-context"() {
     this.set({ showContext: !this.state.showContext });
   },
+  "close-context"() {
+    this.set({ showContext: false });
+  },
   send({ content, model }) {
     if (inFlight(this.state.pending)) return undefined;
     this.ui.composer.value = "";
@@ -239,6 +246,18 @@ export const HANDLERS = {
     // A partial reply was saved: the exchange is answered, so ask again as a new message.
     if (pending.answered) return startSend(this, pending.content, pending.model);
     this.set({ pending: { ...pending, status: "sending", errors: [], text: "", stoppable: true } });
+    return deliver(this);
+  },
+  /** Retry a question left without a reply: with its key when this browser sent it
+   * (the server answers that turn), else asked again as a new message. */
+  "retry-turn"({ seq }) {
+    if (inFlight(this.state.pending)) return undefined;
+    const question = this.state.turns.find((turn) => turn.sequenceNumber === seq);
+    if (!question) return undefined;
+    const key = keyFor(this.state.session.id, seq);
+    if (!key) return startSend(this, question.content, this.state.model);
+    this.set({ pending: { content: question.content, model: this.state.model, key, status: "sending",
+      errors: [], userSaved: true, userSeq: seq, text: "", stoppable: true, controller: null } });
     return deliver(this);
   },
   "stop-stream"() {

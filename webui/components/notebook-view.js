@@ -3,6 +3,7 @@
 // off-screen pages); asks for older ones (load-older) when the sentinel at the top
 // comes into view, keeping the scroll position when it prepends them.
 import { emit, h, replace } from "../dom.js";
+import { unanswered } from "../format.js";
 import "./turn-cell.js";
 import "./checkpoint-cell.js";
 
@@ -59,6 +60,7 @@ export class NotebookView extends HTMLElement {
     const stick = this.nearBottom(); // before this update adds anything
     const reshaped = this.renderPending(data.pending, previous.pending);
     this.offerActions();
+    this.markUnanswered();
     // New cells bring the end into view; streamed text only if the reader is there.
     if (newer.length || reshaped || (data.pending !== previous.pending && stick)) {
       this.scroller.scrollTop = this.scroller.scrollHeight;
@@ -69,6 +71,7 @@ export class NotebookView extends HTMLElement {
   reset() {
     this.cells.clear();
     this.checkpointCells.clear();
+    this.marked = null;
     this.list.replaceChildren();
     this.firstSeq = Infinity;
     this.lastSeq = -Infinity;
@@ -168,6 +171,16 @@ export class NotebookView extends HTMLElement {
     if (this.offered && this.offered !== cell) this.offered.actions = false;
     if (cell) cell.actions = offer;
     this.offered = offer ? cell : null;
+  }
+
+  /** "no reply — Retry" on every question left without a reply. */
+  markUnanswered() {
+    const open = unanswered(this.data.turns, this.data.pending);
+    for (const seq of this.marked ?? []) {
+      if (!open.has(seq) && this.cells.has(seq)) this.cells.get(seq).noReply = false;
+    }
+    for (const seq of open) if (this.cells.has(seq)) this.cells.get(seq).noReply = true;
+    this.marked = open;
   }
 
   /** The cells of the message on its way; true when they changed shape (not just text). */
