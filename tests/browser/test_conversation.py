@@ -186,6 +186,6 @@ def test_the_context_line_follows_typing_and_shows_the_exact_messages(
     for shown_message, expected in zip(messages.all(), plan["messages"], strict=True):
         expect(shown_message.locator(".ctx-role")).to_have_text(expected["role"])
         expect(shown_message.locator("pre")).to_have_text(expected["content"])
-    page.get_by_role("button", name="Hide context").click()
+    page.get_by_role("button", name="Close context").click()
     expect(messages).to_have_count(len(plan["messages"]))
     expect(page.locator(".ctx-messages")).to_be_hidden()
