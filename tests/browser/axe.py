@@ -19,9 +19,7 @@ from api.settings import REPOSITORY_ROOT
 
 AXE_VERSION = "4.10.3"
 # dist.integrity of axe-core@4.10.3 in the npm registry (the tarball's SHA-512).
-AXE_INTEGRITY = (
-    "sha512-Xm7bpRXnDSX2YE2YFfBk2FnF0ep6tmG7xPh8iHee8MIcrgq762Nkce856dYtJYLkuIoYZvGfTs/PbZhideTcEg=="
-)
+AXE_INTEGRITY = "sha512-Xm7bpRXnDSX2YE2YFfBk2FnF0ep6tmG7xPh8iHee8MIcrgq762Nkce856dYtJYLkuIoYZvGfTs/PbZhideTcEg=="
 CACHE = REPOSITORY_ROOT / ".cache" / "axe-core" / AXE_VERSION
 # What the issue asks to be free of; moderate and minor findings are reported, not failed.
 BLOCKING = ("serious", "critical")

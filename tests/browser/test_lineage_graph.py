@@ -7,7 +7,7 @@ from playwright.sync_api import Page, expect
 from tests.browser.support import gql, open_app
 from tests.support.servers import SmritiServer
 
-SPACE = 'mutation($n: String!) { createSpace(input: {name: $n}) { space { id } } }'
+SPACE = "mutation($n: String!) { createSpace(input: {name: $n}) { space { id } } }"
 SESSION = "mutation($s: ID!) { createSession(input: {spaceId: $s}) { session { id } } }"
 CHECKPOINT = """mutation($s: ID!, $t: String!) { createCheckpoint(input: {sessionId: $s, title: $t}) {
   checkpoint { id } errors { message } } }"""
