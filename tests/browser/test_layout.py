@@ -14,7 +14,7 @@ from api.store.database import sqlite_url
 from tests.browser.support import open_app, warm_up
 from tests.support.servers import SmritiServer
 
-SIZES = [(390, 844), (820, 1180), (1024, 768), (1280, 800), (1440, 900)]
+SIZES = [(360, 740), (390, 844), (820, 1180), (1024, 768), (1160, 800), (1280, 800), (1440, 900)]
 # As wide as the model picker used to grow: it pushed Send under the lineage pane.
 LONG_MODEL = "an-extremely-long-model-name-for-a-local-lab-server-2026-preview-instruct"
 
@@ -130,7 +130,9 @@ def test_touch_targets_are_at_least_44_px_without_hover(
     assert small == []
     # Row actions are there without hovering.
     page.locator("#left-toggle").tap()
-    rename = page.get_by_role("button", name=re.compile("^Rename session"))
+    rename = page.locator(".session-row.current").get_by_role(
+        "button", name=re.compile("^Rename session")
+    )
     expect(rename).to_be_visible()
     assert float(rename.evaluate("el => getComputedStyle(el.parentElement).opacity")) == 1
     context.close()
