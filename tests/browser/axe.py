@@ -54,6 +54,8 @@ def axe_source() -> str:
 
 def run_axe(page: Page) -> list[dict[str, Any]]:
     """axe's violations on the page as it is now (WCAG 2.x A and AA rules and best practices)."""
+    # Colours are judged as drawn: let fades (the toast's) finish first.
+    page.wait_for_function("document.getAnimations().every((a) => a.playState !== 'running')")
     if not page.evaluate("typeof window.axe === 'object'"):
         page.add_script_tag(content=axe_source())
     violations: list[dict[str, Any]] = page.evaluate(
