@@ -158,3 +158,17 @@ def content_security_policy(page: str) -> str:
             "frame-ancestors 'none'",
         ]
     )
+
+
+NOTEBOOK_LINK = (
+    '<link rel="stylesheet" href="/graphiql-home.css">',
+    '<a id="smriti-home" href="/">\u2190 Back to the notebook</a>',
+)
+
+
+def with_notebook_link(page: str) -> str:
+    """The page with a link back to the notebook (styled by a same-origin stylesheet)."""
+    stylesheet, link = NOTEBOOK_LINK
+    return page.replace("</head>", f"{stylesheet}\n</head>", 1).replace(
+        "<body>", f"<body>\n{link}", 1
+    )

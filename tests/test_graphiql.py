@@ -19,6 +19,7 @@ from api.graphiql import (
     content_security_policy,
     inline_script_hashes,
     local_page,
+    with_notebook_link,
 )
 from api.settings import Settings
 
@@ -115,7 +116,7 @@ async def test_the_app_serves_graphiql_from_local_copies_when_all_are_there(
     put(vendor, *assets(strawberry_page))
     page, served = await get(settings, vendor, "/graphql", f"{VENDOR_URL}/{REACT.local_path}")
     assert page.status_code == 200
-    assert page.text == local_page(strawberry_page, vendor)
+    assert page.text == with_notebook_link(local_page(strawberry_page, vendor) or "")
     assert "https://unpkg.com/" not in page.text
     for asset in assets(strawberry_page):
         assert f'"{VENDOR_URL}/{asset.local_path}"' in page.text
@@ -132,7 +133,8 @@ async def test_the_app_falls_back_to_strawberrys_cdn_page_when_an_asset_is_missi
     put(vendor, *assets(strawberry_page)[1:])
     page, missing = await get(settings, vendor, "/graphql", f"{VENDOR_URL}/{REACT.local_path}")
     assert page.status_code == 200
-    assert page.text == strawberry_page
+    assert page.text == with_notebook_link(strawberry_page)
+    assert '<a id="smriti-home" href="/">' in page.text
     assert missing.status_code == 404
 
 

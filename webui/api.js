@@ -37,7 +37,7 @@ export const LINEAGE = `query($id: ID!) { space(id: $id) { id
   branches { name head { id } }
   lineage(first: 1000) { edges { node { ${CHECKPOINT_FIELDS} } } } } }`;
 export const CONTEXT_PREVIEW = `query($input: ContextPreviewInput!) {
-  contextPreview(input: $input) { mode boundary tokenEstimate model
+  contextPreview(input: $input) { mode boundary tokenEstimate contextWindow model
     checkpoints { id shortHash title } turns { sequenceNumber }
     messages { role content } } }`;
 export const COMPARE = `query($a: ID!, $b: ID!) { compareCheckpoints(a: $a, b: $b) {

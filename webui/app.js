@@ -3,7 +3,7 @@
 // those events into API calls (api.js) and a new state.
 import * as api from "./api.js";
 import { loadDraft, saveDraft } from "./drafts.js";
-import { placements, sessionTitle } from "./format.js";
+import { placements, sessionTitle, unanswered } from "./format.js";
 import { keyAction } from "./keyboard.js";
 import { HANDLERS, inFlight } from "./handlers.js";
 import "./components/space-list.js";
@@ -16,6 +16,7 @@ import "./components/lineage-graph.js";
 import "./components/checkpoint-details.js";
 import "./components/compare-view.js";
 import "./components/shortcuts-dialog.js";
+import "./components/empty-state.js";
 
 const PREVIEW_DEBOUNCE_MS = 300;
 const EMPTY_LINEAGE = { branches: [], nodes: [] };
@@ -27,13 +28,15 @@ export class SmritiApp extends HTMLElement {
       spaces: [], unattached: [], providers: [], chatDefault: "offline/echo",
       session: null, model: null, turns: [], hasOlder: false, cursor: null, loadingOlder: false,
       lineage: EMPTY_LINEAGE, placements: new Map(), plan: null, showContext: false,
-      pending: null, selectedId: null, formOpen: false,
+      pending: null, selectedId: null, formOpen: false, drawer: null,
     };
     this.previewTicket = 0;
     this.onEvent = (event) => HANDLERS[event.type]?.call(this, event.detail ?? {});
     this.onKey = (event) => this.key(event);
     this.onPopState = () => this.openFromUrl();
     this.onHelp = () => this.ui.shortcuts.show();
+    this.onToggle = (event) => this.toggleDrawer(event.currentTarget === this.ui.leftToggle ? "left" : "right");
+    this.onScrim = () => this.toggleDrawer(null);
   }
 
   connectedCallback() {
@@ -43,12 +46,15 @@ export class SmritiApp extends HTMLElement {
       composer: $("composer"), form: $("checkpoint-form"), badge: $("badge"),
       lineage: $("lineage"), details: $("details"), compare: $("compare"),
       shortcuts: $("shortcuts"), title: $("session-title"), empty: $("empty-state"),
-      toast: $("toast"), help: $("help-button"),
+      toast: $("toast"), help: $("help-button"), leftToggle: $("left-toggle"),
+      rightToggle: $("right-toggle"), left: $("left-pane"), right: $("right-pane"), scrim: $("scrim"),
     };
     for (const type of Object.keys(HANDLERS)) this.addEventListener(type, this.onEvent);
     document.addEventListener("keydown", this.onKey);
     window.addEventListener("popstate", this.onPopState);
     this.ui.help.addEventListener("click", this.onHelp);
+    for (const toggle of [this.ui.leftToggle, this.ui.rightToggle]) toggle.addEventListener("click", this.onToggle);
+    this.ui.scrim.addEventListener("click", this.onScrim);
     this.start();
   }
 
@@ -57,6 +63,8 @@ export class SmritiApp extends HTMLElement {
     document.removeEventListener("keydown", this.onKey);
     window.removeEventListener("popstate", this.onPopState);
     this.ui.help.removeEventListener("click", this.onHelp);
+    for (const toggle of [this.ui.leftToggle, this.ui.rightToggle]) toggle.removeEventListener("click", this.onToggle);
+    this.ui.scrim.removeEventListener("click", this.onScrim);
   }
 
   async start() {
@@ -99,6 +107,30 @@ export class SmritiApp extends HTMLElement {
     ui.details.state = { checkpoint, mountedId, nodes: s.lineage.nodes,
       attached: Boolean(s.session?.space) };
     this.renderContext();
+    this.renderDrawers();
+  }
+
+  /** On narrow screens the side panes are drawers: which one is open (CSS does the rest). */
+  renderDrawers() {
+    const { drawer } = this.state;
+    this.dataset.drawer = drawer ?? "";
+    this.ui.leftToggle.setAttribute("aria-expanded", String(drawer === "left"));
+    this.ui.rightToggle.setAttribute("aria-expanded", String(drawer === "right"));
+    this.ui.scrim.hidden = !drawer;
+  }
+
+  /** Open a side pane as a drawer (null or the open one: close it), when it is one. */
+  toggleDrawer(side) {
+    const open = side && side !== this.state.drawer && this.isDrawer(side) ? side : null;
+    const closing = this.state.drawer;
+    this.set({ drawer: open });
+    if (open) this.ui[open].focus({ preventScroll: true });
+    else if (closing && this.isDrawer(closing)) this.ui[`${closing}Toggle`].focus();
+  }
+
+  /** True when this side pane is shown as a drawer at the current width. */
+  isDrawer(side) {
+    return getComputedStyle(this.ui[`${side}Toggle`]).display !== "none";
   }
 
   renderNotebook() {
@@ -112,10 +144,10 @@ export class SmritiApp extends HTMLElement {
   }
 
   renderContext() {
-    const { plan, showContext, session } = this.state;
+    const { plan, showContext, session, turns, pending } = this.state;
     this.ui.badge.plan = session ? plan : null;
-    this.ui.composer.plan = plan;
-    this.ui.composer.showContext = showContext;
+    this.ui.composer.context = { plan, open: Boolean(session) && showContext,
+      unanswered: unanswered(turns, pending) };
   }
 
   toast(message) {
@@ -242,6 +274,10 @@ export class SmritiApp extends HTMLElement {
 
   key(event) {
     const action = keyAction(event);
+    if (action === "stop" && this.state.drawer) {
+      event.preventDefault();
+      return this.toggleDrawer(null);
+    }
     if (!action || (action === "stop" && !inFlight(this.state.pending))) return;
     event.preventDefault();
     if (action === "help") this.ui.shortcuts.show();

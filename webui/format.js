@@ -42,8 +42,13 @@ export function status(plan) {
   return `ctx: ${badge(plan)} (${parts.join(", ")})`;
 }
 
+/** "In [3]" and its reply "Out [3]", as in Jupyter: a reply shows its question's number. */
 export const cellLabel = (turn) =>
-  `${{ USER: "In", ASSISTANT: "Out", SYSTEM: "Note" }[turn.role] ?? turn.role} [${turn.sequenceNumber}]`;
+  `${{ USER: "In", ASSISTANT: "Out", SYSTEM: "Note" }[turn.role] ?? turn.role} [${turn.replyToSequence ?? turn.sequenceNumber}]`;
+
+/** The real sequence number, for the label's tooltip: "Turn 4, the reply to turn 3". */
+export const cellTitle = (turn) => `Turn ${turn.sequenceNumber}${turn.replyToSequence
+  ? `, the reply to turn ${turn.replyToSequence}` : ""}`;
 
 export const sessionTitle = (session) => session?.title || "Untitled session";
 
@@ -57,4 +62,21 @@ export function placements(nodes, sessionId) {
     after.get(at).push(node);
   }
   return after;
+}
+
+/**
+ * Sequence numbers of the user turns left without a reply (a failed provider call
+ * keeps the question): not the message on its way, nor one asked again and answered.
+ */
+export function unanswered(turns, pending = null) {
+  const replied = new Set(turns.map((turn) => turn.replyToSequence).filter(Boolean));
+  const questions = turns.filter((turn) => turn.role === "USER");
+  const lastAnswered = new Map(); // text -> the newest answered turn asking it
+  for (const turn of questions) {
+    if (replied.has(turn.sequenceNumber)) lastAnswered.set(turn.content, turn.sequenceNumber);
+  }
+  return new Set(questions.filter((turn) => !replied.has(turn.sequenceNumber)
+    && turn.sequenceNumber !== pending?.userSeq
+    && !(lastAnswered.get(turn.content) > turn.sequenceNumber))
+    .map((turn) => turn.sequenceNumber));
 }

@@ -3,6 +3,7 @@
 import * as api from "./api.js";
 import { loadDraft } from "./drafts.js";
 import { carriedFrom } from "./format.js";
+import { forgetKey, keyFor, rememberKey } from "./message-keys.js";
 
 const newKey = () =>
   globalThis.crypto?.randomUUID?.() ?? `${Date.now()}-${Math.random().toString(16).slice(2)}`;
@@ -71,6 +72,7 @@ async function deliver(app) {
       if (!ours()) continue;
       if (event.__typename === "StreamUserTurn") {
         app.state.turns = withNew(app.state.turns, [event.userTurn]);
+        rememberKey(sessionId, event.userTurn.sequenceNumber, key);
         const status = app.state.pending.status === "sending" ? "streaming" : app.state.pending.status;
         update({ userSaved: true, userSeq: event.userTurn.sequenceNumber, status }, { full: true });
       } else if (event.__typename === "StreamDelta") {
@@ -92,6 +94,8 @@ async function deliver(app) {
   }
   const done = app.state.pending;
   const turns = withNew(app.state.turns, [outcome.reply, outcome.partial]);
+  const answer = outcome.reply ?? outcome.partial;
+  if (answer?.replyToSequence) forgetKey(sessionId, answer.replyToSequence);
   if (outcome.errors?.length) {
     // With a partial reply saved, the exchange is answered: Retry asks again (new key).
     app.set({ turns, pending: { ...done, status: "error", errors: outcome.errors, text: "",
@@ -139,7 +143,12 @@ async function sessionChange(app, payload) {
 
 export const HANDLERS = {
   "select-session"({ id }) {
+    this.set({ drawer: null });
     return this.openSession(id);
+  },
+  "start-new-space"() {
+    if (this.isDrawer("left")) this.set({ drawer: "left" });
+    this.ui.spaces.startNewSpace();
   },
   async "create-space"({ name }) {
     if (!this.failed(await api.createSpace({ name }))) await this.refreshSidebar();
@@ -155,6 +164,7 @@ export const HANDLERS = {
     await this.refreshSidebar();
   },
   async "create-session"({ spaceId }) {
+    this.set({ drawer: null });
     const payload = await api.createSession(spaceId ? { spaceId } : {});
     if (this.failed(payload)) return;
     await this.refreshSidebar();
@@ -191,16 +201,21 @@ export const HANDLERS = {
   async "fork-checkpoint"({ id, branchName = null }) {
     const payload = await api.forkSession({ checkpointId: id, branchName });
     if (this.failed(payload)) return;
+    this.set({ drawer: null });
     await this.refreshSidebar();
     await this.openSession(payload.session.id);
   },
   "select-checkpoint"({ id }) {
-    this.set({ selectedId: id });
+    // "Show in lineage" from the notebook: on a narrow screen the lineage is a drawer.
+    const drawer = id && this.isDrawer("right") ? "right" : this.state.drawer;
+    this.set({ selectedId: id, drawer });
+    if (id) this.ui.details.scrollIntoView({ block: "nearest" });
   },
   async compare({ a, b }) {
     this.ui.compare.show(await api.compareCheckpoints(a, b));
   },
   async "open-source"({ sessionId, seq }) {
+    this.set({ drawer: null });
     if (this.state.session?.id !== sessionId) await this.openSession(sessionId);
     if (seq === null) return;
     while (!this.state.turns.some((t) => t.sequenceNumber <= seq) && this.state.hasOlder) {
@@ -222,6 +237,9 @@ export const HANDLERS = {
   "toggle-context"() {
     this.set({ showContext: !this.state.showContext });
   },
+  "close-context"() {
+    this.set({ showContext: false });
+  },
   send({ content, model }) {
     if (inFlight(this.state.pending)) return undefined;
     this.ui.composer.value = "";
@@ -232,6 +250,18 @@ export const HANDLERS = {
     // A partial reply was saved: the exchange is answered, so ask again as a new message.
     if (pending.answered) return startSend(this, pending.content, pending.model);
     this.set({ pending: { ...pending, status: "sending", errors: [], text: "", stoppable: true } });
+    return deliver(this);
+  },
+  /** Retry a question left without a reply: with its key when this browser sent it
+   * (the server answers that turn), else asked again as a new message. */
+  "retry-turn"({ seq }) {
+    if (inFlight(this.state.pending)) return undefined;
+    const question = this.state.turns.find((turn) => turn.sequenceNumber === seq);
+    if (!question) return undefined;
+    const key = keyFor(this.state.session.id, seq);
+    if (!key) return startSend(this, question.content, this.state.model);
+    this.set({ pending: { content: question.content, model: this.state.model, key, status: "sending",
+      errors: [], userSaved: true, userSeq: seq, text: "", stoppable: true, controller: null } });
     return deliver(this);
   },
   "stop-stream"() {

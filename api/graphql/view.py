@@ -49,7 +49,7 @@ class SmritiGraphQL(GraphQL[Context, None]):
     @property
     def graphql_ide_html(self) -> str:
         """Strawberry's GraphiQL page; on local asset copies when all are fetched."""
-        return self.local_ide_html or super().graphql_ide_html
+        return graphiql.with_notebook_link(self.local_ide_html or super().graphql_ide_html)
 
     async def render_graphql_ide(self, request: Request) -> HTMLResponse:
         return HTMLResponse(

@@ -2,7 +2,7 @@
 
 Runs the real `smriti serve` on a temporary SQLite file, builds a small trip
 planning space through the UI (two checkpoints, a mount, a fork) and writes
-docs/screenshots/*.png in light and dark.
+docs/screenshots/*.png in light and dark, and on a 390 px phone.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from tests.browser.support import (
 from tests.support.servers import SmritiServer
 
 OUT = REPOSITORY_ROOT / "docs" / "screenshots"
+PHONE = {"width": 390, "height": 844}
 
 
 def build(page: Page, base_url: str) -> str:
@@ -78,10 +79,9 @@ def shoot(browser: Browser, base_url: str, sid: str, scheme: str) -> None:
         return context.close()
 
     page.get_by_role("button", name="Show context").click()
-    page.locator(".centre").evaluate("el => el.scrollTop = el.scrollHeight")
     page.wait_for_timeout(200)
     page.screenshot(path=OUT / "context.png")
-    page.get_by_role("button", name="Hide context").click()
+    page.keyboard.press("Escape")
 
     details = page.locator("checkpoint-details")
     other = details.get_by_label("Compare with")
@@ -100,6 +100,24 @@ def shoot(browser: Browser, base_url: str, sid: str, scheme: str) -> None:
     context.close()
 
 
+def shoot_phone(browser: Browser, base_url: str, sid: str) -> None:
+    """The same session on a 390 px phone: the notebook, then the lineage drawer."""
+    context = browser.new_context(
+        viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True, color_scheme="light"
+    )
+    page = context.new_page()
+    open_app(page, base_url, f"/?session={sid}")
+    expect(page.locator("context-badge")).to_have_text(re.compile("^MOUNTED"))
+    page.locator(".centre").evaluate("el => el.scrollTop = el.scrollHeight")
+    page.wait_for_timeout(300)
+    page.screenshot(path=OUT / "notebook-phone.png")
+    page.locator("#right-toggle").tap()
+    page.get_by_role("button", name=re.compile("^Checkpoint [0-9a-f]{7} Australia plan")).tap()
+    page.wait_for_timeout(300)
+    page.screenshot(path=OUT / "lineage-phone.png")
+    context.close()
+
+
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     with (
@@ -113,6 +131,7 @@ def main() -> None:
         context.close()
         for scheme in ("light", "dark"):
             shoot(browser, server.base_url, sid, scheme)
+        shoot_phone(browser, server.base_url, sid)
     for path in sorted(OUT.glob("*.png")):
         print(path.relative_to(REPOSITORY_ROOT))
 

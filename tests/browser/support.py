@@ -111,14 +111,14 @@ def open_app(page: Page, base_url: str, path: str = "/") -> None:
 
 
 def create_space(page: Page, name: str) -> None:
-    page.get_by_role("button", name="New space").click()
+    page.locator("space-list").get_by_role("button", name="New space").click()
     page.get_by_label("New space name").fill(name)
     page.get_by_label("New space name").press("Enter")
     expect(page.locator(".space-row .name", has_text=name)).to_be_visible()
 
 
 def new_session(page: Page, space: str | None) -> None:
-    label = f"New session in space {space}" if space else "New session in sessions in no space"
+    label = f"New session in space {space}" if space else "New session without a space"
     before = page.url
     page.get_by_role("button", name=label, exact=True).click()
     expect(page).not_to_have_url(before)

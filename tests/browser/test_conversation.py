@@ -79,7 +79,9 @@ def test_sending_shows_the_user_cell_at_once_then_the_reply(
     first, reply = page.locator("turn-cell").all()
     expect(first.locator(".cell-gutter")).to_have_text("In [1]")
     expect(first).to_contain_text("First question")
-    expect(reply.locator(".cell-gutter")).to_have_text("Out [2]")
+    # Numbered as in Jupyter: the reply shows its question's number, its own in the title.
+    expect(reply.locator(".cell-gutter")).to_have_text("Out [1]")
+    expect(reply.locator(".cell-gutter")).to_have_attribute("title", "Turn 2, the reply to turn 1")
     expect(reply.locator(".cell-meta")).to_have_text("lab/my-model")
     expect(reply).to_contain_text(re.compile(r"fake reply #\d+"))
 
@@ -87,7 +89,7 @@ def test_sending_shows_the_user_cell_at_once_then_the_reply(
     box.fill("Second question")
     box.press("Control+Enter")
     expect(page.locator("turn-cell")).to_have_count(4)
-    expect(page.locator("turn-cell").nth(3).locator(".cell-gutter")).to_have_text("Out [4]")
+    expect(page.locator("turn-cell").nth(3).locator(".cell-gutter")).to_have_text("Out [3]")
     expect(page.locator("turn-cell").nth(3).locator(".cell-meta")).to_have_text("offline/echo")
     expect(page.locator("turn-cell").nth(3)).to_contain_text("Earlier turns: 2")
 
@@ -184,6 +186,6 @@ def test_the_context_line_follows_typing_and_shows_the_exact_messages(
     for shown_message, expected in zip(messages.all(), plan["messages"], strict=True):
         expect(shown_message.locator(".ctx-role")).to_have_text(expected["role"])
         expect(shown_message.locator("pre")).to_have_text(expected["content"])
-    page.get_by_role("button", name="Hide context").click()
+    page.get_by_role("button", name="Close context").click()
     expect(messages).to_have_count(len(plan["messages"]))
     expect(page.locator(".ctx-messages")).to_be_hidden()

@@ -102,7 +102,7 @@ def test_the_reply_grows_as_it_streams_then_becomes_the_saved_turn(
     reply = page.locator("turn-cell.assistant")
     expect(reply).to_have_count(1)
     expect(page.locator(STREAMING)).to_have_count(0)
-    expect(reply.locator(".cell-gutter")).to_have_text("Out [2]")
+    expect(reply.locator(".cell-gutter")).to_have_text("Out [1]")
     expect(reply.locator(".cell-body.markdown")).to_have_text("One two three four")
     expect(reply.locator(".tag")).to_have_count(0)
     expect(reply.get_by_role("button", name="Continue")).to_have_count(0)
@@ -137,7 +137,7 @@ def test_stop_keeps_the_partial_reply_then_continue_and_retry(
     reply = page.locator("turn-cell.assistant")
     expect(reply).to_have_count(1)
     expect(page.locator(STREAMING)).to_have_count(0)
-    expect(reply.locator(".cell-gutter")).to_have_text("Out [2]")
+    expect(reply.locator(".cell-gutter")).to_have_text("Out [1]")
     expect(reply.locator(".tag.warn")).to_have_text("interrupted")
     expect(reply.locator(".cell-body")).to_have_text("Half a")
     assert fake.wait_for_stream_end(held) == "client-closed"
@@ -233,7 +233,7 @@ def test_without_a_stream_the_message_is_sent_with_send_message(
     type_and_send(page, "Hello without streams")
     reply = page.locator("turn-cell.assistant")
     expect(reply).to_have_count(1)
-    expect(reply.locator(".cell-gutter")).to_have_text("Out [2]")
+    expect(reply.locator(".cell-gutter")).to_have_text("Out [1]")
     expect(reply).to_contain_text("Offline echo")
     expect(page.locator(".cell.pending, .cell.error")).to_have_count(0)
 

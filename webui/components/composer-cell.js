@@ -72,12 +72,9 @@ export class ComposerCell extends HTMLElement {
     this.sendButton.disabled = busy;
   }
 
-  set plan(plan) {
-    this.status.plan = plan;
-  }
-
-  set showContext(open) {
-    this.status.open = open;
+  /** {plan, open, unanswered} for the status line and the context drawer. */
+  set context(context) {
+    this.status.context = context;
   }
 
   /** Providers as `providers` lists them; unavailable ones disabled with the reason. */

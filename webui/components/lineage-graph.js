@@ -1,14 +1,17 @@
-// Right pane: the space's lineage as an SVG graph. One lane (column) per branch,
-// oldest checkpoint at the top, parent links drawn, heads marked, the mounted
-// checkpoint highlighted. Click or Enter on a node sends select-checkpoint.
+// Right pane: the space's lineage as an SVG graph, oldest checkpoint at the top, laid
+// out by lineage-layout.js (lanes per live branch, edges that never pass another
+// node), heads marked, the mounted checkpoint highlighted, branches with no checkpoint
+// of their own as tips. Click or Enter on a node sends select-checkpoint.
 import { emit, h, replace, sameState } from "../dom.js";
+import { branchOrder, edgePath, layout } from "../lineage-layout.js";
 
 const NS = "http://www.w3.org/2000/svg";
-const ROW = 30;
 const LANE = 18;
 const TOP = 18;
 const LEFT = 14;
-const LABEL_CHARS = 30;
+const LABEL_CHARS = 26;
+// Rows are touch targets where there is no hover.
+const rowHeight = () => (matchMedia("(hover: none), (pointer: coarse)").matches ? 44 : 30);
 
 function svg(tag, attrs = {}, ...children) {
   const element = document.createElementNS(NS, tag);
@@ -18,13 +21,6 @@ function svg(tag, attrs = {}, ...children) {
 }
 
 const clip = (text) => (text.length > LABEL_CHARS ? `${text.slice(0, LABEL_CHARS - 1)}…` : text);
-
-/** Lane per branch: main first, then in order of each branch's first checkpoint. */
-export function lanes(nodes) {
-  const order = ["main"];
-  for (const node of nodes) if (!order.includes(node.branchName)) order.push(node.branchName);
-  return new Map(order.map((name, index) => [name, index]));
-}
 
 export class LineageGraph extends HTMLElement {
   constructor() {
@@ -61,42 +57,53 @@ export class LineageGraph extends HTMLElement {
       return replace(this, title, h("p", { class: "muted empty" }, spaceName
         ? "No checkpoints yet. Save one from the session." : "Attach the session to a space to see its lineage."));
     }
-    const lane = lanes(nodes);
-    const heads = new Map(branches.filter((b) => b.head).map((b) => [b.head.id, b.name]));
-    const position = new Map(nodes.map((node, row) =>
-      [node.id, { x: LEFT + lane.get(node.branchName) * LANE, y: TOP + row * ROW }]));
-    const labelX = LEFT + lane.size * LANE;
+    const ROW = rowHeight();
+    const order = branchOrder(nodes, branches);
+    const colour = (name) => `lane-${order.indexOf(name) % 6}`;
+    const { rows, lane, lanes, rowOf } = layout(nodes, branches);
+    const heads = new Map(branches.filter((b) => b.head).map((b) => [`${b.head.id}|${b.name}`, b.name]));
+    const isHead = (node) => heads.has(`${node.id}|${node.branchName}`);
+    const point = (key) => ({ x: LEFT + lane.get(key) * LANE, y: TOP + rowOf.get(key) * ROW });
+    const labelX = LEFT + lanes * LANE;
     const edges = svg("g", { class: "edges" });
-    for (const node of nodes) {
-      const parent = node.parent && position.get(node.parent.id);
-      if (!parent) continue;
-      const { x, y } = position.get(node.id);
-      const d = parent.x === x ? `M${x},${parent.y} L${x},${y}`
-        : `M${parent.x},${parent.y} C${parent.x},${y - ROW / 2} ${x},${parent.y + ROW / 2} ${x},${y}`;
-      edges.append(svg("path", { d, class: `edge lane-${lane.get(node.branchName) % 6}` }));
+    for (const row of rows) {
+      if (row.parentId === undefined || !rowOf.has(row.parentId)) continue;
+      const parent = point(row.parentId);
+      const { x, y } = point(row.key);
+      edges.append(svg("path", { d: edgePath(parent.x, parent.y, x, y, ROW),
+        class: `edge ${colour(row.branch)}${row.kind === "tip" ? " tip-edge" : ""}`,
+        "data-from": row.parentId, "data-to": row.key }));
     }
     const group = svg("g", { class: "nodes" });
-    for (const node of nodes) {
-      const { x, y } = position.get(node.id);
-      const classes = ["node", `lane-${lane.get(node.branchName) % 6}`];
+    for (const row of rows) {
+      const { x, y } = point(row.key);
+      if (row.kind === "tip") {
+        group.append(svg("g", { class: `tip ${colour(row.branch)}`, "data-branch": row.branch },
+          svg("circle", { cx: x, cy: y, r: 4 }),
+          svg("text", { x: labelX, y: y + 4 }, svg("tspan", { class: "head-tag" }, row.branch),
+            svg("tspan", { dx: 6, class: "tip-note" }, "no checkpoint yet"))));
+        continue;
+      }
+      const node = row.node;
+      const classes = ["node", colour(node.branchName)];
       if (node.id === mountedId) classes.push("mounted");
       if (node.id === selectedId) classes.push("selected");
-      if (heads.has(node.id)) classes.push("head");
+      if (isHead(node)) classes.push("head");
       const label = svg("text", { x: labelX, y: y + 4 },
         svg("tspan", { class: "hash" }, node.shortHash), svg("tspan", { dx: 6 }, clip(node.title)));
-      if (heads.has(node.id)) label.append(svg("tspan", { dx: 6, class: "head-tag" }, heads.get(node.id)));
+      if (isHead(node)) label.append(svg("tspan", { dx: 6, class: "head-tag" }, node.branchName));
       const item = svg("g", { class: classes.join(" "), tabindex: "0", role: "button",
         "data-id": node.id,
         "aria-label": `Checkpoint ${node.shortHash} ${node.title} on ${node.branchName}` +
-          `${heads.has(node.id) ? " (head)" : ""}${node.id === mountedId ? " (mounted)" : ""}` },
+          `${isHead(node) ? " (head)" : ""}${node.id === mountedId ? " (mounted)" : ""}` },
         svg("rect", { class: "hit", x: 2, y: y - ROW / 2 + 2, width: "100%", height: ROW - 4, rx: 5 }),
-        svg("circle", { cx: x, cy: y, r: heads.has(node.id) ? 6 : 5 }), label);
+        svg("circle", { cx: x, cy: y, r: isHead(node) ? 6 : 5 }), label);
       group.append(item);
     }
-    const chart = svg("svg", { class: "graph", width: "100%", height: TOP + nodes.length * ROW,
+    const chart = svg("svg", { class: "graph", width: "100%", height: TOP + rows.length * ROW,
       role: "group", "aria-label": "Checkpoint lineage" }, edges, group);
     replace(this, title, h("div", { class: "legend muted" },
-      [...lane.keys()].map((name) => h("span", { class: `lane-key lane-${lane.get(name) % 6}` }, name))),
+      order.map((name) => h("span", { class: `lane-key ${colour(name)}` }, name))),
       chart);
   }
 

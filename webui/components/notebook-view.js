@@ -3,6 +3,7 @@
 // off-screen pages); asks for older ones (load-older) when the sentinel at the top
 // comes into view, keeping the scroll position when it prepends them.
 import { emit, h, replace } from "../dom.js";
+import { unanswered } from "../format.js";
 import "./turn-cell.js";
 import "./checkpoint-cell.js";
 
@@ -59,6 +60,7 @@ export class NotebookView extends HTMLElement {
     const stick = this.nearBottom(); // before this update adds anything
     const reshaped = this.renderPending(data.pending, previous.pending);
     this.offerActions();
+    this.markUnanswered();
     // New cells bring the end into view; streamed text only if the reader is there.
     if (newer.length || reshaped || (data.pending !== previous.pending && stick)) {
       this.scroller.scrollTop = this.scroller.scrollHeight;
@@ -69,6 +71,7 @@ export class NotebookView extends HTMLElement {
   reset() {
     this.cells.clear();
     this.checkpointCells.clear();
+    this.marked = null;
     this.list.replaceChildren();
     this.firstSeq = Infinity;
     this.lastSeq = -Infinity;
@@ -94,9 +97,17 @@ export class NotebookView extends HTMLElement {
   }
 
   appendTurns(turns) {
-    let page = this.list.lastElementChild;
-    if (!page) this.list.append((page = h("div", { class: "page" })));
+    const page = this.firstPage(this.list.lastElementChild);
     for (const turn of turns) page.append(this.cellFor(turn));
+  }
+
+  /** The given page, or a new empty one: cells only ever go into pages (a fork's
+   * checkpoint cell shown before any turn must not become the page turns go into). */
+  firstPage(page) {
+    if (page) return page;
+    const created = h("div", { class: "page" });
+    this.list.append(created);
+    return created;
   }
 
   /** Checkpoint cells after the turn they were saved at; the mount divider; dimming
@@ -106,7 +117,7 @@ export class NotebookView extends HTMLElement {
     for (const element of this.list.querySelectorAll("checkpoint-cell, .mount-divider")) {
       element.remove();
     }
-    const top = this.list.firstElementChild ?? this.list;
+    const top = this.firstPage(this.list.firstElementChild);
     for (const [at, checkpoints] of placements) {
       const cells = checkpoints.map((checkpoint) => this.checkpointCell(checkpoint));
       if (at === 0 || at < this.firstSeq) {
@@ -119,6 +130,12 @@ export class NotebookView extends HTMLElement {
     const dim = (seq) => this.cells.get(seq).classList.toggle("dimmed", base !== null && seq <= base);
     if (fresh) fresh.forEach((turn) => dim(turn.sequenceNumber));
     else this.cells.forEach((_, seq) => dim(seq));
+    // Checkpoint cells above the divider are behind the boundary too.
+    for (const [at, checkpoints] of placements) {
+      for (const checkpoint of checkpoints) {
+        this.checkpointCells.get(checkpoint.id)?.classList.toggle("dimmed", base !== null && at <= base);
+      }
+    }
     if (base === null) return;
     const divider = h("div", { class: "mount-divider", role: "separator" },
       `Mounted ${mount.checkpoint?.shortHash ?? ""} — turns above are not sent to the model`);
@@ -154,6 +171,16 @@ export class NotebookView extends HTMLElement {
     if (this.offered && this.offered !== cell) this.offered.actions = false;
     if (cell) cell.actions = offer;
     this.offered = offer ? cell : null;
+  }
+
+  /** "no reply — Retry" on every question left without a reply. */
+  markUnanswered() {
+    const open = unanswered(this.data.turns, this.data.pending);
+    for (const seq of this.marked ?? []) {
+      if (!open.has(seq) && this.cells.has(seq)) this.cells.get(seq).noReply = false;
+    }
+    for (const seq of open) if (this.cells.has(seq)) this.cells.get(seq).noReply = true;
+    this.marked = open;
   }
 
   /** The cells of the message on its way; true when they changed shape (not just text). */

@@ -24,7 +24,7 @@ export class SpaceList extends HTMLElement {
     const { spaces, unattached } = this.data;
     replace(this,
       h("div", { class: "pane-head" }, h("h2", {}, "Spaces"),
-        h("button", { type: "button", class: "small", onclick: () => this.edit({ kind: "new-space" }) },
+        h("button", { type: "button", class: "small", onclick: () => this.startNewSpace() },
           "New space")),
       this.editing?.kind === "new-space"
         ? this.editor("", "New space name", (name) => emit(this, "create-space", { name })) : null,
@@ -33,7 +33,7 @@ export class SpaceList extends HTMLElement {
   }
 
   group(space) {
-    const label = space.id ? `space ${space.name}` : "sessions in no space";
+    const label = space.id ? `New session in space ${space.name}` : "New session without a space";
     const renaming = space.id && this.isEditing("space", space.id);
     return h("section", { class: "space-group", dataset: { space: space.id ?? "" } },
       h("div", { class: "row space-row" },
@@ -41,10 +41,12 @@ export class SpaceList extends HTMLElement {
           ? this.editor(space.name, "Space name", (name) => emit(this, "rename-space", { id: space.id, name }))
           : h("span", { class: "name" }, space.name),
         h("span", { class: "row-actions" },
-          h("button", { type: "button", class: "icon", "aria-label": `New session in ${label}`,
+          h("button", { type: "button", class: "icon", "aria-label": label,
             title: "New session", onclick: () => emit(this, "create-session", { spaceId: space.id }) }, "+"),
           space.id ? this.rowActions("space", space.id, space.name) : null)),
-      h("ul", { class: "sessions" }, space.sessions.map((session) => this.sessionRow(session))));
+      space.sessions.length
+        ? h("ul", { class: "sessions" }, space.sessions.map((session) => this.sessionRow(session)))
+        : h("p", { class: "muted none" }, "No sessions yet"));
   }
 
   sessionRow(session) {
@@ -79,6 +81,11 @@ export class SpaceList extends HTMLElement {
       h("button", { type: "button", class: "icon danger", "aria-label": `Delete ${kind} ${name}`,
         title: "Delete", onclick: (event) => confirm(event.currentTarget) }, "×"),
     ];
+  }
+
+  /** Open the "New space" name field (from the empty state too). */
+  startNewSpace() {
+    this.edit({ kind: "new-space" });
   }
 
   isEditing(kind, id) {

@@ -1,7 +1,7 @@
 // One turn as a notebook cell: "In [12]" / "Out [13]", provider/model, content;
 // an interrupted reply the notebook marks with `actions` offers Continue and Retry.
 import { emit, h } from "../dom.js";
-import { cellLabel } from "../format.js";
+import { cellLabel, cellTitle } from "../format.js";
 
 export class TurnCell extends HTMLElement {
   set turn(turn) {
@@ -19,6 +19,13 @@ export class TurnCell extends HTMLElement {
     if (this._rendered) this.render();
   }
 
+  /** A question left without a reply: marked, with Retry. */
+  set noReply(on) {
+    if (Boolean(on) === Boolean(this._noReply)) return;
+    this._noReply = on;
+    if (this._rendered) this.render();
+  }
+
   connectedCallback() {
     if (!this._rendered) this.render();
   }
@@ -27,7 +34,9 @@ export class TurnCell extends HTMLElement {
     const turn = this._turn;
     if (!turn) return;
     this._rendered = true;
-    this.className = `cell turn ${turn.role.toLowerCase()}`;
+    const dimmed = this.classList.contains("dimmed"); // the notebook's, kept across renders
+    this.className = `cell turn ${turn.role.toLowerCase()}${this._noReply ? " unanswered" : ""}`;
+    this.classList.toggle("dimmed", dimmed);
     this.tabIndex = 0;
     this.dataset.seq = turn.sequenceNumber;
     this.id = `turn-${turn.sequenceNumber}`;
@@ -42,13 +51,23 @@ export class TurnCell extends HTMLElement {
       body.textContent = turn.content;
     }
     this.replaceChildren(
-      h("div", { class: "cell-gutter" }, cellLabel(turn)),
+      h("div", { class: "cell-gutter", title: cellTitle(turn) }, cellLabel(turn)),
       h("div", { class: "cell-main" },
         h("div", { class: "cell-meta" }, model,
-          turn.interrupted ? h("span", { class: "tag warn" }, "interrupted") : null),
+          turn.interrupted ? h("span", { class: "tag warn" }, "interrupted") : null,
+          this._noReply ? h("span", { class: "tag warn" }, "no reply") : null),
         body,
-        this._actions ? this.actionBar(turn) : null),
+        this._actions ? this.actionBar(turn) : null,
+        this._noReply ? this.retryBar(turn) : null),
     );
+  }
+
+  retryBar(turn) {
+    const seq = turn.sequenceNumber;
+    return h("div", { class: "actions no-reply" },
+      h("span", { class: "muted" }, "No reply was saved for this message; it is still sent with the next ones."),
+      h("button", { type: "button", title: "Ask the model to answer this message",
+        onclick: () => emit(this, "retry-turn", { seq }) }, "Retry"));
   }
 
   actionBar(turn) {

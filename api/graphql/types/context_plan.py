@@ -6,6 +6,7 @@ import strawberry
 
 from api.domain.context import ContextPlan as DomainPlan
 from api.domain.types import ChatMessage as DomainMessage
+from api.graphql.context import Info
 from api.graphql.types.checkpoint import Checkpoint
 from api.graphql.types.enums import ContextMode, MemoryScope
 from api.graphql.types.turn import Turn
@@ -46,6 +47,13 @@ class ContextPlan:
             plan=plan,
             rendered=messages,
         )
+
+    @strawberry.field(
+        description="How many input tokens the model accepts (its context window), "
+        "to set tokenEstimate against."
+    )
+    def context_window(self, info: Info) -> int:
+        return info.context.services.registry.context_window(self.model)
 
     @strawberry.field(description="The checkpoints whose fields the model sees, oldest first.")
     def checkpoints(self) -> list[Checkpoint]:

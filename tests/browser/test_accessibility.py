@@ -1,0 +1,61 @@
+"""axe-core on the main screens, desktop and phone: no serious or critical violations."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from tests.browser.axe import blocking, run_axe, summary
+from tests.browser.support import new_session, open_app, save_checkpoint, send
+from tests.support.servers import SmritiServer
+
+SIZES = {"desktop": {"width": 1440, "height": 900}, "phone": {"width": 390, "height": 844}}
+
+
+def check(page: Page, screen: str, found: dict[str, list[str]]) -> None:
+    """Record the screen's serious and critical violations (all of them are printed)."""
+    violations = run_axe(page)
+    print(f"axe {screen}: {summary(violations) or 'no violations'}")
+    for violation in blocking(violations):
+        print("   ", violation["id"], [node["target"] for node in violation["nodes"]][:5])
+    found[screen] = summary(blocking(violations))
+
+
+@pytest.mark.parametrize("size", sorted(SIZES))
+def test_main_screens_have_no_serious_or_critical_violations(
+    browser: Browser, server: SmritiServer, size: str
+) -> None:
+    context = browser.new_context(viewport=SIZES[size], color_scheme="light", bypass_csp=True)
+    page = context.new_page()
+    found: dict[str, list[str]] = {}
+    open_app(page, server.base_url)
+    check(page, f"{size} first screen", found)
+
+    space = f"Axe {size}"
+    page.locator("empty-state").get_by_role("button", name="New space").click()
+    page.get_by_label("New space name").fill(space)
+    page.get_by_label("New space name").press("Enter")
+    check(page, f"{size} spaces pane", found)
+    new_session(page, space)
+    send(page, "Plan a week in Lisbon. We decided to take the train to Porto.")
+    save_checkpoint(page, "Lisbon plan", decisions=["Train to Porto"])
+    send(page, "Add two days in Sintra.")
+    check(page, f"{size} notebook", found)
+
+    page.get_by_role("button", name="Show context").click()
+    check(page, f"{size} context", found)
+    page.keyboard.press("Escape")
+
+    page.locator("session-header").get_by_role("button", name="Save checkpoint").click()
+    check(page, f"{size} checkpoint form", found)
+    page.locator("checkpoint-form").get_by_role("button", name="Cancel").click()
+
+    page.locator("checkpoint-cell summary").first.click()
+    page.locator("checkpoint-cell").first.get_by_role("button", name="Show in lineage").click()
+    # (On a phone the lineage opens as a drawer.)
+    expect(page.locator("checkpoint-details")).to_contain_text(re.compile("Lisbon plan"))
+    check(page, f"{size} lineage", found)
+    context.close()
+    assert found == {screen: [] for screen in found}
