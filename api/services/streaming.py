@@ -123,36 +123,39 @@ async def stream_message(
         yield ReplySaved(started.reply)
         return
 
-    received: list[str] = []
-    usage: Usage | None = None
-    failure: ProviderError | None = None
-    saving: asyncio.Task[Turn] | None = None
-    try:
+    # Until its save is handed over, this reply holds shutdown back (see
+    # ``Services.replying``): stopping the server must not lose it.
+    with services.replying():
+        received: list[str] = []
+        usage: Usage | None = None
+        failure: ProviderError | None = None
+        saving: asyncio.Task[Turn] | None = None
         try:
-            chunks = services.registry.stream(messages, ref)
-            async with aclosing(_closable(chunks)) as pieces:
-                async for chunk in pieces:
-                    if chunk.usage is not None:
-                        usage = chunk.usage
-                    if chunk.delta:
-                        received.append(chunk.delta)
-                        yield Delta(chunk.delta)
-        except ProviderError as exc:
-            log.warning("provider stream failed for session %s: %s", session.id, exc.code.value)
-            failure = exc
-        if failure is not None and not received:
-            yield Failed(failure)
-            return
-        saving = _save_reply(
-            services, started, "".join(received), usage, interrupted=failure is not None
-        )
-        reply = await asyncio.shield(saving)
-    finally:
-        if saving is None and received:
-            # Stopped by the consumer (closed or cancelled) after the provider
-            # stream was closed above: keep what was received.
-            saving = _save_reply(services, started, "".join(received), None, interrupted=True)
-            await asyncio.shield(saving)
+            try:
+                chunks = services.registry.stream(messages, ref)
+                async with aclosing(_closable(chunks)) as pieces:
+                    async for chunk in pieces:
+                        if chunk.usage is not None:
+                            usage = chunk.usage
+                        if chunk.delta:
+                            received.append(chunk.delta)
+                            yield Delta(chunk.delta)
+            except ProviderError as exc:
+                log.warning("provider stream failed for session %s: %s", session.id, exc.code.value)
+                failure = exc
+            if failure is not None and not received:
+                yield Failed(failure)
+                return
+            saving = _save_reply(
+                services, started, "".join(received), usage, interrupted=failure is not None
+            )
+            reply = await asyncio.shield(saving)
+        finally:
+            if saving is None and received:
+                # Stopped by the consumer (closed or cancelled) after the provider
+                # stream was closed above: keep what was received.
+                saving = _save_reply(services, started, "".join(received), None, interrupted=True)
+                await asyncio.shield(saving)
     if failure is not None:
         yield Failed(failure, reply)
         return

@@ -2,7 +2,7 @@
 
 A cancellation landing inside a write used to leave SQLite's connection lock
 held, after which every query waited forever. These tests drop streams at
-0–20 ms, over SSE and over a websocket, then require a read and a send to be
+0 to 20 ms, over SSE and over a websocket, then require a read and a send to be
 answered promptly by the same `smriti serve` process.
 """
 
@@ -69,7 +69,9 @@ async def still_answers(server: SmritiServer, sid: str) -> None:
     async with httpx.AsyncClient(timeout=PROMPT) as http:
         async with asyncio.timeout(PROMPT):
             last, turns = await read_turns(http, server, sid)
-            sent = await http.post(server.graphql_url, json={"query": SEND, "variables": {"id": sid}})
+            sent = await http.post(
+                server.graphql_url, json={"query": SEND, "variables": {"id": sid}}
+            )
         # Every dropped stream left a gap-free history: 1..N, whatever was cut.
         assert [t["sequenceNumber"] for t in turns] == list(range(1, last + 1))
         payload = sent.json()["data"]["sendMessage"]
