@@ -7,14 +7,13 @@ import contextlib
 import logging
 from collections.abc import Coroutine, Iterator
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 from api.providers import ProviderRegistry
 from api.settings import Settings
 from api.store import writes
 
 log = logging.getLogger("smriti")
-T = TypeVar("T")
 
 
 @dataclass
@@ -38,27 +37,13 @@ class Services:
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
-    def keep(self, work: Coroutine[Any, Any, T], name: str) -> asyncio.Task[T]:
-        """Run ``work`` in a task of its own and return the task.
-
-        Awaited through ``asyncio.shield``, the work finishes even when the
-        caller is cancelled (a client that goes away mid-write), and ``drain``
-        waits for it at shutdown. A failure is logged here as well, since a
-        cancelled caller never sees it.
-        """
-        task = asyncio.create_task(work, name=name)
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
-        task.add_done_callback(_log_failure)
-        return task
-
     @contextlib.contextmanager
     def replying(self) -> Iterator[None]:
         """Mark a reply as in flight until it has handed its save to ``keep``.
 
         A stream cancelled at shutdown closes its provider stream before it
-        saves what it received; meanwhile nothing of it is in ``_background``
-        yet, so ``drain`` alone would let the database close under it.
+        starts saving what it received; until then no task of it exists to
+        wait for, so ``drain`` alone would let the database close under it.
         """
         self._replies += 1
         self._no_replies.clear()
@@ -81,8 +66,3 @@ class Services:
         while self._background:
             await asyncio.gather(*list(self._background), return_exceptions=True)
         await writes.drain()
-
-
-def _log_failure(task: asyncio.Task[Any]) -> None:
-    if not task.cancelled() and (error := task.exception()) is not None:
-        log.error("task %s failed", task.get_name(), exc_info=error)
