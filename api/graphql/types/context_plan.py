@@ -55,7 +55,9 @@ class ContextPlan:
     def turns(self) -> list[Turn]:
         return [Turn.from_domain(t) for t in self.plan.turns]
 
-    @strawberry.field(description="The exact messages sent to the provider, the new message last.")
+    @strawberry.field(
+        description="The exact messages sent to the provider, the new message last."
+    )
     def messages(self) -> list[ChatMessage]:
         return [ChatMessage.from_domain(m) for m in self.rendered]
 

@@ -18,7 +18,8 @@ MessageStreamError = error_type("MessageStreamError", "messageStream")
 
 
 @strawberry.type(
-    description="The first event of a stream: the user's turn is saved before the model is asked."
+    description="The first event of a stream: the user's turn is saved before the model "
+    "is asked."
 )
 class StreamUserTurn:
     user_turn: Turn = strawberry.field(
