@@ -239,7 +239,7 @@ _PROBES = (
     ("sendMessage resolver", "api/graphql/mutations/chat.py", "send_message"),
     ("  session read (sessions.get)", "api/store/sessions.py", "get"),
     ("  turn writes (turns.append, x2)", "api/store/turns.py", "append"),
-    ("  context resolution (resolve_plan)", "api/services/context.py", "resolve_plan"),
+    ("  context resolution (resolve_context)", "api/services/context.py", "resolve_context"),
     ("    turn window read (turns.recent)", "api/store/turns.py", "recent"),
     ("    checkpoint chain (checkpoints.chain)", "api/store/checkpoints.py", "chain"),
     ("    boundary (turns.last_sequence_at)", "api/store/turns.py", "last_sequence_at"),

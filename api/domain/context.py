@@ -1,24 +1,29 @@
 """Context resolution — which checkpoints and which turns the model sees.
 
-This module is the only place the rules of DESIGN §2 live. It is pure: the
-store gathers facts (the session, the branch head, the chain, the turns after a
-boundary) and these functions decide. Resolution happens in two steps because
-what the store must read depends on the first decision:
+This module is the only place the rules of DESIGN §2 live. It is pure. The
+store asks ``facts_wanted`` what to read and reads it all in one call (a
+``ContextFacts``); ``resolve`` then turns the session, the explicit context,
+those facts, the budget and a token counter into the plan and the messages.
+Every caller (sendMessage, messageStream, contextPreview, checkpoint drafts)
+goes through that one function. Inside it:
 
 1. ``choose_source`` — from the session and an optional explicit override,
    decide the mode, the checkpoint at the tip of the chain, how many
    checkpoints of the chain to use, and the boundary (turns with a sequence
    number greater than it are eligible).
 2. ``build_plan`` — from the chain and the eligible turns, keep the most recent
-   turns that fit the token budget, and return the plan.
+   turns that fit the token budget.
+3. ``start_at_user_turn`` — the window begins with a user turn.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 
+from api.domain.prompt import render_checkpoint_block, render_messages
 from api.domain.types import (
+    ChatMessage,
     Checkpoint,
     ContextMode,
     MemoryScope,
@@ -75,6 +80,108 @@ class ContextPlan:
         return self.checkpoints[-1] if self.checkpoints else None
 
 
+@dataclass(frozen=True, slots=True)
+class FactsWanted:
+    """What the rules will look at, so the store can read it all at once."""
+
+    # The explicit context's space, checked to exist and be the user's.
+    space_id: int | None
+    # The checkpoint at the tip of the chain when it is known up front (an
+    # explicit checkpoint, or the mount); ``explicit`` when the client named it.
+    checkpoint_id: int | None
+    explicit: bool
+    # (space, branch) whose head is the tip, when no checkpoint is named.
+    head_of: tuple[int, str] | None
+    depth: int
+
+
+@dataclass(frozen=True, slots=True)
+class ContextFacts:
+    """Everything the context rules need, read by the store in one call."""
+
+    checkpoint: Checkpoint | None  # FactsWanted.checkpoint_id, read
+    head: Checkpoint | None  # the branch head, for HEAD mode
+    chain: tuple[Checkpoint, ...]  # the tip (checkpoint or head) and ancestors, tip first
+    # The session's last sequence number when the head was saved (0 when the
+    # head was saved from this session, which records its own boundary).
+    written_before_head: int
+    # The session's newest turns (before the message's own), newest first, at
+    # most the budget's max_turns: the boundary is applied by ``resolve``.
+    recent: tuple[Turn, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedContext:
+    """The plan and exactly the messages a provider receives for it."""
+
+    plan: ContextPlan
+    messages: list[ChatMessage]
+
+
+def facts_wanted(session: Session, override: ContextOverride | None) -> FactsWanted:
+    """What ``resolve`` will need to know about ``session`` and ``override``."""
+    scope = (override.memory_scope if override else None) or session.memory_scope
+    space_id = (override.space_id if override else None) or session.space_id
+    explicit_space = override.space_id if override else None
+    if override is not None and override.checkpoint_id is not None:
+        return FactsWanted(explicit_space, override.checkpoint_id, True, None, scope.depth)
+    if session.mount is not None and _mount_applies(session, override):
+        return FactsWanted(explicit_space, session.mount.checkpoint_id, False, None, scope.depth)
+    head_of = None if space_id is None else (space_id, session.branch_name)
+    return FactsWanted(explicit_space, None, False, head_of, scope.depth)
+
+
+def resolve(
+    session: Session,
+    override: ContextOverride | None,
+    facts: ContextFacts,
+    *,
+    budget: Budget,
+    count_tokens: Callable[[str], int],
+    new_message: str,
+) -> ResolvedContext:
+    """The context of ``new_message``: the plan, and the messages to send.
+
+    Raises ``InputError`` for an explicit context the rules refuse.
+    """
+    source = choose_source(
+        session, override=override, override_checkpoint=facts.checkpoint, head=facts.head
+    )
+    boundary = source.after_sequence
+    if source.boundary_from_head and facts.head is not None:
+        boundary = head_boundary(session, facts.head, facts.written_before_head)
+    chain = facts.chain if source.tip_checkpoint_id is not None else ()
+    block = render_checkpoint_block(list(reversed(chain[: source.depth])))
+    reserved = count_tokens(new_message) + (count_tokens(block) if block else 0)
+    plan = build_plan(
+        source,
+        boundary=boundary,
+        chain=chain,
+        recent_turns=facts.recent,
+        budget=budget,
+        reserved_tokens=reserved,
+    )
+    plan = start_at_user_turn(plan)
+    return ResolvedContext(plan, render_messages(plan, new_message))
+
+
+def start_at_user_turn(plan: ContextPlan) -> ContextPlan:
+    """Drop the window's leading assistant turns.
+
+    The window is trimmed from the newest backwards (and an explicit
+    baseSequence can fall anywhere), so it may begin with an answer whose
+    question was left out; providers such as Anthropic refuse a conversation
+    that does not open with a user message, and an answer to an unseen
+    question misleads every model.
+    """
+    turns = plan.turns
+    first_user = next((i for i, turn in enumerate(turns) if turn.role is Role.USER), len(turns))
+    if first_user == 0:
+        return plan
+    dropped = sum(turn.token_count for turn in turns[:first_user])
+    return replace(plan, turns=turns[first_user:], token_estimate=plan.token_estimate - dropped)
+
+
 def choose_source(
     session: Session,
     *,
@@ -107,9 +214,7 @@ def choose_source(
             ContextMode.MOUNTED, checkpoint.space_id, checkpoint.id, scope.depth, base
         )
 
-    if session.mount is not None and (
-        override is None or override.space_id is None or override.space_id == session.space_id
-    ):
+    if session.mount is not None and _mount_applies(session, override):
         checkpoint = _require(override_checkpoint, session.mount.checkpoint_id)
         return ContextSource(
             ContextMode.MOUNTED,
@@ -185,6 +290,11 @@ def build_plan(
         boundary=boundary,
         token_estimate=spent,
     )
+
+
+def _mount_applies(session: Session, override: ContextOverride | None) -> bool:
+    """The mount holds unless the explicit context names another space."""
+    return override is None or override.space_id is None or override.space_id == session.space_id
 
 
 def _require(checkpoint: Checkpoint | None, checkpoint_id: int) -> Checkpoint:

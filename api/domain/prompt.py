@@ -8,9 +8,12 @@ reserves room for the same checkpoint block through ``render_checkpoint_block``.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from api.domain.context import ContextPlan
 from api.domain.types import ChatMessage, Checkpoint, ContextMode, Role
+
+if TYPE_CHECKING:  # the context rules render through this module
+    from api.domain.context import ContextPlan
 
 PREAMBLE = "You are continuing a conversation."
 

@@ -1,18 +1,28 @@
-"""Sending a message: the user's turn, the context, the provider, the reply."""
+"""Sending a message: the one pipeline of sendMessage and messageStream.
+
+    prepare      check the message, find a repeated idempotency key, resolve
+                 the context, write the user's turn
+    the provider ``complete`` (sendMessage) or ``stream`` (messageStream),
+                 with ``Prepared.context.messages``
+    save_reply   write the assistant's turn, to its end whatever happens to
+                 the request (see ``api.store.writes``)
+    after_reply  background work once a session has its first answer
+
+``streaming.stream_message`` walks the same steps as events.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from api.domain.context import ContextOverride, ContextPlan
+from api.domain.context import ContextOverride, ContextPlan, ResolvedContext
 from api.domain.extraction import build_title_messages, parse_title
-from api.domain.prompt import render_messages
-from api.domain.types import ChatMessage, Role, Session, Turn
+from api.domain.types import ChatMessage, Role, Session, Turn, Usage
 from api.domain.validation import validate_content
 from api.errors import ProviderError
 from api.providers import ModelRef
 from api.services.base import Services, log
-from api.services.context import resolve_plan
+from api.services.context import resolve_context
 from api.store import sessions, turns
 
 
@@ -36,13 +46,14 @@ class Exchange:
 
 
 @dataclass(frozen=True)
-class Started:
-    """A message whose user turn is saved; ``reply`` is set when a repeated
-    idempotency key finds it already answered."""
+class Prepared:
+    """A message whose user turn is saved, with the context it is sent with;
+    ``reply`` is set when a repeated idempotency key finds it already answered."""
 
     session: Session
     ref: ModelRef
     user_turn: Turn
+    context: ResolvedContext
     reply: Turn | None
 
 
@@ -59,8 +70,10 @@ async def preview(
     override: ContextOverride | None,
 ) -> Preview:
     ref = services.registry.resolve(model or session_model(session), require_available=False)
-    plan = await resolve_plan(services, session, model=ref, new_message=content, override=override)
-    return Preview(plan, render_messages(plan, content), ref)
+    context = await resolve_context(
+        services, session, model=ref, new_message=content, override=override
+    )
+    return Preview(context.plan, context.messages, ref)
 
 
 async def send_message(
@@ -72,7 +85,7 @@ async def send_message(
     idempotency_key: str | None = None,
     override: ContextOverride | None = None,
 ) -> Exchange:
-    started = await begin(
+    prepared = await prepare(
         services,
         session,
         content=content,
@@ -80,39 +93,22 @@ async def send_message(
         idempotency_key=idempotency_key,
         override=override,
     )
-    user_turn, ref = started.user_turn, started.ref
-    plan = await resolve_plan(
-        services,
-        started.session,
-        model=ref,
-        new_message=user_turn.content,
-        override=override,
-        before=user_turn.sequence_number,
-    )
-    messages = render_messages(plan, user_turn.content)
-    if started.reply is not None:
-        return Exchange(user_turn, started.reply, plan, messages)
+    user_turn, plan, messages = prepared.user_turn, prepared.context.plan, prepared.context.messages
+    if prepared.reply is not None:
+        return Exchange(user_turn, prepared.reply, plan, messages)
     try:
-        completion = await services.registry.complete(messages, ref)
+        completion = await services.registry.complete(messages, prepared.ref)
     except ProviderError as exc:
         log.warning("provider call failed for session %s: %s", session.id, exc.code.value)
         return Exchange(user_turn, None, plan, messages, error=exc)
-    assistant_turn = await turns.append(
-        session.id,
-        role=Role.ASSISTANT,
-        content=completion.text,
-        token_count=services.registry.count_tokens(completion.text, ref),
-        provider=ref.provider,
-        model=ref.model,
-        usage=completion.usage,
-        reply_to_sequence=user_turn.sequence_number,
+    reply = await save_reply(
+        services, prepared, completion.text, completion.usage, interrupted=False
     )
-    if services.settings.title_sessions and not started.session.title:
-        services.spawn(title_session(services, session.id, session.owner_id), "title-session")
-    return Exchange(user_turn, assistant_turn, plan, messages)
+    after_reply(services, prepared)
+    return Exchange(user_turn, reply, plan, messages)
 
 
-async def begin(
+async def prepare(
     services: Services,
     session: Session,
     *,
@@ -120,22 +116,36 @@ async def begin(
     model: str | None,
     idempotency_key: str | None,
     override: ContextOverride | None,
-) -> Started:
-    """Check the message, then write the user's turn (or find it, for a repeated
-    idempotency key, with its reply if it has one). Shared by sendMessage and
-    messageStream: everything that can be refused is refused before a write."""
+) -> Prepared:
+    """Check the message, resolve its context, then write the user's turn (or
+    find it, for a repeated idempotency key, with its reply if it has one).
+
+    Everything that can be refused (content, model, explicit context) is
+    refused before anything is written.
+    """
     registry = services.registry
-    # Everything that can be refused is checked before anything is written.
     content = validate_content(content, max_bytes=services.settings.max_content_bytes)
     ref = registry.resolve(model or session_model(session))  # refuses a provider with no key
-    if override is not None:
-        await resolve_plan(services, session, model=ref, new_message=content, override=override)
-
     if idempotency_key is not None:
         earlier = await turns.by_idempotency_key(session.id, idempotency_key)
         if earlier is not None:
+            # The original exchange, with the context it was sent with.
+            context = await resolve_context(
+                services,
+                session,
+                model=ref,
+                new_message=earlier.content,
+                override=override,
+                before=earlier.sequence_number,
+            )
             reply = await turns.reply_to(session.id, earlier.sequence_number)
-            return Started(session, ref, earlier, reply)
+            return Prepared(session, ref, earlier, context, reply)
+    # Read before the write: the window is the turns that precede this one
+    # (a turn written concurrently lands after it, or before it unseen, as
+    # if it had been sent a moment later).
+    context = await resolve_context(
+        services, session, model=ref, new_message=content, override=override
+    )
     try:
         user_turn = await turns.append(
             session.id,
@@ -148,7 +158,7 @@ async def begin(
         )
     except turns.DuplicateKey:
         # A concurrent retry with the same key won the race: answer as it will.
-        return await begin(
+        return await prepare(
             services,
             session,
             content=content,
@@ -160,7 +170,37 @@ async def begin(
         session = await sessions.update(
             session.owner_id, session.id, active_provider=ref.provider, active_model=ref.model
         )
-    return Started(session, ref, user_turn, None)
+    return Prepared(session, ref, user_turn, context, None)
+
+
+async def save_reply(
+    services: Services, prepared: Prepared, text: str, usage: Usage | None, *, interrupted: bool
+) -> Turn:
+    """Write the assistant's turn for ``prepared``.
+
+    The store runs the write in a task of its own behind ``asyncio.shield``
+    (``api.store.writes``): a request cancelled now (client gone, server
+    stopping) stops waiting, and the turn is written all the same.
+    """
+    ref = prepared.ref
+    return await turns.append(
+        prepared.session.id,
+        role=Role.ASSISTANT,
+        content=text,
+        token_count=services.registry.count_tokens(text, ref),
+        provider=ref.provider,
+        model=ref.model,
+        usage=usage,
+        interrupted=interrupted,
+        reply_to_sequence=prepared.user_turn.sequence_number,
+    )
+
+
+def after_reply(services: Services, prepared: Prepared) -> None:
+    """Name an untitled session from its first exchange, in the background."""
+    session = prepared.session
+    if services.settings.title_sessions and not session.title:
+        services.spawn(title_session(services, session.id, session.owner_id), "title-session")
 
 
 async def title_session(services: Services, session_id: int, owner_id: int) -> None:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from api.domain.carry import CarriedState, carry_forward
 from api.domain.compare import Comparison, compare_checkpoints
+from api.domain.context import ContextPlan
 from api.domain.extraction import build_extraction_messages, parse_draft
 from api.domain.hashing import checkpoint_hash, normalize_hash_prefix
 from api.domain.types import (
@@ -23,7 +24,7 @@ from api.domain.validation import (
 from api.errors import ErrorCode, InputError, NotFound
 from api.services.base import Services
 from api.services.chat import session_model
-from api.services.context import resolve_plan
+from api.services.context import resolve_context
 from api.store import checkpoints, sessions, spaces
 
 # How far compareCheckpoints walks up to find a common ancestor.
@@ -80,12 +81,7 @@ async def create(
                 field="sourceTurnRange",
             )
     elif last > 0:
-        plan = await resolve_plan(
-            services,
-            session,
-            model=services.registry.resolve(session_model(session), require_available=False),
-            new_message="",
-        )
+        plan = await _next_plan(services, session)
         if plan.turns:
             source_turn_range = TurnRange(plan.turns[0].sequence_number, last)
     return await checkpoints.create(
@@ -106,12 +102,7 @@ async def draft(services: Services, session: Session) -> Draft:
     it, the state carried forward from the checkpoint a save would continue
     (the head of the session's branch, see ``create``)."""
     registry = services.registry
-    plan = await resolve_plan(
-        services,
-        session,
-        model=registry.resolve(session_model(session), require_available=False),
-        new_message="",
-    )
+    plan = await _next_plan(services, session)
     if not plan.turns:
         raise InputError(
             "There are no turns after the context boundary to draft from.",
@@ -128,6 +119,13 @@ async def draft(services: Services, session: Session) -> Draft:
         else None
     )
     return Draft(content, window, background.name, carry_forward(parent))
+
+
+async def _next_plan(services: Services, session: Session) -> ContextPlan:
+    """The window the session's next message would see."""
+    model = services.registry.resolve(session_model(session), require_available=False)
+    context = await resolve_context(services, session, model=model, new_message="")
+    return context.plan
 
 
 async def mount(services: Services, session: Session, checkpoint_id: int) -> Session:

@@ -8,8 +8,9 @@ The events, in order::
 
 or, instead of ``ReplySaved``, one ``Failed``. Everything ``sendMessage``
 refuses is refused here the same way, before anything is written (``Failed``
-with no turns); the context comes from the same ``resolve_plan`` and
-``render_messages``; an idempotency key replays the original exchange.
+with no turns): both walk the one pipeline of ``api.services.chat``
+(``prepare``, the provider, ``save_reply``); an idempotency key replays the
+original exchange.
 
 Stopping. The consumer stops the stream by closing the generator (or by
 cancelling the task iterating it). Either way the provider stream is closed
@@ -17,27 +18,24 @@ first — the HTTP response to the provider is closed, so the provider stops
 generating — and then the pieces received so far are saved as the assistant
 turn, marked interrupted (nothing, if no piece arrived). A provider error
 mid-answer saves the partial answer the same way and ends with ``Failed``.
-Every assistant turn is written in a task of its own awaited through
-``asyncio.shield``, so a cancellation that lands during the write cannot lose
-it (DESIGN §2 rule 5: a reply cut off mid-stream is saved, marked interrupted).
+Every write runs in a task of its own awaited through ``asyncio.shield``
+(``api.store.writes``), so a cancellation that lands during the write cannot
+lose it (DESIGN §2 rule 5: a reply cut off mid-stream is saved, marked
+interrupted).
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
 from dataclasses import dataclass
 
 from api.domain.context import ContextOverride, ContextPlan
-from api.domain.prompt import render_messages
-from api.domain.types import ChatMessage, Role, Session, Turn, Usage
+from api.domain.types import ChatMessage, Session, Turn, Usage
 from api.errors import ProviderError, SmritiError
 from api.providers import StreamChunk
 from api.services.base import Services, log
-from api.services.chat import Started, begin, title_session
-from api.services.context import resolve_plan
-from api.store import turns
+from api.services.chat import after_reply, prepare, save_reply
 
 
 @dataclass(frozen=True)
@@ -94,7 +92,7 @@ async def stream_message(
     Close the generator (``aclose``, or ``contextlib.aclosing``) to stop it.
     """
     try:
-        started = await begin(
+        prepared = await prepare(
             services,
             session,
             content=content,
@@ -105,78 +103,53 @@ async def stream_message(
     except SmritiError as exc:
         yield Failed(exc)
         return
-    ref, user_turn = started.ref, started.user_turn
-    plan = await resolve_plan(
-        services,
-        started.session,
-        model=ref,
-        new_message=user_turn.content,
-        override=override,
-        before=user_turn.sequence_number,
-    )
-    messages = render_messages(plan, user_turn.content)
-    yield UserTurnSaved(user_turn, plan, messages, ref.name)
+    context = prepared.context
+    yield UserTurnSaved(prepared.user_turn, context.plan, context.messages, prepared.ref.name)
 
-    if started.reply is not None:
+    if prepared.reply is not None:
         # Replayed as one piece, so a client that assembles pieces sees the reply too.
-        yield Delta(started.reply.content)
-        yield ReplySaved(started.reply)
+        yield Delta(prepared.reply.content)
+        yield ReplySaved(prepared.reply)
         return
 
-    received: list[str] = []
-    usage: Usage | None = None
-    failure: ProviderError | None = None
-    saving: asyncio.Task[Turn] | None = None
-    try:
+    # Until its save has started, this reply holds shutdown back (see
+    # ``Services.replying``): stopping the server must not lose it.
+    with services.replying():
+        received: list[str] = []
+        usage: Usage | None = None
+        failure: ProviderError | None = None
+        saved = False
         try:
-            chunks = services.registry.stream(messages, ref)
-            async with aclosing(_closable(chunks)) as pieces:
-                async for chunk in pieces:
-                    if chunk.usage is not None:
-                        usage = chunk.usage
-                    if chunk.delta:
-                        received.append(chunk.delta)
-                        yield Delta(chunk.delta)
-        except ProviderError as exc:
-            log.warning("provider stream failed for session %s: %s", session.id, exc.code.value)
-            failure = exc
-        if failure is not None and not received:
-            yield Failed(failure)
-            return
-        saving = _save_reply(
-            services, started, "".join(received), usage, interrupted=failure is not None
-        )
-        reply = await asyncio.shield(saving)
-    finally:
-        if saving is None and received:
-            # Stopped by the consumer (closed or cancelled) after the provider
-            # stream was closed above: keep what was received.
-            saving = _save_reply(services, started, "".join(received), None, interrupted=True)
-            await asyncio.shield(saving)
+            try:
+                chunks = services.registry.stream(context.messages, prepared.ref)
+                async with aclosing(_closable(chunks)) as pieces:
+                    async for chunk in pieces:
+                        if chunk.usage is not None:
+                            usage = chunk.usage
+                        if chunk.delta:
+                            received.append(chunk.delta)
+                            yield Delta(chunk.delta)
+            except ProviderError as exc:
+                log.warning("provider stream failed for session %s: %s", session.id, exc.code.value)
+                failure = exc
+            if failure is not None and not received:
+                yield Failed(failure)
+                return
+            saved = True
+            text = "".join(received)
+            reply = await save_reply(
+                services, prepared, text, usage, interrupted=failure is not None
+            )
+        finally:
+            if not saved and received:
+                # Stopped by the consumer (closed or cancelled) after the provider
+                # stream was closed above: keep what was received.
+                await save_reply(services, prepared, "".join(received), None, interrupted=True)
     if failure is not None:
         yield Failed(failure, reply)
         return
-    if services.settings.title_sessions and not started.session.title:
-        services.spawn(title_session(services, session.id, session.owner_id), "title-session")
+    after_reply(services, prepared)
     yield ReplySaved(reply)
-
-
-def _save_reply(
-    services: Services, started: Started, text: str, usage: Usage | None, *, interrupted: bool
-) -> asyncio.Task[Turn]:
-    ref = started.ref
-    write = turns.append(
-        started.session.id,
-        role=Role.ASSISTANT,
-        content=text,
-        token_count=services.registry.count_tokens(text, ref),
-        provider=ref.provider,
-        model=ref.model,
-        usage=usage,
-        interrupted=interrupted,
-        reply_to_sequence=started.user_turn.sequence_number,
-    )
-    return services.keep(write, "save-reply")
 
 
 def _closable(chunks: AsyncIterator[StreamChunk]) -> AsyncGenerator[StreamChunk, None]:

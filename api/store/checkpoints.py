@@ -12,6 +12,7 @@ from api.errors import NotFound
 from api.store import models, rows, sql
 from api.store.pages import Page, PageRequest
 from api.store.paging import keyset_page
+from api.store.writes import finished
 
 HashFunction = Callable[..., str]
 
@@ -28,6 +29,7 @@ SELECT id, depth FROM chain ORDER BY depth
 """
 
 
+@finished
 async def create(
     *,
     space_id: int,

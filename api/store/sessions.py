@@ -14,8 +14,10 @@ from api.errors import ErrorCode, InputError, NotFound
 from api.store import models, rows
 from api.store.pages import Page, PageRequest
 from api.store.paging import keyset_page
+from api.store.writes import finished
 
 
+@finished
 async def create(
     owner_id: int,
     *,
@@ -68,6 +70,7 @@ async def page(
     return await keyset_page(query, "id", request, rows.session)
 
 
+@finished
 async def update(owner_id: int, session_id: int, **values: Any) -> Session:
     """Set plain columns (title, space, scope, branch, model, mount)."""
     values["updated_at"] = datetime.now(UTC)
@@ -77,6 +80,7 @@ async def update(owner_id: int, session_id: int, **values: Any) -> Session:
     return await get(owner_id, session_id)
 
 
+@finished
 async def mount(owner_id: int, session_id: int, checkpoint_id: int) -> Session:
     """Mount with the boundary the server computes: the session's current
     lastSequenceNumber, read and written in one statement so a turn written
@@ -91,12 +95,14 @@ async def mount(owner_id: int, session_id: int, checkpoint_id: int) -> Session:
     return await get(owner_id, session_id)
 
 
+@finished
 async def delete(owner_id: int, session_id: int) -> None:
     deleted = await models.Session.filter(id=session_id, owner_id=owner_id).delete()
     if not deleted:
         raise NotFound("No such session.", field="id")
 
 
+@finished
 async def create_fork(
     owner_id: int,
     *,

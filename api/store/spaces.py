@@ -9,10 +9,12 @@ from api.errors import NotFound
 from api.store import models, rows
 from api.store.pages import Page, PageRequest
 from api.store.paging import keyset_page
+from api.store.writes import finished
 
 LOCAL_USER = "local"
 
 
+@finished
 async def local_user_id() -> int:
     """The single local user every request acts as (created on first use)."""
     user, _ = await models.User.get_or_create(
@@ -21,6 +23,7 @@ async def local_user_id() -> int:
     return int(user.id)
 
 
+@finished
 async def create(owner_id: int, name: str, description: str) -> Space:
     now = datetime.now(UTC)
     row = await models.Space.create(
@@ -41,6 +44,7 @@ async def get_many(owner_id: int, ids: list[int]) -> dict[int, Space]:
     return {row.id: rows.space(row) for row in found}
 
 
+@finished
 async def update(
     owner_id: int, space_id: int, *, name: str | None, description: str | None
 ) -> Space:
@@ -55,6 +59,7 @@ async def update(
     return await get(owner_id, space_id, field="id")
 
 
+@finished
 async def delete(owner_id: int, space_id: int) -> None:
     deleted = await models.Space.filter(id=space_id, owner_id=owner_id).delete()
     if not deleted:

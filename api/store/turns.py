@@ -13,6 +13,7 @@ from api.errors import NotFound
 from api.store import models, rows, sql
 from api.store.pages import Page, PageRequest
 from api.store.paging import keyset_page
+from api.store.writes import Refused, finished
 
 # One statement both increments and returns the counter, so two writers can
 # never read the same value: on PostgreSQL the row lock serialises them until
@@ -30,10 +31,11 @@ _TURN_COLUMNS = (
 )
 
 
-class DuplicateKey(Exception):
+class DuplicateKey(Refused):
     """A turn with this idempotency key already exists in the session."""
 
 
+@finished
 async def append(
     session_id: int,
     *,

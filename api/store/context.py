@@ -1,0 +1,59 @@
+"""Read, in one call, every fact the context rules need (``ContextFacts``).
+
+The rules ask for what they need (``facts_wanted``); this module reads it with
+a number of statements that does not depend on how long the session is or
+how deep the lineage goes: the named checkpoint or the branch head with its
+chain (a recursive CTE), the session's progress when a foreign head was saved,
+and the newest turns.
+"""
+
+from __future__ import annotations
+
+from api.domain.context import ContextFacts, ContextOverride, facts_wanted
+from api.domain.types import Checkpoint, Session
+from api.errors import ErrorCode, InputError, NotFound
+from api.store import checkpoints, spaces, turns
+
+
+async def load(
+    session: Session, override: ContextOverride | None, *, before: int | None, max_turns: int
+) -> ContextFacts:
+    """The facts for the next message of ``session``; ``before`` excludes the
+    message's own turn (and anything after it) once that turn is saved."""
+    wanted = facts_wanted(session, override)
+    if wanted.space_id is not None:
+        await spaces.get(session.owner_id, wanted.space_id, field="context.spaceId")
+    checkpoint: Checkpoint | None = None
+    head: Checkpoint | None = None
+    chain: list[Checkpoint] = []
+    if wanted.checkpoint_id is not None:
+        # The chain starts with the checkpoint itself: one read serves both.
+        chain = await checkpoints.chain(wanted.checkpoint_id, wanted.depth)
+        if not chain:
+            field = "context.checkpointId" if wanted.explicit else "checkpointId"
+            raise NotFound("No such checkpoint.", field=field)
+        checkpoint = chain[0]
+        if wanted.explicit:
+            await _check_owned(session, checkpoint)
+    elif wanted.head_of is not None:
+        tip = await checkpoints.head_id(*wanted.head_of)
+        if tip is not None:
+            chain = await checkpoints.chain(tip, wanted.depth)
+            head = chain[0] if chain else None
+    written_before_head = 0
+    if head is not None and head.source_session_id != session.id:
+        written_before_head = await turns.last_sequence_at(session.id, head.created_at)
+    # Newest first from the top; the rules stop at the boundary, so reading
+    # past it (after=0) returns the same window as reading from it.
+    recent = await turns.recent(session.id, after=0, before=before, limit=max_turns)
+    return ContextFacts(checkpoint, head, tuple(chain), written_before_head, tuple(recent))
+
+
+async def _check_owned(session: Session, checkpoint: Checkpoint) -> None:
+    """A checkpoint of a space the user does not own does not exist for them."""
+    try:
+        await spaces.get(session.owner_id, checkpoint.space_id, field="context.checkpointId")
+    except InputError as exc:
+        raise InputError(
+            "No such checkpoint.", code=ErrorCode.NOT_FOUND, field="context.checkpointId"
+        ) from exc
