@@ -129,6 +129,10 @@ def _import_in_thread() -> concurrent.futures.Future[Any]:
     with _import_lock:
         if _import_future is None:
             future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+            # Running from the start, so it can never be cancelled: every call
+            # awaits this one future, and a caller cancelled while waiting (a
+            # client that went away) must not cancel the import for the rest.
+            future.set_running_or_notify_cancel()
 
             def run() -> None:
                 try:
