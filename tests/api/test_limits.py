@@ -147,7 +147,8 @@ async def test_checkpoint_fields_are_bounded(
     assert lineage["space"]["lineage"]["edges"] == []
 
 
-@pytest.mark.parametrize("length", [1001, 2_000_000])
+# 1,000,000 items is a 4 MB body: under the body limit, so this bound is what refuses it.
+@pytest.mark.parametrize("length", [1001, 1_000_000])
 async def test_a_list_no_field_could_take_is_refused_before_it_is_read(
     gql: GraphQLClient, length: int, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -98,6 +98,7 @@ def settings(database_url: str, providers_file: Path) -> Settings:
         provider_timeout_seconds=5.0,
         answer_reserve_tokens=RESERVE,
         title_sessions=False,
+        allowed_hosts=("smriti.test",),
     )
 
 

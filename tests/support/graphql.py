@@ -12,6 +12,14 @@ class GraphQLError(AssertionError):
     pass
 
 
+def without_cost(body: dict[str, Any]) -> dict[str, Any]:
+    """A response without the query cost every answer carries in ``extensions``
+    (tests/api/test_query_cost.py checks that), for comparing a whole answer."""
+    extensions = {k: v for k, v in body.get("extensions", {}).items() if k != "cost"}
+    rest = {k: v for k, v in body.items() if k != "extensions"}
+    return {**rest, "extensions": extensions} if extensions else rest
+
+
 class GraphQLClient:
     def __init__(self, http: httpx.AsyncClient, app: Starlette) -> None:
         self.http = http

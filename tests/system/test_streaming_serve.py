@@ -302,7 +302,7 @@ async def test_the_offline_provider_streams_through_serve(server: SmritiServer) 
         events = (await ws.events("1"))["1"]
 
     pieces = [e["delta"] for e in events if e["__typename"] == "StreamDelta"]
-    assert len(pieces) == 22
+    assert len(pieces) == 27
     assert "".join(pieces) == events[-1]["assistantTurn"]["content"]
     assert events[-1]["assistantTurn"]["content"].endswith("\nYou asked: Hello")
     assert (events[-1]["assistantTurn"]["provider"], events[-1]["assistantTurn"]["model"]) == (
