@@ -43,7 +43,9 @@ async def test_malformed_ids_are_null_on_queries_and_not_found_on_mutations(
     await create_session(gql, title="t")
     await create_session(gql, title="t")  # so that Session:10 would not exist either
     caplog.set_level(logging.INFO)
-    assert without_cost(await gql.raw(LOOKUP, id=b64(raw))) == {"data": {"session": None, "node": None}}
+    assert without_cost(await gql.raw(LOOKUP, id=b64(raw))) == {
+        "data": {"session": None, "node": None}
+    }
     result = await send(gql, b64(raw), "hi")
     assert result["errors"] == [
         {
@@ -66,13 +68,17 @@ async def test_malformed_ids_are_null_on_queries_and_not_found_on_mutations(
 )
 async def test_non_canonical_base64_is_not_an_id(gql: GraphQLClient, value: str) -> None:
     await create_session(gql, title="t")
-    assert without_cost(await gql.raw(LOOKUP, id=value)) == {"data": {"session": None, "node": None}}
+    assert without_cost(await gql.raw(LOOKUP, id=value)) == {
+        "data": {"session": None, "node": None}
+    }
 
 
 async def test_the_canonical_id_still_finds_the_row(gql: GraphQLClient) -> None:
     sid = (await create_session(gql, title="t"))["id"]
     assert sid == b64("Session:1")
-    assert without_cost(await gql.raw(LOOKUP, id=sid)) == {"data": {"session": {"id": sid}, "node": {"id": sid}}}
+    assert without_cost(await gql.raw(LOOKUP, id=sid)) == {
+        "data": {"session": {"id": sid}, "node": {"id": sid}}
+    }
 
 
 async def test_not_found_is_null_on_every_query_field(gql: GraphQLClient) -> None:
