@@ -7,14 +7,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import httpx
 import pytest
 from gql import Client, GraphQLRequest
 from gql.transport.httpx import HTTPXAsyncTransport
 from gql.transport.websockets import WebsocketsTransport
 
-from api.store.database import sqlite_url
 from tests.conftest import TEST_DB
+from tests.support.served import last_sequence, new_session, sqlite_server
 from tests.support.servers import SmritiServer
 
 # HTTP behaviour, the same on either database: the servers here use SQLite.
@@ -25,29 +24,12 @@ SEND = """mutation Send($input: SendMessageInput!) { sendMessage(input: $input) 
 STREAM = """subscription Stream($input: SendMessageInput!) { messageStream(input: $input) {
   __typename } }"""
 QUERY = "query Providers { providers { chatDefault } }"
-LAST = "query($s: ID!) { session(id: $s) { lastSequenceNumber } }"
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SmritiServer]:
-    database = tmp_path_factory.mktemp("gql") / "smriti.sqlite3"
-    with SmritiServer(sqlite_url(database)) as running:
+    with sqlite_server(tmp_path_factory.mktemp("gql")) as running:
         yield running
-
-
-def new_session(server: SmritiServer) -> str:
-    created = httpx.post(
-        server.graphql_url,
-        json={"query": "mutation { createSession(input: {}) { session { id } } }"},
-    ).json()
-    sid: str = created["data"]["createSession"]["session"]["id"]
-    return sid
-
-
-def last_sequence(server: SmritiServer, sid: str) -> int:
-    body = httpx.post(server.graphql_url, json={"query": LAST, "variables": {"s": sid}}).json()
-    number: int = body["data"]["session"]["lastSequenceNumber"]
-    return number
 
 
 def message(sid: str, content: str) -> dict[str, Any]:

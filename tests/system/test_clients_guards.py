@@ -12,6 +12,7 @@ from httpx_ws import WebSocketUpgradeError, aconnect_ws
 
 from api.store.database import sqlite_url
 from tests.conftest import TEST_DB
+from tests.support.served import last_sequence, new_session, sqlite_server
 from tests.support.servers import SmritiServer
 
 # HTTP behaviour, the same on either database: the servers here use SQLite.
@@ -25,29 +26,12 @@ STREAM = """subscription($input: SendMessageInput!) { messageStream(input: $inpu
   __typename } }"""
 SEND = """mutation($input: SendMessageInput!) { sendMessage(input: $input) {
   userTurn { sequenceNumber } errors { code } } }"""
-LAST = "query($s: ID!) { session(id: $s) { lastSequenceNumber } }"
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SmritiServer]:
-    database = tmp_path_factory.mktemp("guards") / "smriti.sqlite3"
-    with SmritiServer(sqlite_url(database)) as running:
+    with sqlite_server(tmp_path_factory.mktemp("guards")) as running:
         yield running
-
-
-def new_session(server: SmritiServer) -> str:
-    created = httpx.post(
-        server.graphql_url,
-        json={"query": "mutation { createSession(input: {}) { session { id } } }"},
-    ).json()
-    sid: str = created["data"]["createSession"]["session"]["id"]
-    return sid
-
-
-def last_sequence(server: SmritiServer, sid: str) -> int:
-    body = httpx.post(server.graphql_url, json={"query": LAST, "variables": {"s": sid}}).json()
-    number: int = body["data"]["session"]["lastSequenceNumber"]
-    return number
 
 
 # --- finding 3: streams -------------------------------------------------------------

@@ -15,11 +15,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
-from api.store.database import sqlite_url
 from tests.conftest import TEST_DB
+from tests.support.served import last_sequence, new_session, sqlite_server
 from tests.support.servers import SmritiServer
 
 # HTTP behaviour, the same on either database: the servers here use SQLite.
@@ -33,7 +32,6 @@ URQL_ACCEPT = (
 )
 APOLLO_ACCEPT = "application/graphql-response+json,application/json;q=0.9"
 JSON_OK = {"status": 200, "contentType": "application/json"}
-LAST = "query($s: ID!) { session(id: $s) { lastSequenceNumber } }"
 
 
 @pytest.fixture(scope="module")
@@ -56,18 +54,13 @@ def node_clients() -> Path:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SmritiServer]:
-    database = tmp_path_factory.mktemp("clients") / "smriti.sqlite3"
-    with SmritiServer(sqlite_url(database)) as running:
+    with sqlite_server(tmp_path_factory.mktemp("clients")) as running:
         yield running
 
 
 def run(clients: Path, server: SmritiServer, client: str) -> tuple[str, dict[str, Any]]:
     """A new session, the client's run on it, and what the client printed."""
-    created = httpx.post(
-        server.graphql_url,
-        json={"query": "mutation { createSession(input: {}) { session { id } } }"},
-    ).json()
-    sid: str = created["data"]["createSession"]["session"]["id"]
+    sid = new_session(server)
     done = subprocess.run(
         ["node", "clients.mjs", client, server.graphql_url, sid],
         cwd=clients,
@@ -78,12 +71,6 @@ def run(clients: Path, server: SmritiServer, client: str) -> tuple[str, dict[str
     assert done.returncode == 0, done.stderr
     result: dict[str, Any] = json.loads(done.stdout)
     return sid, result
-
-
-def last_sequence(server: SmritiServer, sid: str) -> int:
-    body = httpx.post(server.graphql_url, json={"query": LAST, "variables": {"s": sid}}).json()
-    number: int = body["data"]["session"]["lastSequenceNumber"]
-    return number
 
 
 def assert_streamed(events: list[str]) -> None:
