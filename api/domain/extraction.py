@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from api.domain.types import ChatMessage, CheckpointContent, Role, Turn
 from api.domain.validation import CHECKPOINT_FIELDS, FieldProblem, clean_checkpoint_fields
@@ -110,9 +111,12 @@ def parse_draft(text: str) -> CheckpointContent:
     if missing:
         raise _malformed(f"the JSON object lacks {', '.join(missing)}")
     try:
-        return clean_checkpoint_fields(document, lenient=True)
+        content = clean_checkpoint_fields(document, lenient=True)
     except FieldProblem as problem:
         raise _malformed(problem.message.rstrip(".")) from None
+    # A title is shown as plain text everywhere (lineage, cells): Markdown a
+    # model (or the offline extractor, quoting a question) put in it goes.
+    return replace(content, title=" ".join(_plain(content.title).split()))
 
 
 def parse_title(text: str) -> str:

@@ -149,6 +149,11 @@ def test_strings_and_items_are_tidied() -> None:
     )
 
 
+def test_a_drafted_title_loses_its_markdown() -> None:
+    content = parse_draft(draft(title="What to pack for **Sydney** in `October`"))
+    assert content.title == "What to pack for Sydney in October"
+
+
 def test_long_values_are_cut_to_the_limits() -> None:
     content = parse_draft(
         draft(title="T" * 250, tasks=[f"task {n}" for n in range(60)], entities=["e" * 1200])
