@@ -354,3 +354,35 @@ async def test_preview_merge_statement_count_is_bounded(gql: GraphQLClient) -> N
     # space, checkpoint + its space, head, common ancestor, two lines (2 each),
     # ancestor and head
     assert short == longer == 10
+
+
+async def test_a_second_merge_starts_from_the_first(gql: GraphQLClient) -> None:
+    # After alt was merged into main, alt goes on; merging it again must take A1
+    # (reached through the merge parent) as the common ancestor, not Base.
+    lab = await diverged(gql)
+    await gql(MERGE, input=merge_input(lab, title="Merged"))
+    a2 = await checkpoint(
+        gql,
+        lab["alt"],
+        "A2",
+        decisions=["use postgres", "Use SQLite 3"],
+        tasks=["Write tests", "Write docs", "Deploy"],
+        entities=["Redis"],
+    )
+    data = await gql(PREVIEW_MERGE, input=merge_input(lab, **{"from": a2["id"]}))
+    preview = data["previewMerge"]
+    assert preview["commonAncestor"] == {"title": "A1"}
+    assert preview["fastForward"] is False
+    assert preview["tasks"] == {
+        "items": [
+            {"text": "Write tests", "origin": "ANCESTOR"},
+            {"text": "Write docs", "origin": "ANCESTOR"},
+            {"text": "Deploy", "origin": "THEIRS"},
+        ],
+        "conflicts": [],
+    }
+    assert preview["decisions"]["items"] == [
+        {"text": "use postgres", "origin": "ANCESTOR"},
+        {"text": "Cache in Redis", "origin": "OURS"},
+        {"text": "Use SQLite 3", "origin": "ANCESTOR"},
+    ]
