@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from api.domain.extraction import parse_draft
 from api.domain.hashing import checkpoint_hash
-from api.domain.merge import Merge, Resolution, merge_checkpoints, resolve
+from api.domain.merge import (
+    Merge,
+    Resolution,
+    build_merge_draft_messages,
+    merge_checkpoints,
+    resolve,
+)
 from api.domain.types import Checkpoint, CheckpointContent
 from api.domain.validation import (
     OBJECTIVE_MAX_CHARS,
@@ -14,7 +21,8 @@ from api.domain.validation import (
     TITLE_MAX_CHARS,
     validate_checkpoint_content,
 )
-from api.errors import ErrorCode, InputError, NotFound
+from api.errors import ErrorCode, InputError, NotFound, ProviderError
+from api.services.base import Services
 from api.services.checkpoints import get_owned
 from api.store import checkpoints, spaces
 
@@ -27,6 +35,7 @@ class MergePlan:
     ancestor: Checkpoint | None
     merge: Merge
     suggestion: CheckpointContent  # title, objective and summary only
+    suggestion_model: str | None = None  # the model that wrote it; None: plain text
 
     @property
     def fast_forward(self) -> bool:
@@ -69,6 +78,31 @@ async def preview(owner_id: int, space_id: int, into: str, from_id: int) -> Merg
         theirs_line=_between(theirs_line, theirs),
     )
     return MergePlan(into, ours, theirs, ancestor, merge, _suggest(into, ours, theirs))
+
+
+async def preview_with_draft(
+    services: Services, owner_id: int, space_id: int, into: str, from_id: int
+) -> MergePlan:
+    """``preview``, its suggestion written by the background model when that
+    model answers; a failed or unavailable model leaves the plain-text one."""
+    plan = await preview(owner_id, space_id, into, from_id)
+    if plan.up_to_date or plan.fast_forward:
+        return plan  # nothing will be written: no draft needed
+    registry = services.registry
+    try:
+        background = registry.resolve(registry.background)
+        completion = await registry.complete(
+            build_merge_draft_messages(into, plan.ours, plan.theirs), background
+        )
+        drafted = parse_draft(completion.text)
+    except ProviderError:
+        return plan
+    suggestion = CheckpointContent(
+        title=_clip(drafted.title, TITLE_MAX_CHARS) or plan.suggestion.title,
+        objective=_clip(drafted.objective, OBJECTIVE_MAX_CHARS),
+        summary=_clip(drafted.summary, SUMMARY_MAX_CHARS),
+    )
+    return replace(plan, suggestion=suggestion, suggestion_model=background.name)
 
 
 async def merge(

@@ -386,3 +386,25 @@ async def test_a_second_merge_starts_from_the_first(gql: GraphQLClient) -> None:
         {"text": "Cache in Redis", "origin": "OURS"},
         {"text": "Use SQLite 3", "origin": "ANCESTOR"},
     ]
+
+
+async def test_the_background_model_drafts_the_text_when_asked(gql: GraphQLClient) -> None:
+    lab = await diverged(gql)
+    query = """query($input: PreviewMergeInput!) { previewMerge(input: $input) {
+      suggestedTitle suggestedObjective suggestedSummary suggestionModel } }"""
+    data = await gql(query, input=merge_input(lab, draftWithModel=True))
+    # The offline extractor's heuristics: the first sentence of the message.
+    drafted = "Merged into main (branch main): M1"
+    assert data["previewMerge"] == {
+        "suggestedTitle": drafted,
+        "suggestedObjective": drafted,
+        "suggestedSummary": drafted,
+        "suggestionModel": "offline/extractor",
+    }
+    plain = await gql(query, input=merge_input(lab))
+    assert plain["previewMerge"] == {
+        "suggestedTitle": "Merge alt (A1) into main",
+        "suggestedObjective": "Ship it\n\nShip it fast",
+        "suggestedSummary": "Docs matter.",
+        "suggestionModel": None,
+    }

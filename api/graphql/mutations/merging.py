@@ -27,6 +27,12 @@ class PreviewMergeInput:
     from_: strawberry.ID = strawberry.field(
         name="from", description="The checkpoint to merge in (of the same space)."
     )
+    draft_with_model: bool = strawberry.field(
+        default=False,
+        description="Ask the background model to write the suggested title, objective and "
+        "summary (one model call; plain text from both sides if it is unavailable or "
+        "fails). False: plain text, no model call.",
+    )
 
 
 @strawberry.input(description="How one conflict of a merge is resolved.")
@@ -100,11 +106,16 @@ class MergeQuery:
         ],
     ) -> MergePreview | None:
         try:
-            plan = await merging.preview(
+            args = (
                 info.context.owner_id,
                 ids.decode(input.space_id, "Space", field="spaceId"),
                 input.into,
                 ids.decode(input.from_, "Checkpoint", field="from"),
+            )
+            plan = (
+                await merging.preview_with_draft(info.context.services, *args)
+                if input.draft_with_model
+                else await merging.preview(*args)
             )
         except NotFound:
             return None

@@ -103,6 +103,11 @@ class MergePreview:
     suggested_summary: str = strawberry.field(
         description="A draft summary built from both sides' summaries."
     )
+    suggestion_model: str | None = strawberry.field(
+        description="The background model that wrote the suggested title, objective and "
+        "summary; null when they are plain text joined from both sides (the model was not "
+        "asked, is unavailable or failed, or the merge is a fast-forward)."
+    )
 
     @classmethod
     def from_domain(cls, plan: MergePlan) -> MergePreview:
@@ -122,4 +127,5 @@ class MergePreview:
             suggested_title=plan.suggestion.title,
             suggested_objective=plan.suggestion.objective,
             suggested_summary=plan.suggestion.summary,
+            suggestion_model=plan.suggestion_model,
         )
