@@ -74,6 +74,16 @@ export class LineageGraph extends HTMLElement {
         class: `edge ${colour(row.branch)}${row.kind === "tip" ? " tip-edge" : ""}`,
         "data-from": row.parentId, "data-to": row.key }));
     }
+    // A merge's second parent: a dashed edge from the checkpoint merged in.
+    for (const row of rows) {
+      const from = row.node?.mergeParent?.id;
+      if (from === undefined || !rowOf.has(from)) continue;
+      const source = point(from);
+      const { x, y } = point(row.key);
+      edges.append(svg("path", { d: edgePath(source.x, source.y, x, y, ROW),
+        class: `edge merge-edge ${colour(nodes.find((n) => n.id === from).branchName)}`,
+        "data-from": from, "data-to": row.key }));
+    }
     const group = svg("g", { class: "nodes" });
     for (const row of rows) {
       const { x, y } = point(row.key);
