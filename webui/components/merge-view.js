@@ -50,7 +50,8 @@ export class MergeView extends HTMLElement {
       resolutions: choices.map(({ field, item, input: box }) => ({ field, item, keep: box.checked })) });
     const note = upToDate ? `Branch ${preview.into} already contains this checkpoint.`
       : fastForward ? `Fast-forward: ${preview.into} moves to this checkpoint; nothing new is saved.`
-        : `${preview.conflictCount} conflict(s): choose for each whether to keep it.`;
+        : preview.conflictCount === 0 ? "No conflicts: every item merges cleanly."
+          : `${preview.conflictCount} conflict(s): choose for each whether to keep it.`;
     replace(this.body,
       h("p", {}, "Into ", h("strong", {}, preview.into), " (head ", name(ours), ") from ", name(theirs)),
       h("p", {}, "Common ancestor: ", commonAncestor ? name(commonAncestor) : "none"),
