@@ -69,3 +69,35 @@ def test_merge_a_branch_resolving_a_conflict(page: Page, server: SmritiServer) -
     graph = page.locator("lineage-graph")
     expect(graph.locator("path.merge-edge")).to_have_count(1)
     expect(graph.locator("path.merge-edge")).to_have_attribute("data-from", lab["a1"]["id"])
+
+
+def test_a_fast_forward_moves_the_branch_tag(page: Page, server: SmritiServer) -> None:
+    base_url = server.base_url
+    space = gql(base_url, 'mutation { createSpace(input: {name: "FF"}) { space { id } } }')
+    space_id = space["createSpace"]["space"]["id"]
+    main = gql(
+        base_url,
+        'mutation($s: ID!) { createSession(input: {spaceId: $s, title: "m"}) { session { id } } }',
+        s=space_id,
+    )["createSession"]["session"]["id"]
+    base = gql(base_url, CREATE, input={"sessionId": main, "title": "Base"})
+    base_id = base["createCheckpoint"]["checkpoint"]["id"]
+    alt = gql(
+        base_url,
+        """mutation($c: ID!) { forkSession(input: {checkpointId: $c, branchName: "alt"}) {
+           session { id } } }""",
+        c=base_id,
+    )["forkSession"]["session"]["id"]
+    a1 = gql(base_url, CREATE, input={"sessionId": alt, "title": "A1"})
+    short = a1["createCheckpoint"]["checkpoint"]["shortHash"]
+    open_app(page, base_url, f"/?session={main}")
+    page.get_by_role("button", name=re.compile(f"^Checkpoint {short} A1")).click()
+    details = page.locator("checkpoint-details")
+    details.get_by_label("Merge into branch").select_option("main")
+    details.get_by_role("button", name="Merge into…").click()
+    dialog = page.get_by_role("dialog", name="Merge checkpoints")
+    expect(dialog).to_contain_text("Fast-forward: main moves to this checkpoint")
+    dialog.get_by_role("button", name="Fast-forward").click()
+    expect(dialog).to_be_hidden()
+    node = page.locator("lineage-graph g.node", has_text="A1")
+    expect(node.locator(".head-tag")).to_have_text(["alt", "main"])

@@ -2,11 +2,11 @@
 // a keep / drop choice per conflict, the title, objective and summary to write,
 // then Save (mergeCheckpoints). A modal <dialog> like Compare; Esc closes it.
 import { emit, h, replace } from "../dom.js";
+import { name } from "./compare-view.js";
 
 const FIELDS = [["decisions", "Decisions", "DECISIONS"], ["tasks", "Tasks", "TASKS"],
   ["openQuestions", "Open questions", "OPEN_QUESTIONS"], ["entities", "Entities", "ENTITIES"]];
 const ORIGINS = { ANCESTOR: "kept", OURS: "ours", THEIRS: "theirs", BOTH: "both" };
-const name = (cp) => [h("span", { class: "hash" }, cp.shortHash), " ", cp.title];
 
 export class MergeView extends HTMLElement {
   connectedCallback() {
