@@ -4,7 +4,7 @@
     ├── InputError              the request is wrong; nothing was written
     │     codes: INVALID, EMPTY_CONTENT, CONTENT_TOO_LARGE, NOT_FOUND,
     │            UNKNOWN_MODEL, WRONG_SPACE, BRANCH_EXISTS, BRANCH_RESERVED,
-    │            NO_SPACE, AMBIGUOUS_HASH
+    │            NO_SPACE, AMBIGUOUS_HASH, CONFLICT
     ├── ProviderError           the model call failed; the user's turn is kept
     │     codes: PROVIDER_AUTH, PROVIDER_RATE_LIMIT, PROVIDER_TIMEOUT,
     │            PROVIDER_UNREACHABLE, CONTEXT_TOO_LONG, PROVIDER_UNAVAILABLE,
@@ -32,6 +32,7 @@ class ErrorCode(enum.StrEnum):
     BRANCH_RESERVED = "BRANCH_RESERVED"
     NO_SPACE = "NO_SPACE"
     AMBIGUOUS_HASH = "AMBIGUOUS_HASH"
+    CONFLICT = "CONFLICT"
     PROVIDER_AUTH = "PROVIDER_AUTH"
     PROVIDER_RATE_LIMIT = "PROVIDER_RATE_LIMIT"
     PROVIDER_TIMEOUT = "PROVIDER_TIMEOUT"

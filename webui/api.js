@@ -19,7 +19,7 @@ const SESSION_FIELDS = `id title branchName model memoryScope lastSequenceNumber
   forkedFrom { id shortHash }`;
 const CHECKPOINT_FIELDS = `id shortHash hash title objective summary decisions tasks
   openQuestions entities branchName createdAt parent { id shortHash }
-  sourceSession { id title } sourceTurnRange { first last }`;
+  mergeParent { id shortHash } sourceSession { id title } sourceTurnRange { first last }`;
 
 export const TURN_FIELDS_PROBE = `{ __type(name: "Turn") { fields { name } } }`;
 export const SIDEBAR = `{
@@ -44,6 +44,13 @@ export const COMPARE = `query($a: ID!, $b: ID!) { compareCheckpoints(a: $a, b: $
   a { id shortHash title } b { id shortHash title } commonAncestor { id shortHash title }
   decisions { onlyA shared onlyB } tasks { onlyA shared onlyB }
   openQuestions { onlyA shared onlyB } entities { onlyA shared onlyB } } }`;
+
+const MERGE_FIELD = "items { text origin } conflicts { text origin }";
+export const PREVIEW_MERGE = `query($input: PreviewMergeInput!) { previewMerge(input: $input) {
+  into fastForward upToDate conflictCount suggestedTitle suggestedObjective suggestedSummary
+  ours { id shortHash title } theirs { id shortHash title } commonAncestor { id shortHash title }
+  decisions { ${MERGE_FIELD} } tasks { ${MERGE_FIELD} }
+  openQuestions { ${MERGE_FIELD} } entities { ${MERGE_FIELD} } } }`;
 
 const mutation = (name, type, result) =>
   `mutation($input: ${type}!) { ${name}(input: $input) { ${result} ${ERRORS} } }`;
@@ -75,6 +82,8 @@ export const DRAFT_CHECKPOINT = mutation("draftCheckpoint", "DraftCheckpointInpu
   carried { checkpoint { id shortHash title } objective decisions tasks openQuestions entities }`);
 export const CREATE_CHECKPOINT = mutation("createCheckpoint", "CreateCheckpointInput",
   `checkpoint { ${CHECKPOINT_FIELDS} }`);
+export const MERGE_CHECKPOINTS = mutation("mergeCheckpoints", "MergeCheckpointsInput",
+  "checkpoint { id } fastForward");
 
 /** A transport failure or a top-level GraphQL error (a bug, not user data). */
 export class ApiError extends Error {}
@@ -140,6 +149,8 @@ export const previewContext = async (input) =>
   (await request(CONTEXT_PREVIEW, { input })).contextPreview;
 export const compareCheckpoints = async (a, b) =>
   (await request(COMPARE, { a, b })).compareCheckpoints;
+export const previewMerge = async (input) =>
+  (await request(PREVIEW_MERGE, { input })).previewMerge;
 
 export const createSpace = (input) => run(CREATE_SPACE, "createSpace", input);
 export const updateSpace = (input) => run(UPDATE_SPACE, "updateSpace", input);
@@ -156,6 +167,7 @@ export const sendMessage = (input) => run(SEND_MESSAGE, "sendMessage", input);
 export const draftCheckpoint = (sessionId) =>
   run(DRAFT_CHECKPOINT, "draftCheckpoint", { sessionId });
 export const createCheckpoint = (input) => run(CREATE_CHECKPOINT, "createCheckpoint", input);
+export const mergeCheckpoints = (input) => run(MERGE_CHECKPOINTS, "mergeCheckpoints", input);
 
 /**
  * messageStream over SSE: each event (`__typename` and its fields) as it arrives.

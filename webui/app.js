@@ -15,6 +15,7 @@ import "./components/checkpoint-form.js";
 import "./components/lineage-graph.js";
 import "./components/checkpoint-details.js";
 import "./components/compare-view.js";
+import "./components/merge-view.js";
 import "./components/shortcuts-dialog.js";
 import "./components/empty-state.js";
 
@@ -44,7 +45,7 @@ export class SmritiApp extends HTMLElement {
     this.ui = {
       spaces: $("spaces"), header: $("session-header"), notebook: $("notebook"),
       composer: $("composer"), form: $("checkpoint-form"), badge: $("badge"),
-      lineage: $("lineage"), details: $("details"), compare: $("compare"),
+      lineage: $("lineage"), details: $("details"), compare: $("compare"), merge: $("merge"),
       shortcuts: $("shortcuts"), title: $("session-title"), empty: $("empty-state"),
       toast: $("toast"), help: $("help-button"), leftToggle: $("left-toggle"),
       rightToggle: $("right-toggle"), left: $("left-pane"), right: $("right-pane"), scrim: $("scrim"),
@@ -105,7 +106,7 @@ export class SmritiApp extends HTMLElement {
       spaceName: s.session?.space?.name };
     const checkpoint = s.lineage.nodes.find((node) => node.id === s.selectedId) ?? null;
     ui.details.state = { checkpoint, mountedId, nodes: s.lineage.nodes,
-      attached: Boolean(s.session?.space) };
+      branches: s.lineage.branches, attached: Boolean(s.session?.space) };
     this.renderContext();
     this.renderDrawers();
   }

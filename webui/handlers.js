@@ -214,6 +214,20 @@ export const HANDLERS = {
   async compare({ a, b }) {
     this.ui.compare.show(await api.compareCheckpoints(a, b));
   },
+  async "preview-merge"({ from, into }) {
+    const spaceId = this.state.session?.space?.id;
+    if (!spaceId) return;
+    const preview = await api.previewMerge({ spaceId, into, from });
+    if (!preview) return this.toast("That merge cannot be previewed any more.");
+    this.ui.merge.show(preview, spaceId);
+  },
+  async "merge-checkpoints"({ input }) {
+    const payload = await api.mergeCheckpoints(input);
+    if (payload.errors.length) return this.ui.merge.fail(payload.errors);
+    this.ui.merge.close();
+    await this.refreshLineage();
+    this.set({ selectedId: payload.checkpoint.id });
+  },
   async "open-source"({ sessionId, seq }) {
     this.set({ drawer: null });
     if (this.state.session?.id !== sessionId) await this.openSession(sessionId);

@@ -7,8 +7,11 @@ keys, no whitespace, non-ASCII kept as UTF-8, list order kept. Its keys are
     openQuestions, parentHash, spaceId, summary, tasks, title
 
 with ``createdAt`` as UTC ISO-8601 with microseconds and a ``Z``
-(``2024-05-01T12:00:00.000000Z``) and ``parentHash`` null for a root. Anyone
-holding the checkpoints can recompute the chain with ``verify_chain``.
+(``2024-05-01T12:00:00.000000Z``) and ``parentHash`` null for a root. A
+merge checkpoint has one more key, ``mergeParentHash`` (the merged-in
+checkpoint's hash); other checkpoints do not have it, so their hashes are
+the same as before merges existed. Anyone holding the checkpoints can
+recompute the chain with ``verify_chain``.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 
 from api.domain.types import Checkpoint, CheckpointContent
@@ -33,6 +36,7 @@ def canonical_encoding(
     created_at: datetime,
     branch_name: str,
     author_agent: str,
+    merge_parent_hash: str | None = None,
 ) -> bytes:
     """The exact bytes ``checkpoint_hash`` digests."""
     document = {
@@ -49,6 +53,8 @@ def canonical_encoding(
         "tasks": list(content.tasks),
         "title": content.title,
     }
+    if merge_parent_hash is not None:
+        document["mergeParentHash"] = merge_parent_hash
     text = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return text.encode("utf-8")
 
@@ -61,6 +67,7 @@ def checkpoint_hash(
     created_at: datetime,
     branch_name: str,
     author_agent: str,
+    merge_parent_hash: str | None = None,
 ) -> str:
     """SHA-256 (lowercase hex) of the checkpoint's canonical encoding."""
     encoded = canonical_encoding(
@@ -70,25 +77,37 @@ def checkpoint_hash(
         created_at=created_at,
         branch_name=branch_name,
         author_agent=author_agent,
+        merge_parent_hash=merge_parent_hash,
     )
     return hashlib.sha256(encoded).hexdigest()
 
 
 def verify_chain(
-    checkpoints_oldest_first: Sequence[Checkpoint], *, root_parent_hash: str | None = None
+    checkpoints_oldest_first: Sequence[Checkpoint],
+    *,
+    root_parent_hash: str | None = None,
+    known_hashes: Mapping[int, str] | None = None,
 ) -> int | None:
     """Index of the first checkpoint that does not verify, or None if all do.
 
     Each checkpoint's parent is taken to be the previous one; the first one's
     parent hash is ``root_parent_hash`` (None: the first is a root). A
     checkpoint whose ``parent_id`` does not name the previous checkpoint fails
-    too: its stored link and the chain disagree.
+    too: its stored link and the chain disagree. A merge checkpoint's merge
+    parent is looked up among the checkpoints before it in the chain and in
+    ``known_hashes`` (id to hash); one found in neither fails.
     """
+    hashes = dict(known_hashes or {})
     parent: Checkpoint | None = None
     for index, checkpoint in enumerate(checkpoints_oldest_first):
         parent_hash = root_parent_hash if parent is None else parent.hash
         if parent is not None and checkpoint.parent_id != parent.id:
             return index
+        merge_parent_hash = None
+        if checkpoint.merge_parent_id is not None:
+            merge_parent_hash = hashes.get(checkpoint.merge_parent_id)
+            if merge_parent_hash is None:
+                return index
         expected = checkpoint_hash(
             checkpoint.content,
             space_id=checkpoint.space_id,
@@ -96,9 +115,11 @@ def verify_chain(
             created_at=checkpoint.created_at,
             branch_name=checkpoint.branch_name,
             author_agent=checkpoint.author_agent,
+            merge_parent_hash=merge_parent_hash,
         )
         if expected != checkpoint.hash:
             return index
+        hashes[checkpoint.id] = checkpoint.hash
         parent = checkpoint
     return None
 

@@ -129,6 +129,9 @@ class Checkpoint:
     # turns of that session after it are "after the checkpoint" (HEAD mode).
     base_sequence: int
     created_at: datetime
+    # The second parent of a merge checkpoint (the checkpoint merged in); None
+    # otherwise. `parent_id` stays the line the checkpoint continues.
+    merge_parent_id: int | None = None
 
     @property
     def short_hash(self) -> str:

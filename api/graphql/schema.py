@@ -24,9 +24,10 @@ from api.graphql.cost import TOO_COSTLY, Budget, QueryCost
 from api.graphql.input_bounds import InputListBound
 from api.graphql.mutations.chat import ChatMutation
 from api.graphql.mutations.checkpoints import CheckpointMutation
+from api.graphql.mutations.merging import MergeMutation, MergeQuery
 from api.graphql.mutations.sessions import SessionMutation
 from api.graphql.mutations.spaces import SpaceMutation
-from api.graphql.queries import Query
+from api.graphql.queries import Query as BaseQuery
 from api.graphql.subscriptions import Subscription
 from api.graphql.types.checkpoint import Checkpoint
 from api.graphql.types.session import Session
@@ -39,7 +40,12 @@ from api.settings import Settings
     description="Every change goes through one of these; each takes one `input` "
     "and returns a payload with the result and `errors`."
 )
-class Mutation(SpaceMutation, SessionMutation, ChatMutation, CheckpointMutation):
+class Mutation(SpaceMutation, SessionMutation, ChatMutation, CheckpointMutation, MergeMutation):
+    pass
+
+
+@strawberry.type(description="Everything you can read.")
+class Query(BaseQuery, MergeQuery):
     pass
 
 
@@ -67,9 +73,7 @@ class SmritiSchema(strawberry.Schema):
         # refuses, a query over its cost budget) are answers, not incidents:
         # only bugs are logged.
         unexpected = [
-            e
-            for e in errors
-            if _is_internal(e) and (e.extensions or {}).get("code") != TOO_COSTLY
+            e for e in errors if _is_internal(e) and (e.extensions or {}).get("code") != TOO_COSTLY
         ]
         if unexpected:
             super().process_errors(unexpected, execution_context)

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from tortoise.transactions import in_transaction
 
 from api.domain.types import Checkpoint, CheckpointContent, TurnRange
-from api.errors import NotFound
+from api.errors import ErrorCode, InputError, NotFound
 from api.store import models, rows, sql
 from api.store.pages import Page, PageRequest
 from api.store.paging import keyset_page
@@ -28,6 +28,38 @@ WITH RECURSIVE chain(id, parent_id, depth) AS (
 SELECT id, depth FROM chain ORDER BY depth
 """
 
+# Every ancestor of a checkpoint (itself included) over both parent links:
+# each row of `up` yields its parent (k = 0) and its merge parent (k = 1).
+_UP = """
+{name}(id) AS (
+    SELECT CAST(? AS BIGINT)
+    UNION
+    SELECT CASE WHEN k.n = 0 THEN c.parent_id ELSE c.merge_parent_id END
+    FROM {name} JOIN checkpoint c ON c.id = {name}.id
+    CROSS JOIN (SELECT 0 AS n UNION ALL SELECT 1) k
+    WHERE CASE WHEN k.n = 0 THEN c.parent_id ELSE c.merge_parent_id END IS NOT NULL
+)"""
+
+# A child always has a larger id than its parents, so the greatest common
+# ancestor id is one no other common ancestor descends from: a best one.
+_COMMON_ANCESTOR = (
+    "WITH RECURSIVE "
+    + _UP.format(name="a")
+    + ","
+    + _UP.format(name="b")
+    + "\nSELECT MAX(a.id) AS id FROM a JOIN b ON a.id = b.id"
+)
+
+# What a line did since a base: ancestors of the tip (itself included) that
+# are not ancestors of the base (nor the base).
+_SINCE = (
+    "WITH RECURSIVE "
+    + _UP.format(name="t")
+    + ","
+    + _UP.format(name="b")
+    + "\nSELECT t.id FROM t WHERE t.id NOT IN (SELECT id FROM b) ORDER BY t.id"
+)
+
 
 @finished
 async def create(
@@ -40,9 +72,15 @@ async def create(
     source_turn_range: TurnRange | None,
     base_sequence: int,
     compute_hash: HashFunction,
+    merge_parent: Checkpoint | None = None,
+    expected_head_id: int | None = None,
 ) -> Checkpoint:
     """Save a checkpoint on ``branch_name`` with parent = that branch's head,
-    and move the head to it — one transaction, serialised per space."""
+    and move the head to it — one transaction, serialised per space.
+
+    A merge names its ``merge_parent`` and the head it was computed against
+    (``expected_head_id``); if the head has moved since, nothing is saved
+    (CONFLICT)."""
     now = datetime.now(UTC)
     async with in_transaction("default") as conn:
         # Touching the space first takes its row lock (PostgreSQL) or the
@@ -55,6 +93,11 @@ async def create(
             if branch
             else None
         )
+        if merge_parent is not None and (parent is None or parent.id != expected_head_id):
+            raise _moved(branch_name)
+        # Only a merge passes merge_parent_hash: every other hash is computed
+        # exactly as before merges existed.
+        merge = {"merge_parent_hash": merge_parent.hash} if merge_parent is not None else {}
         digest = compute_hash(
             content,
             space_id=space_id,
@@ -62,12 +105,14 @@ async def create(
             created_at=now,
             branch_name=branch_name,
             author_agent=author_agent,
+            **merge,
         )
         row = await models.Checkpoint.create(
             using_db=conn,
             hash=digest,
             space_id=space_id,
             parent_id=parent.id if parent else None,
+            merge_parent_id=merge_parent.id if merge_parent is not None else None,
             branch_name=branch_name,
             title=content.title,
             objective=content.objective,
@@ -99,6 +144,45 @@ async def create(
                 updated_at=now,
             )
     return rows.checkpoint(row)
+
+
+@finished
+async def fast_forward(space_id: int, branch_name: str, *, from_id: int, to_id: int) -> None:
+    """Move ``branch_name``'s head from ``from_id`` to ``to_id``; CONFLICT if it
+    is no longer at ``from_id``."""
+    now = datetime.now(UTC)
+    async with in_transaction("default") as conn:
+        await models.Space.filter(id=space_id).using_db(conn).update(updated_at=now)
+        moved = (
+            await models.Branch.filter(space_id=space_id, name=branch_name, head_id=from_id)
+            .using_db(conn)
+            .update(head_id=to_id, updated_at=now)
+        )
+        if not moved:
+            raise _moved(branch_name)
+
+
+def _moved(branch_name: str) -> InputError:
+    return InputError(
+        f'The branch "{branch_name}" has moved since this merge was prepared; preview it again.',
+        code=ErrorCode.CONFLICT,
+        field="into",
+    )
+
+
+async def common_ancestor_id(a_id: int, b_id: int) -> int | None:
+    """The nearest checkpoint both descend from over either parent link (one statement)."""
+    found = await sql.fetch_one(sql.connection(), _COMMON_ANCESTOR, [a_id, b_id])
+    return int(found["id"]) if found and found["id"] is not None else None
+
+
+async def since(tip_id: int, base_id: int | None) -> list[Checkpoint]:
+    """The checkpoints a line added after ``base_id``, up to and including the
+    tip, oldest first (two statements); everything up to the tip without a base."""
+    found = await sql.fetch(sql.connection(), _SINCE, [tip_id, base_id or 0])
+    order = [int(r["id"]) for r in found]
+    by_id = await get_many(order)
+    return [by_id[i] for i in order if i in by_id]
 
 
 async def branch_exists(space_id: int, name: str) -> bool:

@@ -107,6 +107,10 @@ class Checkpoint(Model):
     parent: fields.ForeignKeyNullableRelation[Checkpoint] = fields.ForeignKeyField(
         "models.Checkpoint", related_name="children", null=True, on_delete=OnDelete.CASCADE
     )
+    # The second parent of a merge: the checkpoint merged into this branch.
+    merge_parent: fields.ForeignKeyNullableRelation[Checkpoint] = fields.ForeignKeyField(
+        "models.Checkpoint", related_name=False, null=True, on_delete=OnDelete.CASCADE
+    )
     branch_name = fields.CharField(max_length=100)
     title = fields.CharField(max_length=200)
     objective = fields.TextField(default="")

@@ -132,4 +132,5 @@ def checkpoint(row: models.Checkpoint) -> Checkpoint:
         source_turn_range=source_range,
         base_sequence=row.base_sequence,
         created_at=row.created_at,
+        merge_parent_id=row.merge_parent_id,  # type: ignore[attr-defined]
     )

@@ -91,6 +91,16 @@ def shoot(browser: Browser, base_url: str, sid: str, scheme: str) -> None:
     page.screenshot(path=OUT / "compare.png")
     page.keyboard.press("Escape")
 
+    # The review of merging the Tasmania variant into main (nothing is saved).
+    page.get_by_role("button", name=re.compile("^Checkpoint [0-9a-f]{7} Tasmania variant")).click()
+    details.get_by_label("Merge into branch").select_option("main")
+    details.get_by_role("button", name="Merge into…").click()
+    expect(page.get_by_role("dialog", name="Merge checkpoints")).to_be_visible()
+    page.wait_for_timeout(200)
+    page.screenshot(path=OUT / "merge-review.png")
+    page.keyboard.press("Escape")
+    page.get_by_role("button", name=re.compile("^Checkpoint [0-9a-f]{7} Australia plan")).click()
+
     page.locator("session-header").get_by_role("button", name="Save checkpoint").click()
     page.locator("checkpoint-form").get_by_role("button", name="Draft with AI").click()
     expect(page.locator("checkpoint-form")).to_contain_text("Drafted by")

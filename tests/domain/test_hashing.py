@@ -154,3 +154,67 @@ def test_a_bad_hash_prefix_is_refused(prefix: str) -> None:
     with pytest.raises(InputError) as caught:
         normalize_hash_prefix(prefix)
     assert (caught.value.code, caught.value.field) == (ErrorCode.INVALID, "hash")
+
+
+def test_a_merge_parent_adds_one_key_and_other_hashes_are_unchanged() -> None:
+    merged_in = "cd" * 32
+    expected = hashlib.sha256(
+        # Sorted keys: mergeParentHash comes between entities and objective.
+        CANONICAL.replace('"objective"', f'"mergeParentHash":"{merged_in}","objective"').encode(
+            "utf-8"
+        )
+    ).hexdigest()
+    assert (
+        checkpoint_hash(
+            CONTENT,
+            space_id=7,
+            parent_hash=None,
+            created_at=CREATED,
+            branch_name="trip/nz",
+            author_agent="ana",
+            merge_parent_hash=merged_in,
+        )
+        == expected
+    )
+    # No merge parent: the encoding has no such key, the digest is the old one.
+    assert (
+        checkpoint_hash(
+            CONTENT,
+            space_id=7,
+            parent_hash=None,
+            created_at=CREATED,
+            branch_name="trip/nz",
+            author_agent="ana",
+            merge_parent_hash=None,
+        )
+        == KNOWN_DIGEST
+    )
+
+
+def test_verify_chain_checks_a_merge_parent() -> None:
+    main = lineage(2)
+    side = checkpoint(10, parent=main[0], branch_name="alt")
+    body = CheckpointContent(title="Merged")
+    created_at = main[1].created_at + timedelta(minutes=5)
+    merge = dataclasses.replace(
+        main[1],
+        id=3,
+        parent_id=main[1].id,
+        content=body,
+        created_at=created_at,
+        merge_parent_id=side.id,
+        hash=checkpoint_hash(
+            body,
+            space_id=10,
+            parent_hash=main[1].hash,
+            created_at=created_at,
+            branch_name="main",
+            author_agent="user",
+            merge_parent_hash=side.hash,
+        ),
+    )
+    assert verify_chain([*main, merge], known_hashes={side.id: side.hash}) is None
+    assert verify_chain([*main, merge]) == 2  # merge parent unknown
+    assert verify_chain([*main, merge], known_hashes={side.id: main[0].hash}) == 2
+    unmerged = dataclasses.replace(merge, merge_parent_id=None)
+    assert verify_chain([*main, unmerged]) == 2  # the link was dropped: hash disagrees

@@ -1,5 +1,5 @@
 // Right pane, under the graph: the selected checkpoint with Mount / Fork /
-// Compare / Open source conversation.
+// Compare / Merge into… / Open source conversation.
 import { emit, h, replace, sameState } from "../dom.js";
 import { checkpointBody } from "./checkpoint-cell.js";
 
@@ -11,7 +11,7 @@ export class CheckpointDetails extends HTMLElement {
   }
 
   render() {
-    const { checkpoint: cp, mountedId, nodes = [], attached } = this._state ?? {};
+    const { checkpoint: cp, mountedId, nodes = [], branches = [], attached } = this._state ?? {};
     this.className = "checkpoint-details";
     this.hidden = !cp;
     if (!cp) return replace(this);
@@ -20,6 +20,10 @@ export class CheckpointDetails extends HTMLElement {
     const others = nodes.filter((node) => node.id !== cp.id);
     const other = h("select", { "aria-label": "Compare with" },
       others.map((node) => h("option", { value: node.id }, `${node.shortHash} ${node.title}`)));
+    // Any branch can take this checkpoint except one whose head it already is.
+    const targets = branches.filter((b) => b.head?.id !== cp.id);
+    const into = h("select", { "aria-label": "Merge into branch" },
+      targets.map((b) => h("option", { value: b.name }, b.name)));
     const mounted = cp.id === mountedId;
     const range = cp.sourceTurnRange;
     replace(this,
@@ -29,6 +33,7 @@ export class CheckpointDetails extends HTMLElement {
           onclick: () => emit(this, "select-checkpoint", { id: null }) }, "×")),
       h("p", { class: "muted" }, `Branch ${cp.branchName}`,
         cp.parent ? ` · parent ${cp.parent.shortHash}` : " · root",
+        cp.mergeParent ? ` · merged ${cp.mergeParent.shortHash}` : "",
         ` · ${new Date(cp.createdAt).toLocaleString()}`),
       checkpointBody(cp),
       h("div", { class: "actions" },
@@ -47,7 +52,10 @@ export class CheckpointDetails extends HTMLElement {
           emit(this, "fork-checkpoint", { id: cp.id, branchName: branch.value.trim() || null }) }, "Fork")),
       others.length ? h("div", { class: "inline-form" }, other,
         h("button", { type: "button", class: "small", onclick: () =>
-          emit(this, "compare", { a: cp.id, b: other.value }) }, "Compare")) : null);
+          emit(this, "compare", { a: cp.id, b: other.value }) }, "Compare")) : null,
+      targets.length && attached ? h("div", { class: "inline-form" }, into,
+        h("button", { type: "button", class: "small", onclick: () =>
+          emit(this, "preview-merge", { from: cp.id, into: into.value }) }, "Merge into…")) : null);
   }
 }
 

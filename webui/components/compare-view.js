@@ -7,7 +7,7 @@ const FIELDS = [["decisions", "Decisions"], ["tasks", "Tasks"],
 
 const list = (items) => items.length
   ? h("ul", {}, items.map((item) => h("li", {}, item))) : h("p", { class: "muted" }, "—");
-const name = (cp) => [h("span", { class: "hash" }, cp.shortHash), " ", cp.title];
+export const name = (cp) => [h("span", { class: "hash" }, cp.shortHash), " ", cp.title];
 
 export class CompareView extends HTMLElement {
   connectedCallback() {

@@ -61,8 +61,13 @@ export class LineageGraph extends HTMLElement {
     const order = branchOrder(nodes, branches);
     const colour = (name) => `lane-${order.indexOf(name) % 6}`;
     const { rows, lane, lanes, rowOf } = layout(nodes, branches);
-    const heads = new Map(branches.filter((b) => b.head).map((b) => [`${b.head.id}|${b.name}`, b.name]));
-    const isHead = (node) => heads.has(`${node.id}|${node.branchName}`);
+    // A branch's head is tagged on its checkpoint; a branch fast-forwarded onto
+    // another branch's checkpoint (it has checkpoints of its own) is tagged there too.
+    // A branch with none of its own is drawn as a tip instead.
+    const own = new Set(nodes.map((node) => node.branchName));
+    const headsOf = (node) => branches.filter((b) => b.head?.id === node.id &&
+      (b.name === node.branchName || own.has(b.name))).map((b) => b.name);
+    const isHead = (node) => headsOf(node).length > 0;
     const point = (key) => ({ x: LEFT + lane.get(key) * LANE, y: TOP + rowOf.get(key) * ROW });
     const labelX = LEFT + lanes * LANE;
     const edges = svg("g", { class: "edges" });
@@ -73,6 +78,16 @@ export class LineageGraph extends HTMLElement {
       edges.append(svg("path", { d: edgePath(parent.x, parent.y, x, y, ROW),
         class: `edge ${colour(row.branch)}${row.kind === "tip" ? " tip-edge" : ""}`,
         "data-from": row.parentId, "data-to": row.key }));
+    }
+    // A merge's second parent: a dashed edge from the checkpoint merged in.
+    for (const row of rows) {
+      const from = row.node?.mergeParent?.id;
+      if (from === undefined || !rowOf.has(from)) continue;
+      const source = point(from);
+      const { x, y } = point(row.key);
+      edges.append(svg("path", { d: edgePath(source.x, source.y, x, y, ROW),
+        class: `edge merge-edge ${colour(nodes.find((n) => n.id === from).branchName)}`,
+        "data-from": from, "data-to": row.key }));
     }
     const group = svg("g", { class: "nodes" });
     for (const row of rows) {
@@ -91,7 +106,7 @@ export class LineageGraph extends HTMLElement {
       if (isHead(node)) classes.push("head");
       const label = svg("text", { x: labelX, y: y + 4 },
         svg("tspan", { class: "hash" }, node.shortHash), svg("tspan", { dx: 6 }, clip(node.title)));
-      if (isHead(node)) label.append(svg("tspan", { dx: 6, class: "head-tag" }, node.branchName));
+      for (const name of headsOf(node)) label.append(svg("tspan", { dx: 6, class: "head-tag" }, name));
       const item = svg("g", { class: classes.join(" "), tabindex: "0", role: "button",
         "data-id": node.id,
         "aria-label": `Checkpoint ${node.shortHash} ${node.title} on ${node.branchName}` +

@@ -30,7 +30,8 @@ MAX_ANCESTORS = 1000
 class Checkpoint(relay.Node):
     id: relay.NodeID[int]
     hash: str = strawberry.field(
-        description="SHA-256 over the content, space, parent's hash and creation time."
+        description="SHA-256 over the content, space, parent's hash and creation time (and, "
+        "for a merge, the merge parent's hash)."
     )
     branch_name: str = strawberry.field(description="The branch it was saved on.")
     title: str = strawberry.field(description="A one-line name (the seed's message).")
@@ -94,12 +95,28 @@ class Checkpoint(relay.Node):
         found = await info.context.loaders.checkpoint_by_id.load(parent_id)
         return Checkpoint.from_domain(found) if found else None
 
+    @strawberry.field(
+        description="For a merge checkpoint, the checkpoint that was merged in (its second "
+        "parent; `parent` is the head of the branch it was merged into). Null otherwise."
+    )
+    async def merge_parent(self, info: Info) -> Checkpoint | None:
+        merge_parent_id = self.domain_checkpoint.merge_parent_id
+        if merge_parent_id is None:
+            return None
+        found = await info.context.loaders.checkpoint_by_id.load(merge_parent_id)
+        return Checkpoint.from_domain(found) if found else None
+
     @strawberry.field(description="Checkpoints whose parent is this one, oldest first.")
     async def children(self, info: Info) -> list[Checkpoint]:
         found = await info.context.loaders.children_by_parent_id.load(self.id)
         return [Checkpoint.from_domain(c) for c in found]
 
-    @strawberry.field(description="Parent, grandparent, … nearest first (one recursive query).")
+    @strawberry.field(
+        description="Parent, grandparent, … nearest first (one recursive query). It follows "
+        "`parent` only: through a merge it stays on the line the merge checkpoint continues "
+        "(the branch merged into) and does not list the merged-in line (`mergeParent`), "
+        "exactly as the context rules (HEAD, MOUNTED) walk it."
+    )
     async def ancestors(
         self,
         info: Info,

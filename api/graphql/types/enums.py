@@ -69,6 +69,11 @@ class ErrorCode(enum.Enum):
     AMBIGUOUS_HASH = strawberry.enum_value(
         "AMBIGUOUS_HASH", description="The hash prefix matches more than one checkpoint."
     )
+    CONFLICT = strawberry.enum_value(
+        "CONFLICT",
+        description="A merge has an unresolved conflict, or the branch moved since it was "
+        "previewed: preview again and resolve.",
+    )
     PROVIDER_AUTH = strawberry.enum_value(
         "PROVIDER_AUTH", description="The provider rejected the API key."
     )

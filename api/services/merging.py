@@ -1,0 +1,180 @@
+"""Previewing and saving the merge of a checkpoint into a branch."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from api.domain.extraction import parse_draft
+from api.domain.hashing import checkpoint_hash
+from api.domain.merge import (
+    Merge,
+    Resolution,
+    build_merge_draft_messages,
+    merge_checkpoints,
+    resolve,
+)
+from api.domain.types import Checkpoint, CheckpointContent
+from api.domain.validation import (
+    OBJECTIVE_MAX_CHARS,
+    SUMMARY_MAX_CHARS,
+    TITLE_MAX_CHARS,
+    validate_checkpoint_content,
+)
+from api.errors import ErrorCode, InputError, NotFound, ProviderError
+from api.services.base import Services
+from api.services.checkpoints import get_owned
+from api.store import checkpoints, spaces
+
+
+@dataclass(frozen=True)
+class MergePlan:
+    into: str
+    ours: Checkpoint  # the head of `into`
+    theirs: Checkpoint  # the checkpoint merged in
+    ancestor: Checkpoint | None
+    merge: Merge
+    suggestion: CheckpointContent  # title, objective and summary only
+    suggestion_model: str | None = None  # the model that wrote it; None: plain text
+
+    @property
+    def fast_forward(self) -> bool:
+        """`into`'s head is an ancestor of `theirs`: the head just moves."""
+        return self.ancestor is not None and self.ancestor.id == self.ours.id
+
+    @property
+    def up_to_date(self) -> bool:
+        """`theirs` is already part of `into` (its head or an ancestor of it)."""
+        return self.ancestor is not None and self.ancestor.id == self.theirs.id
+
+
+@dataclass(frozen=True)
+class MergeResult:
+    checkpoint: Checkpoint  # the new merge checkpoint, or `theirs` after a fast-forward
+    fast_forward: bool
+
+
+async def preview(owner_id: int, space_id: int, into: str, from_id: int) -> MergePlan:
+    """Everything a merge would do, computed and nothing written."""
+    await spaces.get(owner_id, space_id)
+    theirs = await get_owned(owner_id, from_id, field="from")
+    if theirs.space_id != space_id:
+        # A checkpoint of another space is not one this space can name.
+        raise NotFound("No such checkpoint in this space.", field="from")
+    ours_id = await checkpoints.head_id(space_id, into)
+    if ours_id is None:
+        raise NotFound(f'The space has no branch "{into}".', field="into")
+    ancestor_id = await checkpoints.common_ancestor_id(ours_id, theirs.id)
+    ours_line = await checkpoints.since(ours_id, ancestor_id)
+    theirs_line = await checkpoints.since(theirs.id, ancestor_id)
+    known = await checkpoints.get_many([i for i in (ours_id, ancestor_id) if i is not None])
+    ours = known[ours_id]
+    ancestor = known.get(ancestor_id) if ancestor_id is not None else None
+    merge = merge_checkpoints(
+        ancestor.content if ancestor else None,
+        ours.content,
+        theirs.content,
+        ours_line=_between(ours_line, ours),
+        theirs_line=_between(theirs_line, theirs),
+    )
+    return MergePlan(into, ours, theirs, ancestor, merge, _suggest(into, ours, theirs))
+
+
+async def preview_with_draft(
+    services: Services, owner_id: int, space_id: int, into: str, from_id: int
+) -> MergePlan:
+    """``preview``, its suggestion written by the background model when that
+    model answers; a failed or unavailable model leaves the plain-text one."""
+    plan = await preview(owner_id, space_id, into, from_id)
+    if plan.up_to_date or plan.fast_forward:
+        return plan  # nothing will be written: no draft needed
+    registry = services.registry
+    try:
+        background = registry.resolve(registry.background)
+        completion = await registry.complete(
+            build_merge_draft_messages(into, plan.ours, plan.theirs), background
+        )
+        drafted = parse_draft(completion.text)
+    except ProviderError:
+        return plan
+    suggestion = CheckpointContent(
+        title=_clip(drafted.title, TITLE_MAX_CHARS) or plan.suggestion.title,
+        objective=_clip(drafted.objective, OBJECTIVE_MAX_CHARS),
+        summary=_clip(drafted.summary, SUMMARY_MAX_CHARS),
+    )
+    return replace(plan, suggestion=suggestion, suggestion_model=background.name)
+
+
+async def merge(
+    owner_id: int,
+    space_id: int,
+    into: str,
+    from_id: int,
+    *,
+    title: str,
+    objective: str | None,
+    summary: str | None,
+    resolutions: Sequence[Resolution],
+) -> MergeResult:
+    plan = await preview(owner_id, space_id, into, from_id)
+    if plan.up_to_date:
+        raise InputError(
+            f'The branch "{into}" already contains that checkpoint.',
+            code=ErrorCode.INVALID,
+            field="from",
+        )
+    if plan.fast_forward:
+        await checkpoints.fast_forward(space_id, into, from_id=plan.ours.id, to_id=plan.theirs.id)
+        return MergeResult(plan.theirs, fast_forward=True)
+    lists = resolve(plan.merge, resolutions)
+    content = validate_checkpoint_content(
+        title=title,
+        objective=plan.suggestion.objective if objective is None else objective,
+        summary=plan.suggestion.summary if summary is None else summary,
+        decisions=lists["decisions"],
+        tasks=lists["tasks"],
+        open_questions=lists["open_questions"],
+        entities=lists["entities"],
+    )
+    saved = await checkpoints.create(
+        space_id=space_id,
+        branch_name=into,
+        content=content,
+        author_agent="user",
+        source_session_id=None,
+        source_turn_range=None,
+        base_sequence=0,
+        compute_hash=checkpoint_hash,
+        merge_parent=plan.theirs,
+        expected_head_id=plan.ours.id,
+    )
+    return MergeResult(saved, fast_forward=False)
+
+
+def _between(line: Sequence[Checkpoint], tip: Checkpoint) -> list[CheckpointContent]:
+    """The line's checkpoints other than its tip."""
+    return [c.content for c in line if c.id != tip.id]
+
+
+def _suggest(into: str, ours: Checkpoint, theirs: Checkpoint) -> CheckpointContent:
+    """Plain text from both sides: a draft the user edits."""
+    title = f"Merge {theirs.branch_name} ({theirs.content.title}) into {into}"
+    return CheckpointContent(
+        title=_clip(title, TITLE_MAX_CHARS),
+        objective=_clip(
+            _join(ours.content.objective, theirs.content.objective), OBJECTIVE_MAX_CHARS
+        ),
+        summary=_clip(_join(ours.content.summary, theirs.content.summary), SUMMARY_MAX_CHARS),
+    )
+
+
+def _join(ours: str, theirs: str) -> str:
+    if not theirs.strip() or theirs.strip() == ours.strip():
+        return ours
+    if not ours.strip():
+        return theirs
+    return f"{ours}\n\n{theirs}"
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
