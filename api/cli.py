@@ -1,4 +1,4 @@
-"""`smriti serve` and `smriti export-schema`."""
+"""`smriti serve`, `smriti export-schema`, and the lineage tools: `verify`."""
 
 from __future__ import annotations
 
@@ -29,7 +29,18 @@ def _parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--log-level", default="info")
     commands.add_parser("export-schema", help="Print the GraphQL schema (SDL).")
+    verify = commands.add_parser(
+        "verify", help="Recompute every checkpoint hash and parent link; exit 1 if one fails."
+    )
+    verify.add_argument("--space", help="One space (its number or global id; default: all).")
+    _database_option(verify)
     return parser
+
+
+def _database_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--database", help="Database URL (default: $SMRITI_DATABASE_URL or a SQLite file)."
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -41,6 +52,10 @@ def main(argv: list[str] | None = None) -> int:
 
         sys.stdout.write(export_schema())
         return 0
+    if args.command == "verify":
+        from api.lineage_cli import run_verify
+
+        return run_verify(args)
 
     import uvicorn
 

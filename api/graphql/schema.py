@@ -26,8 +26,9 @@ from api.graphql.mutations.chat import ChatMutation
 from api.graphql.mutations.checkpoints import CheckpointMutation
 from api.graphql.mutations.sessions import SessionMutation
 from api.graphql.mutations.spaces import SpaceMutation
-from api.graphql.queries import Query
+from api.graphql.queries import Query as CoreQuery
 from api.graphql.subscriptions import Subscription
+from api.graphql.transfer.verify import VerifyQuery
 from api.graphql.types.checkpoint import Checkpoint
 from api.graphql.types.session import Session
 from api.graphql.types.space import Space
@@ -40,6 +41,11 @@ from api.settings import Settings
     "and returns a payload with the result and `errors`."
 )
 class Mutation(SpaceMutation, SessionMutation, ChatMutation, CheckpointMutation):
+    pass
+
+
+@strawberry.type(description="Everything you can read.")
+class Query(CoreQuery, VerifyQuery):
     pass
 
 
@@ -67,9 +73,7 @@ class SmritiSchema(strawberry.Schema):
         # refuses, a query over its cost budget) are answers, not incidents:
         # only bugs are logged.
         unexpected = [
-            e
-            for e in errors
-            if _is_internal(e) and (e.extensions or {}).get("code") != TOO_COSTLY
+            e for e in errors if _is_internal(e) and (e.extensions or {}).get("code") != TOO_COSTLY
         ]
         if unexpected:
             super().process_errors(unexpected, execution_context)
