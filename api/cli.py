@@ -1,4 +1,4 @@
-"""`smriti serve`, `smriti export-schema`, and the lineage tools: `verify`."""
+"""`smriti serve`, `smriti export-schema`, and the lineage tools: `verify`, `export`, `import`."""
 
 from __future__ import annotations
 
@@ -34,6 +34,19 @@ def _parser() -> argparse.ArgumentParser:
     )
     verify.add_argument("--space", help="One space (its number or global id; default: all).")
     _database_option(verify)
+    export = commands.add_parser("export", help="Write spaces or sessions as a document.")
+    which = export.add_mutually_exclusive_group()
+    which.add_argument("--space", help="One space (its number or global id).")
+    which.add_argument("--session", help="One session (its number or global id).")
+    which.add_argument("--all", action="store_true", help="Every space and session (default).")
+    export.add_argument("--format", choices=["json"], default="json")
+    export.add_argument("--output", help="Write to this file (default: standard output).")
+    _database_option(export)
+    load = commands.add_parser(
+        "import", help="Recreate an exported JSON document (hashes verified; never twice)."
+    )
+    load.add_argument("file", help="The JSON document (- for standard input).")
+    _database_option(load)
     return parser
 
 
@@ -52,10 +65,10 @@ def main(argv: list[str] | None = None) -> int:
 
         sys.stdout.write(export_schema())
         return 0
-    if args.command == "verify":
-        from api.lineage_cli import run_verify
+    if args.command in ("verify", "export", "import"):
+        from api import lineage_cli
 
-        return run_verify(args)
+        return lineage_cli.run(args)
 
     import uvicorn
 

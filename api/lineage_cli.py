@@ -1,13 +1,14 @@
-"""The command-line lineage tools behind `smriti verify` (and export/import)."""
+"""The command-line lineage tools: `smriti verify`, `smriti export`, `smriti import`."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import sys
+from pathlib import Path
 
 from api.domain.verification import Verification
-from api.errors import NotFound
+from api.errors import ErrorCode, InputError, NotFound, SmritiError
 from api.settings import Settings
 
 EXIT_BROKEN = 1  # a checkpoint does not verify
@@ -18,17 +19,76 @@ def database_url(args: argparse.Namespace) -> str:
     return Settings.from_environment(database_url=args.database).database_url
 
 
-def space_key(value: str) -> int | None:
-    """A space given as its number or its global id."""
+def run(args: argparse.Namespace) -> int:
+    url = database_url(args)
+    if args.command == "verify":
+        return asyncio.run(_verify(url, args.space))
+    if args.command == "export":
+        return asyncio.run(_export(url, args))
+    return asyncio.run(_import(url, args.file))
+
+
+def _key(value: str, type_name: str) -> int | None:
     from api.graphql import ids
 
-    if value.isdigit():
-        return int(value)
-    return ids.key_or_none(value, "Space")
+    return int(value) if value.isdigit() else ids.key_or_none(value, type_name)
 
 
-def run_verify(args: argparse.Namespace) -> int:
-    return asyncio.run(_verify(database_url(args), args.space))
+async def _export(db_url: str, args: argparse.Namespace) -> int:
+    from api.services import transfer as service
+    from api.store import spaces, transfer
+
+    async with transfer.opened(db_url):
+        owner = await spaces.local_user_id()
+        try:
+            if args.space is not None:
+                exported = await service.export_spaces(owner, [_required(args.space, "Space")])
+            elif args.session is not None:
+                exported = await service.export_session(owner, _required(args.session, "Session"))
+            else:
+                exported = await service.export_everything(owner)
+        except SmritiError as exc:
+            print(f"smriti: {exc.message}", file=sys.stderr)
+            return EXIT_USAGE
+    text = service.to_json(exported)
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _required(value: str, type_name: str) -> int:
+    key = _key(value, type_name)
+    if key is None:
+        raise InputError(f"{value!r} is not a {type_name.lower()} id.")
+    return key
+
+
+async def _import(db_url: str, file: str) -> int:
+    from api.services import transfer as service
+    from api.store import spaces, transfer
+
+    try:
+        text = sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"smriti: cannot read {file}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    async with transfer.opened(db_url):
+        owner = await spaces.local_user_id()
+        try:
+            imported = await service.import_json(owner, text)
+        except SmritiError as exc:
+            where = f" (at {exc.field})" if exc.field else ""
+            print(f"smriti: {exc.message}{where}", file=sys.stderr)
+            return EXIT_BROKEN if exc.code is ErrorCode.TAMPERED else EXIT_USAGE
+    for space, created in imported.spaces:
+        state = "imported" if created else "already here, not imported again"
+        print(f'space {space.id} "{space.name}": {state}')
+    for session, created in imported.sessions:
+        state = "imported" if created else "already here, not imported again"
+        print(f'session {session.id} "{session.title}": {state}')
+    return 0
 
 
 async def _verify(db_url: str, space: str | None) -> int:
@@ -40,7 +100,7 @@ async def _verify(db_url: str, space: str | None) -> int:
         if space is None:
             targets = await transfer.space_ids(owner)
         else:
-            key = space_key(space)
+            key = _key(space, "Space")
             if key is None:
                 print(f"smriti: {space!r} is not a space id.", file=sys.stderr)
                 return EXIT_USAGE

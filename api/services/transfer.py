@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import json
+from datetime import UTC, datetime
+
+from api.domain.export_format import Export, from_document, to_document
 from api.domain.verification import Verification, verify_lineage
-from api.store import spaces, transfer
+from api.errors import ErrorCode, InputError
+from api.store import sessions, spaces, transfer
 
 
 async def verify(owner_id: int, space_id: int) -> Verification:
@@ -13,3 +18,53 @@ async def verify(owner_id: int, space_id: int) -> Verification:
         await transfer.space_checkpoints(space_id),
         hash_space_id=await transfer.hash_space_id(space_id),
     )
+
+
+async def export_spaces(owner_id: int, space_ids: list[int]) -> Export:
+    """The owner's spaces, whole (NotFound for one that is not theirs)."""
+    for space_id in space_ids:
+        await spaces.get(owner_id, space_id)
+    return Export(spaces=tuple([await transfer.space_export(i) for i in space_ids]), sessions=())
+
+
+async def export_session(owner_id: int, session_id: int) -> Export:
+    """A session in no space. One in a space is exported with its space: its
+    checkpoints and the lineage they hang in are part of what it means."""
+    session = await sessions.get(owner_id, session_id)
+    if session.space_id is not None:
+        raise InputError(
+            "This session belongs to a space: export the space, which holds its lineage.",
+            code=ErrorCode.WRONG_SPACE,
+            field="sessionId",
+        )
+    return Export(spaces=(), sessions=tuple(await transfer.session_exports(owner_id, [session_id])))
+
+
+async def export_everything(owner_id: int) -> Export:
+    exported = await export_spaces(owner_id, await transfer.space_ids(owner_id))
+    return Export(
+        spaces=exported.spaces,
+        sessions=tuple(await transfer.session_exports(owner_id, None)),
+    )
+
+
+def to_json(export: Export) -> str:
+    document = to_document(export, exported_at=datetime.now(UTC))
+    return json.dumps(document, ensure_ascii=False, indent=1) + "\n"
+
+
+async def import_json(owner_id: int, text: str) -> transfer.Imported:
+    """Recreate an export: every hash verified first, then one transaction.
+
+    A tampered or malformed document is refused (InputError) before
+    anything is written.
+    """
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"The document is not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}).",
+            code=ErrorCode.INVALID,
+            field="document",
+        ) from None
+    return await transfer.import_export(owner_id, from_document(document))
