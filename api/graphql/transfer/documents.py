@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from typing import Annotated
 
 import strawberry
 
@@ -38,7 +39,11 @@ class ExportedDocument:
 @strawberry.type
 class ExportQuery:
     @strawberry.field(description="A space as a document (null: no such space).")
-    async def export_space(self, info: Info, input: ExportSpaceInput) -> ExportedDocument | None:
+    async def export_space(
+        self,
+        info: Info,
+        input: Annotated[ExportSpaceInput, strawberry.argument(description="What to export.")],
+    ) -> ExportedDocument | None:
         key = ids.key_or_none(input.space_id, "Space")
         if key is None:
             return None
