@@ -39,7 +39,13 @@ def _parser() -> argparse.ArgumentParser:
     which.add_argument("--space", help="One space (its number or global id).")
     which.add_argument("--session", help="One session (its number or global id).")
     which.add_argument("--all", action="store_true", help="Every space and session (default).")
-    export.add_argument("--format", choices=["json"], default="json")
+    export.add_argument(
+        "--format",
+        choices=["json", "markdown", "ipynb"],
+        default="json",
+        help="json: lossless, for `smriti import`; markdown: a session or a space's "
+        "lineage; ipynb: a session as a Jupyter notebook.",
+    )
     export.add_argument("--output", help="Write to this file (default: standard output).")
     _database_option(export)
     load = commands.add_parser(

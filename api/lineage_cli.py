@@ -35,27 +35,42 @@ def _key(value: str, type_name: str) -> int | None:
 
 
 async def _export(db_url: str, args: argparse.Namespace) -> int:
-    from api.services import transfer as service
     from api.store import spaces, transfer
 
     async with transfer.opened(db_url):
         owner = await spaces.local_user_id()
         try:
-            if args.space is not None:
-                exported = await service.export_spaces(owner, [_required(args.space, "Space")])
-            elif args.session is not None:
-                exported = await service.export_session(owner, _required(args.session, "Session"))
-            else:
-                exported = await service.export_everything(owner)
+            text = await _document(owner, args)
         except SmritiError as exc:
             print(f"smriti: {exc.message}", file=sys.stderr)
             return EXIT_USAGE
-    text = service.to_json(exported)
     if args.output:
         Path(args.output).write_text(text, encoding="utf-8")
     else:
         sys.stdout.write(text)
     return 0
+
+
+async def _document(owner: int, args: argparse.Namespace) -> str:
+    from api.services import transfer as service
+
+    if args.format == "json":
+        if args.space is not None:
+            exported = await service.export_spaces(owner, [_required(args.space, "Space")])
+        elif args.session is not None:
+            exported = await service.export_session(owner, _required(args.session, "Session"))
+        else:
+            exported = await service.export_everything(owner)
+        return service.to_json(exported)
+    if args.session is not None:
+        session = _required(args.session, "Session")
+        if args.format == "markdown":
+            return await service.session_markdown(owner, session)
+        return await service.session_notebook(owner, session)
+    if args.space is not None and args.format == "markdown":
+        return await service.lineage_markdown(owner, _required(args.space, "Space"))
+    wanted = "--session" if args.format == "ipynb" else "--space or --session"
+    raise InputError(f"--format {args.format} writes one document: give {wanted}.")
 
 
 def _required(value: str, type_name: str) -> int:

@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 
+from api.domain import documents
 from api.domain.export_format import Export, from_document, to_document
+from api.domain.types import Session
 from api.domain.verification import Verification, verify_lineage
 from api.errors import ErrorCode, InputError
 from api.store import sessions, spaces, transfer
@@ -68,3 +70,27 @@ async def import_json(owner_id: int, text: str) -> transfer.Imported:
             field="document",
         ) from None
     return await transfer.import_export(owner_id, from_document(document))
+
+
+async def session_items(owner_id: int, session_id: int) -> tuple[Session, list[documents.Item]]:
+    """A session with its turns and the checkpoints saved from it, in order."""
+    await sessions.get(owner_id, session_id)
+    exported = await transfer.session_export(session_id)
+    saved = await transfer.checkpoints_from_session(session_id)
+    return exported.session, documents.in_order(exported.turns, saved)
+
+
+async def session_markdown(owner_id: int, session_id: int) -> str:
+    return documents.session_markdown(*await session_items(owner_id, session_id))
+
+
+async def session_notebook(owner_id: int, session_id: int) -> str:
+    notebook = documents.session_notebook(*await session_items(owner_id, session_id))
+    return json.dumps(notebook, ensure_ascii=False, indent=1) + "\n"
+
+
+async def lineage_markdown(owner_id: int, space_id: int) -> str:
+    [item] = (await export_spaces(owner_id, [space_id])).spaces
+    hashes = {c.id: c.hash for c in item.checkpoints}
+    branches = [documents.LineageBranch(b.name, hashes[b.head_id]) for b in item.branches]
+    return documents.lineage_markdown(item.space, item.checkpoints, branches)

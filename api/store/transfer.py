@@ -238,3 +238,15 @@ async def _create_session(
         using_db=conn,
     )
     return row
+
+
+async def session_export(session_id: int) -> SessionExport:
+    """One session and its turns (its owner already checked)."""
+    [found] = await _with_turns([await models.Session.get(id=session_id)])
+    return found
+
+
+async def checkpoints_from_session(session_id: int) -> list[Checkpoint]:
+    """The checkpoints saved from a session, oldest first."""
+    found = await models.Checkpoint.filter(source_session_id=session_id).order_by("id")
+    return [rows.checkpoint(row) for row in found]
