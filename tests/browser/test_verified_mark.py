@@ -39,7 +39,6 @@ def test_verified_then_alarm_after_tampering(
     page.reload()
     alarm = page.locator("lineage-graph .pane-head [role=alert]")
     expect(alarm).to_have_text(
-        f"⚠ Lineage altered: checkpoint {second['shortHash']} “Second”: "
-        "its hash does not match."
+        f"⚠ Lineage altered: checkpoint {second['shortHash']} “Second”: its hash does not match."
     )
     expect(head.locator(".verified")).to_have_count(0)
