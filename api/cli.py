@@ -49,7 +49,9 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("--output", help="Write to this file (default: standard output).")
     _database_option(export)
     load = commands.add_parser(
-        "import", help="Recreate an exported JSON document (hashes verified; never twice)."
+        "import",
+        help="Recreate an exported JSON document (hashes verified; never twice), "
+        "or a ChatGPT export's conversations.json.",
     )
     load.add_argument("file", help="The JSON document (- for standard input).")
     _database_option(load)

@@ -89,10 +89,13 @@ async def _import(db_url: str, file: str) -> int:
     except (OSError, UnicodeDecodeError) as exc:
         print(f"smriti: cannot read {file}: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    from api.app import provider_registry
+
+    registry = provider_registry(Settings.from_environment(database_url=db_url))
     async with transfer.opened(db_url):
         owner = await spaces.local_user_id()
         try:
-            imported = await service.import_json(owner, text)
+            imported = await service.import_document(owner, text, registry)
         except SmritiError as exc:
             where = f" (at {exc.field})" if exc.field else ""
             print(f"smriti: {exc.message}{where}", file=sys.stderr)

@@ -180,19 +180,19 @@ class _Reader:
 
     def __init__(self, value: Any, path: str) -> None:
         if not isinstance(value, Mapping):
-            raise _bad(path, "an object")
+            raise invalid(path, "an object")
         self.value = value
         self.path = path
 
     def _get(self, key: str) -> Any:
         if key not in self.value:
-            raise _bad(f"{self.path}.{key}", "present")
+            raise invalid(f"{self.path}.{key}", "present")
         return self.value[key]
 
     def text(self, key: str) -> str:
         found = self._get(key)
         if not isinstance(found, str):
-            raise _bad(f"{self.path}.{key}", "a string")
+            raise invalid(f"{self.path}.{key}", "a string")
         return found
 
     def opt_text(self, key: str) -> str | None:
@@ -201,7 +201,7 @@ class _Reader:
     def integer(self, key: str) -> int:
         found = self._get(key)
         if not isinstance(found, int) or isinstance(found, bool):
-            raise _bad(f"{self.path}.{key}", "an integer")
+            raise invalid(f"{self.path}.{key}", "an integer")
         return found
 
     def opt_integer(self, key: str) -> int | None:
@@ -212,13 +212,13 @@ class _Reader:
         if found is None:
             return None
         if not isinstance(found, int | float) or isinstance(found, bool):
-            raise _bad(f"{self.path}.{key}", "a number")
+            raise invalid(f"{self.path}.{key}", "a number")
         return float(found)
 
     def flag(self, key: str) -> bool:
         found = self._get(key)
         if not isinstance(found, bool):
-            raise _bad(f"{self.path}.{key}", "true or false")
+            raise invalid(f"{self.path}.{key}", "true or false")
         return found
 
     def time(self, key: str) -> datetime:
@@ -226,19 +226,19 @@ class _Reader:
         try:
             moment = datetime.fromisoformat(text)
         except ValueError:
-            raise _bad(f"{self.path}.{key}", "an ISO 8601 time") from None
+            raise invalid(f"{self.path}.{key}", "an ISO 8601 time") from None
         return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
     def strings(self, key: str) -> tuple[str, ...]:
         found = self._get(key)
         if not isinstance(found, list) or not all(isinstance(s, str) for s in found):
-            raise _bad(f"{self.path}.{key}", "a list of strings")
+            raise invalid(f"{self.path}.{key}", "a list of strings")
         return tuple(found)
 
     def objects(self, key: str) -> list[_Reader]:
         found = self._get(key)
         if not isinstance(found, list):
-            raise _bad(f"{self.path}.{key}", "a list")
+            raise invalid(f"{self.path}.{key}", "a list")
         return [_Reader(item, f"{self.path}.{key}[{i}]") for i, item in enumerate(found)]
 
     def opt_object(self, key: str) -> _Reader | None:
@@ -246,7 +246,8 @@ class _Reader:
         return None if found is None else _Reader(found, f"{self.path}.{key}")
 
 
-def _bad(path: str, expected: str) -> InputError:
+def invalid(path: str, expected: str) -> InputError:
+    """The INVALID error for a document field that is not what it must be."""
     return InputError(f"{path} must be {expected}.", code=ErrorCode.INVALID, field=path)
 
 
@@ -255,7 +256,7 @@ def from_document(document: Any) -> Export:
     and every checkpoint hash (InputError TAMPERED names the first bad one)."""
     root = _Reader(document, "document")
     if root.value.get("format") != FORMAT:
-        raise _bad("document.format", f'"{FORMAT}"')
+        raise invalid("document.format", f'"{FORMAT}"')
     if root.value.get("version") != VERSION:
         raise InputError(
             f"This server reads export version {VERSION}, not {root.value.get('version')!r}.",
@@ -315,7 +316,7 @@ def _known(reader: _Reader, key: str, ids: Sequence[int]) -> int:
 
 def _read_checkpoint(reader: _Reader, space_id: int) -> Checkpoint:
     if reader.value.get("mergeParentId") is not None:
-        raise _bad(f"{reader.path}.mergeParentId", "null (merges are not supported yet)")
+        raise invalid(f"{reader.path}.mergeParentId", "null (merges are not supported yet)")
     source = reader.opt_object("sourceTurnRange")
     return Checkpoint(
         id=reader.integer("id"),
@@ -353,7 +354,7 @@ def _read_session(reader: _Reader, space_id: int | None, ids: Sequence[int]) -> 
     try:
         scope = MemoryScope(reader.text("memoryScope"))
     except ValueError:
-        raise _bad(f"{reader.path}.memoryScope", "LATEST_1 or LATEST_3") from None
+        raise invalid(f"{reader.path}.memoryScope", "LATEST_1 or LATEST_3") from None
     session = Session(
         id=session_id,
         title=reader.text("title"),
@@ -385,7 +386,7 @@ def _read_turn(reader: _Reader, session_id: int) -> Turn:
     try:
         role = Role(reader.text("role"))
     except ValueError:
-        raise _bad(f"{reader.path}.role", "USER, ASSISTANT or SYSTEM") from None
+        raise invalid(f"{reader.path}.role", "USER, ASSISTANT or SYSTEM") from None
     return Turn(
         id=reader.integer("id"),
         session_id=session_id,
@@ -410,7 +411,7 @@ def _read_turn(reader: _Reader, session_id: int) -> Turn:
 def _check_space(item: SpaceExport, path: str) -> None:
     ids = [c.id for c in item.checkpoints]
     if len(set(ids)) != len(ids) or ids != sorted(ids):
-        raise _bad(f"{path}.checkpoints", "in creation order, each id once")
+        raise invalid(f"{path}.checkpoints", "in creation order, each id once")
     result = verify_lineage(item.checkpoints, hash_space_id=item.hash_space_id)
     if result.broken is not None:
         bad = result.broken.checkpoint

@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 
-from api.domain import documents
+from api.domain import chatgpt, documents
 from api.domain.export_format import Export, from_document, to_document
 from api.domain.types import Session
 from api.domain.verification import Verification, verify_lineage
 from api.errors import ErrorCode, InputError
+from api.providers import ProviderRegistry
 from api.store import sessions, spaces, transfer
+from api.store.transfer import Imported
 
 
 async def verify(owner_id: int, space_id: int) -> Verification:
@@ -55,11 +57,13 @@ def to_json(export: Export) -> str:
     return json.dumps(document, ensure_ascii=False, indent=1) + "\n"
 
 
-async def import_json(owner_id: int, text: str) -> transfer.Imported:
-    """Recreate an export: every hash verified first, then one transaction.
+async def import_document(owner_id: int, text: str, registry: ProviderRegistry) -> Imported:
+    """Recreate a JSON export, or the conversations of a ChatGPT data export.
 
-    A tampered or malformed document is refused (InputError) before
-    anything is written.
+    Every checkpoint hash of an export is verified first, then it is written
+    in one transaction; a tampered or malformed document is refused
+    (InputError) with nothing written. ChatGPT conversations become sessions
+    in no space that go on talking to the chat default model.
     """
     try:
         document = json.loads(text)
@@ -69,7 +73,17 @@ async def import_json(owner_id: int, text: str) -> transfer.Imported:
             code=ErrorCode.INVALID,
             field="document",
         ) from None
-    return await transfer.import_export(owner_id, from_document(document))
+    if chatgpt.looks_like_chatgpt(document):
+        ref = registry.resolve(None, require_available=False)
+        export = chatgpt.conversations(
+            document,
+            provider=ref.provider,
+            model=ref.model,
+            count_tokens=lambda content: registry.count_tokens(content, ref),
+        )
+    else:
+        export = from_document(document)
+    return await transfer.import_export(owner_id, export)
 
 
 async def session_items(owner_id: int, session_id: int) -> tuple[Session, list[documents.Item]]:

@@ -20,8 +20,8 @@ ImportSpaceError = error_type("ImportSpaceError", "importSpace")
 @strawberry.input(description="A document to import.")
 class ImportSpaceInput:
     document: str = strawberry.field(
-        description="A JSON export (as exportSpace or `smriti export` write it); "
-        "at most the server's request body limit."
+        description="A JSON export (as exportSpace or `smriti export` write it), or the "
+        "conversations.json of a ChatGPT data export; at most the server's request body limit."
     )
 
 
@@ -54,7 +54,10 @@ class ImportMutation:
         input: Annotated[ImportSpaceInput, strawberry.argument(description="The document.")],
     ) -> ImportSpacePayload:
         imported, errors = await attempt(
-            transfer.import_json(info.context.owner_id, input.document), ImportSpaceError
+            transfer.import_document(
+                info.context.owner_id, input.document, info.context.services.registry
+            ),
+            ImportSpaceError,
         )
         done = imported or Imported(spaces=[], sessions=[])
         return ImportSpacePayload(
