@@ -200,3 +200,17 @@ export async function* sendMessageEvents(input) {
     yield { __typename: "StreamFailed", errors: payload.errors, partialReply: null };
   }
 }
+
+export const EXPORT_SESSION = `query($input: ExportSessionInput!) {
+  exportSession(input: $input) { document mediaType fileName } }`;
+export const EXPORT_SPACE = `query($input: ExportSpaceInput!) {
+  exportSpace(input: $input) { document mediaType fileName } }`;
+
+/** A session (MARKDOWN, IPYNB) or its space (SPACE_JSON) as { document, mediaType, fileName }. */
+export async function exportDocument(session, format) {
+  if (format === "SPACE_JSON") {
+    const input = { spaceId: session.space.id, format: "JSON" };
+    return (await request(EXPORT_SPACE, { input })).exportSpace;
+  }
+  return (await request(EXPORT_SESSION, { input: { sessionId: session.id, format } })).exportSession;
+}
