@@ -38,6 +38,10 @@ from api.errors import ErrorCode, InputError
 FORMAT = "smriti-export"
 VERSION = 1
 _NO_OWNER = 0  # a parsed document's objects belong to nobody until imported
+# The database's column sizes (api/store/models.py): longer text is refused here,
+# as data, rather than by PostgreSQL as an unexpected error.
+NAME_CHARS = 200
+BRANCH_CHARS = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,14 +193,16 @@ class _Reader:
             raise invalid(f"{self.path}.{key}", "present")
         return self.value[key]
 
-    def text(self, key: str) -> str:
+    def text(self, key: str, *, max_chars: int | None = None) -> str:
         found = self._get(key)
         if not isinstance(found, str):
             raise invalid(f"{self.path}.{key}", "a string")
+        if max_chars is not None and len(found) > max_chars:
+            raise invalid(f"{self.path}.{key}", f"at most {max_chars} characters")
         return found
 
-    def opt_text(self, key: str) -> str | None:
-        return None if self._get(key) is None else self.text(key)
+    def opt_text(self, key: str, *, max_chars: int | None = None) -> str | None:
+        return None if self._get(key) is None else self.text(key, max_chars=max_chars)
 
     def integer(self, key: str) -> int:
         found = self._get(key)
@@ -282,7 +288,7 @@ def _read_space(reader: _Reader) -> SpaceExport:
     return SpaceExport(
         space=Space(
             id=space_id,
-            name=reader.text("name"),
+            name=reader.text("name", max_chars=NAME_CHARS),
             description=reader.text("description"),
             owner_id=_NO_OWNER,
             created_at=reader.time("createdAt"),
@@ -291,7 +297,7 @@ def _read_space(reader: _Reader) -> SpaceExport:
         hash_space_id=reader.integer("hashSpaceId"),
         branches=tuple(
             Branch(
-                name=b.text("name"),
+                name=b.text("name", max_chars=BRANCH_CHARS),
                 head_id=_known(b, "headId", ids),
                 created_at=b.time("createdAt"),
                 updated_at=b.time("updatedAt"),
@@ -320,12 +326,12 @@ def _read_checkpoint(reader: _Reader, space_id: int) -> Checkpoint:
     source = reader.opt_object("sourceTurnRange")
     return Checkpoint(
         id=reader.integer("id"),
-        hash=reader.text("hash"),
+        hash=reader.text("hash", max_chars=64),
         space_id=space_id,
         parent_id=reader.opt_integer("parentId"),
-        branch_name=reader.text("branchName"),
+        branch_name=reader.text("branchName", max_chars=BRANCH_CHARS),
         content=CheckpointContent(
-            title=reader.text("title"),
+            title=reader.text("title", max_chars=NAME_CHARS),
             objective=reader.text("objective"),
             summary=reader.text("summary"),
             decisions=reader.strings("decisions"),
@@ -333,7 +339,7 @@ def _read_checkpoint(reader: _Reader, space_id: int) -> Checkpoint:
             open_questions=reader.strings("openQuestions"),
             entities=reader.strings("entities"),
         ),
-        author_agent=reader.text("authorAgent"),
+        author_agent=reader.text("authorAgent", max_chars=NAME_CHARS),
         source_session_id=reader.opt_integer("sourceSessionId"),
         source_turn_range=(
             TurnRange(first=source.integer("first"), last=source.integer("last"))
@@ -357,11 +363,11 @@ def _read_session(reader: _Reader, space_id: int | None, ids: Sequence[int]) -> 
         raise invalid(f"{reader.path}.memoryScope", "LATEST_1 or LATEST_3") from None
     session = Session(
         id=session_id,
-        title=reader.text("title"),
+        title=reader.text("title", max_chars=NAME_CHARS),
         space_id=space_id,
-        branch_name=reader.text("branchName"),
-        active_provider=reader.text("activeProvider"),
-        active_model=reader.text("activeModel"),
+        branch_name=reader.text("branchName", max_chars=BRANCH_CHARS),
+        active_provider=reader.text("activeProvider", max_chars=BRANCH_CHARS),
+        active_model=reader.text("activeModel", max_chars=NAME_CHARS),
         seeded_from_id=checkpoint_ref("seededFromId"),
         forked_from_id=checkpoint_ref("forkedFromId"),
         memory_scope=scope,
@@ -379,7 +385,15 @@ def _read_session(reader: _Reader, space_id: int | None, ids: Sequence[int]) -> 
         updated_at=reader.time("updatedAt"),
     )
     turns = tuple(_read_turn(t, session_id) for t in reader.objects("turns"))
+    _unique([t.sequence_number for t in turns], f"{reader.path}.turns", "sequence number")
+    keys = [t.idempotency_key for t in turns if t.idempotency_key is not None]
+    _unique(keys, f"{reader.path}.turns", "idempotency key")
     return SessionExport(session=session, turns=turns)
+
+
+def _unique(values: Sequence[object], path: str, what: str) -> None:
+    if len(set(values)) != len(values):
+        raise invalid(path, f"without a repeated {what}")
 
 
 def _read_turn(reader: _Reader, session_id: int) -> Turn:
@@ -393,8 +407,8 @@ def _read_turn(reader: _Reader, session_id: int) -> Turn:
         role=role,
         content=reader.text("content"),
         sequence_number=reader.integer("sequenceNumber"),
-        provider=reader.opt_text("provider"),
-        model=reader.opt_text("model"),
+        provider=reader.opt_text("provider", max_chars=BRANCH_CHARS),
+        model=reader.opt_text("model", max_chars=NAME_CHARS),
         token_count=reader.integer("tokenCount"),
         created_at=reader.time("createdAt"),
         usage=Usage(
@@ -404,11 +418,13 @@ def _read_turn(reader: _Reader, session_id: int) -> Turn:
         ),
         interrupted=reader.flag("interrupted"),
         reply_to_sequence=reader.opt_integer("replyToSequence"),
-        idempotency_key=reader.opt_text("idempotencyKey"),
+        idempotency_key=reader.opt_text("idempotencyKey", max_chars=NAME_CHARS),
     )
 
 
 def _check_space(item: SpaceExport, path: str) -> None:
+    _unique([b.name for b in item.branches], f"{path}.branches", "name")
+    _unique([s.session.id for s in item.sessions], f"{path}.sessions", "id")
     ids = [c.id for c in item.checkpoints]
     if len(set(ids)) != len(ids) or ids != sorted(ids):
         raise invalid(f"{path}.checkpoints", "in creation order, each id once")

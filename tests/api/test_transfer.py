@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+import pytest
 
 from tests.conftest import fresh_database
 from tests.support.graphql import GraphQLClient
@@ -214,4 +215,34 @@ async def test_the_command_line_refuses_a_tampered_file(
         "(HASH_MISMATCH): the file was changed after export; nothing was imported. "
         "(at document.spaces[0].checkpoints[0])\n"
     )
+    assert len((await gql(COUNT))["spaces"]["edges"]) == 1
+
+
+async def test_what_the_database_would_refuse_is_refused_as_data(gql: GraphQLClient) -> None:
+    built = await forked_space(gql)
+    document = await export_document(gql, built["space"])
+    long_title = copy.deepcopy(document)
+    long_title["spaces"][0]["sessions"][0]["title"] = "t" * 201
+    errors = (await gql(IMPORT, d=json.dumps(long_title)))["importSpace"]["errors"]
+    assert errors == [
+        {
+            "code": "INVALID",
+            "message": "document.spaces[0].sessions[0].title must be at most 200 characters.",
+            "field": "document.spaces[0].sessions[0].title",
+        }
+    ]
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(long_title, SCHEMA)
+    repeated = copy.deepcopy(document)
+    turns = repeated["spaces"][0]["sessions"][0]["turns"]
+    turns[1]["sequenceNumber"] = turns[0]["sequenceNumber"]
+    errors = (await gql(IMPORT, d=json.dumps(repeated)))["importSpace"]["errors"]
+    assert errors == [
+        {
+            "code": "INVALID",
+            "message": "document.spaces[0].sessions[0].turns must be without a repeated "
+            "sequence number.",
+            "field": "document.spaces[0].sessions[0].turns",
+        }
+    ]
     assert len((await gql(COUNT))["spaces"]["edges"]) == 1
