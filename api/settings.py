@@ -59,7 +59,6 @@ class Settings:
         if self.max_body_bytes is not None:
             return self.max_body_bytes
         return 6 * self.max_content_bytes + 64 * 1024
-
     # Pause between the offline echo's streamed words, so a reply can be
     # watched (and stopped) without a real provider. 0 (instant) unless the
     # environment says otherwise: `smriti serve` reads SMRITI_OFFLINE_STREAM_DELAY_MS.
