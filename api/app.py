@@ -32,6 +32,19 @@ from api.store import database
 WEBUI_DIR = REPOSITORY_ROOT / "webui"
 
 
+def provider_registry(settings: Settings) -> ProviderRegistry:
+    """The providers the settings name (ConfigError if the file is malformed)."""
+    config = load_config(settings.providers_file) if settings.providers_file else default_config()
+    return ProviderRegistry(
+        config,
+        transport=LiteLLMTransport(
+            timeout=settings.provider_timeout_seconds,
+            max_tokens=settings.answer_reserve_tokens,
+            offline_stream_delay=settings.offline_stream_delay_ms / 1000,
+        ),
+    )
+
+
 def create_app(
     settings: Settings,
     *,
@@ -41,17 +54,7 @@ def create_app(
     """Build the app. A malformed providers file raises ConfigError here,
     before anything listens."""
     if registry is None:
-        config = (
-            load_config(settings.providers_file) if settings.providers_file else default_config()
-        )
-        registry = ProviderRegistry(
-            config,
-            transport=LiteLLMTransport(
-                timeout=settings.provider_timeout_seconds,
-                max_tokens=settings.answer_reserve_tokens,
-                offline_stream_delay=settings.offline_stream_delay_ms / 1000,
-            ),
-        )
+        registry = provider_registry(settings)
     services = Services(settings=settings, registry=registry)
     graphql = graphql_view(services, vendor_dir=graphiql_vendor_dir)
 

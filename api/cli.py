@@ -1,4 +1,4 @@
-"""`smriti serve` and `smriti export-schema`."""
+"""`smriti serve`, `smriti export-schema`, and the lineage tools: `verify`, `export`, `import`."""
 
 from __future__ import annotations
 
@@ -29,7 +29,39 @@ def _parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--log-level", default="info")
     commands.add_parser("export-schema", help="Print the GraphQL schema (SDL).")
+    verify = commands.add_parser(
+        "verify", help="Recompute every checkpoint hash and parent link; exit 1 if one fails."
+    )
+    verify.add_argument("--space", help="One space (its number or global id; default: all).")
+    _database_option(verify)
+    export = commands.add_parser("export", help="Write spaces or sessions as a document.")
+    which = export.add_mutually_exclusive_group()
+    which.add_argument("--space", help="One space (its number or global id).")
+    which.add_argument("--session", help="One session (its number or global id).")
+    which.add_argument("--all", action="store_true", help="Every space and session (default).")
+    export.add_argument(
+        "--format",
+        choices=["json", "markdown", "ipynb"],
+        default="json",
+        help="json: lossless, for `smriti import`; markdown: a session or a space's "
+        "lineage; ipynb: a session as a Jupyter notebook.",
+    )
+    export.add_argument("--output", help="Write to this file (default: standard output).")
+    _database_option(export)
+    load = commands.add_parser(
+        "import",
+        help="Recreate an exported JSON document (hashes verified; never twice), "
+        "or a ChatGPT export's conversations.json.",
+    )
+    load.add_argument("file", help="The JSON document (- for standard input).")
+    _database_option(load)
     return parser
+
+
+def _database_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--database", help="Database URL (default: $SMRITI_DATABASE_URL or a SQLite file)."
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -41,6 +73,10 @@ def main(argv: list[str] | None = None) -> int:
 
         sys.stdout.write(export_schema())
         return 0
+    if args.command in ("verify", "export", "import"):
+        from api import lineage_cli
+
+        return lineage_cli.run(args)
 
     import uvicorn
 

@@ -7,6 +7,7 @@ dropped afterwards).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -45,8 +46,15 @@ async def _admin(statement: str) -> None:
 
 @pytest.fixture
 async def database_url(tmp_path: Path) -> AsyncIterator[str]:
+    async with fresh_database(tmp_path / "smriti.sqlite3") as url:
+        yield url
+
+
+@contextlib.asynccontextmanager
+async def fresh_database(sqlite_file: Path) -> AsyncIterator[str]:
+    """An empty database of the chosen kind (a PostgreSQL one is dropped after)."""
     if TEST_DB == "sqlite":
-        yield sqlite_url(tmp_path / "smriti.sqlite3")
+        yield sqlite_url(sqlite_file)
         return
     if TEST_DB != "postgres":
         raise RuntimeError(f"SMRITI_TEST_DB must be sqlite or postgres, not {TEST_DB!r}")

@@ -35,7 +35,9 @@ export const TURNS_PAGE = `query($id: ID!, $before: String) { session(id: $id) {
     edges { node { ...TurnFields } } } } }`;
 export const LINEAGE = `query($id: ID!) { space(id: $id) { id
   branches { name head { id } }
-  lineage(first: 1000) { edges { node { ${CHECKPOINT_FIELDS} } } } } }`;
+  lineage(first: 1000) { edges { node { ${CHECKPOINT_FIELDS} } } } }
+  verifyLineage(spaceId: $id) { ok checked
+    firstBroken { reason checkpoint { id shortHash title } } } }`;
 export const CONTEXT_PREVIEW = `query($input: ContextPreviewInput!) {
   contextPreview(input: $input) { mode boundary tokenEstimate contextWindow model
     checkpoints { id shortHash title } turns { sequenceNumber }
@@ -141,8 +143,10 @@ export async function loadTurns(id, before = null) {
 }
 
 export async function loadLineage(spaceId) {
-  const space = (await request(LINEAGE, { id: spaceId })).space;
-  return space ? { branches: space.branches, nodes: nodes(space.lineage) } : null;
+  const data = await request(LINEAGE, { id: spaceId });
+  const space = data.space;
+  return space ? { branches: space.branches, nodes: nodes(space.lineage),
+    verification: data.verifyLineage } : null;
 }
 
 export const previewContext = async (input) =>
@@ -207,4 +211,18 @@ export async function* sendMessageEvents(input) {
   } else {
     yield { __typename: "StreamFailed", errors: payload.errors, partialReply: null };
   }
+}
+
+export const EXPORT_SESSION = `query($input: ExportSessionInput!) {
+  exportSession(input: $input) { document mediaType fileName } }`;
+export const EXPORT_SPACE = `query($input: ExportSpaceInput!) {
+  exportSpace(input: $input) { document mediaType fileName } }`;
+
+/** A session (MARKDOWN, IPYNB) or its space (SPACE_JSON) as { document, mediaType, fileName }. */
+export async function exportDocument(session, format) {
+  if (format === "SPACE_JSON") {
+    const input = { spaceId: session.space.id, format: "JSON" };
+    return (await request(EXPORT_SPACE, { input })).exportSpace;
+  }
+  return (await request(EXPORT_SESSION, { input: { sessionId: session.id, format } })).exportSession;
 }

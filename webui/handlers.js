@@ -195,6 +195,17 @@ export const HANDLERS = {
     await sessionChange(this, await api.mountCheckpoint({ sessionId: this.state.session.id,
       checkpointId: id }));
   },
+  async "export-document"({ format }) {
+    const exported = await api.exportDocument(this.state.session, format);
+    if (!exported) return;
+    // A download of the document the server wrote, named as it suggests.
+    const url = URL.createObjectURL(new Blob([exported.document], { type: exported.mediaType }));
+    const link = Object.assign(document.createElement("a"), { href: url, download: exported.fileName });
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 1000);
+  },
   async unmount() {
     await sessionChange(this, await api.unmountCheckpoint(this.state.session.id));
   },

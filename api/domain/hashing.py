@@ -42,7 +42,7 @@ def canonical_encoding(
     document = {
         "authorAgent": author_agent,
         "branchName": branch_name,
-        "createdAt": _utc_timestamp(created_at),
+        "createdAt": utc_timestamp(created_at),
         "decisions": list(content.decisions),
         "entities": list(content.entities),
         "objective": content.objective,
@@ -136,7 +136,7 @@ def normalize_hash_prefix(prefix: str) -> str:
     return candidate
 
 
-def _utc_timestamp(moment: datetime) -> str:
+def utc_timestamp(moment: datetime) -> str:
     # A naive datetime is taken as UTC: SQLite hands timestamps back without a
     # zone, and the same checkpoint must hash the same on every database.
     if moment.tzinfo is None:

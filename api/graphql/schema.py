@@ -24,11 +24,14 @@ from api.graphql.cost import TOO_COSTLY, Budget, QueryCost
 from api.graphql.input_bounds import InputListBound
 from api.graphql.mutations.chat import ChatMutation
 from api.graphql.mutations.checkpoints import CheckpointMutation
+from api.graphql.mutations.imports import ImportMutation
 from api.graphql.mutations.merging import MergeMutation, MergeQuery
 from api.graphql.mutations.sessions import SessionMutation
 from api.graphql.mutations.spaces import SpaceMutation
-from api.graphql.queries import Query as BaseQuery
+from api.graphql.queries import Query as CoreQuery
 from api.graphql.subscriptions import Subscription
+from api.graphql.transfer.documents import ExportQuery
+from api.graphql.transfer.verify import VerifyQuery
 from api.graphql.types.checkpoint import Checkpoint
 from api.graphql.types.session import Session
 from api.graphql.types.space import Space
@@ -40,12 +43,19 @@ from api.settings import Settings
     description="Every change goes through one of these; each takes one `input` "
     "and returns a payload with the result and `errors`."
 )
-class Mutation(SpaceMutation, SessionMutation, ChatMutation, CheckpointMutation, MergeMutation):
+class Mutation(
+    SpaceMutation,
+    SessionMutation,
+    ChatMutation,
+    CheckpointMutation,
+    MergeMutation,
+    ImportMutation,
+):
     pass
 
 
 @strawberry.type(description="Everything you can read.")
-class Query(BaseQuery, MergeQuery):
+class Query(CoreQuery, MergeQuery, VerifyQuery, ExportQuery):
     pass
 
 

@@ -87,6 +87,7 @@ async def create(
         # write lock (SQLite) before the head is read, so two savers on one
         # branch cannot both take the same parent.
         await models.Space.filter(id=space_id).using_db(conn).update(updated_at=now)
+        space = await models.Space.get(id=space_id, using_db=conn)
         branch = await models.Branch.get_or_none(space_id=space_id, name=branch_name, using_db=conn)
         parent = (
             await models.Checkpoint.get(id=branch.head_id, using_db=conn)  # type: ignore[attr-defined]
@@ -100,7 +101,8 @@ async def create(
         merge = {"merge_parent_hash": merge_parent.hash} if merge_parent is not None else {}
         digest = compute_hash(
             content,
-            space_id=space_id,
+            # An imported space goes on hashing with its origin's id.
+            space_id=space.origin_space_id or space_id,
             parent_hash=parent.hash if parent else None,
             created_at=now,
             branch_name=branch_name,

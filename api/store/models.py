@@ -30,6 +30,9 @@ class Space(Model):
     owner: fields.ForeignKeyRelation[User] = fields.ForeignKeyField(
         "models.User", related_name="spaces", on_delete=OnDelete.CASCADE
     )
+    # The space id its checkpoint hashes are sealed with, when it came from
+    # another server (an import); null: its own id.
+    origin_space_id = fields.BigIntField(null=True)
     created_at = fields.DatetimeField()
     updated_at = fields.DatetimeField()
 

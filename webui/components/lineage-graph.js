@@ -48,11 +48,12 @@ export class LineageGraph extends HTMLElement {
   }
 
   render() {
-    const { nodes = [], branches = [], mountedId = null, selectedId = null, spaceName } =
-      this._state ?? {};
+    const { nodes = [], branches = [], mountedId = null, selectedId = null, spaceName,
+      verification = null } = this._state ?? {};
     this.className = "lineage-graph";
     const title = h("div", { class: "pane-head" }, h("h2", {}, "Lineage"),
-      spaceName ? h("span", { class: "muted" }, spaceName) : null);
+      spaceName ? h("span", { class: "muted" }, spaceName) : null,
+      nodes.length ? verifiedMark(verification) : null);
     if (!nodes.length) {
       return replace(this, title, h("p", { class: "muted empty" }, spaceName
         ? "No checkpoints yet. Save one from the session." : "Attach the session to a space to see its lineage."));
@@ -131,3 +132,17 @@ export class LineageGraph extends HTMLElement {
 }
 
 customElements.define("lineage-graph", LineageGraph);
+
+/** "Verified" when every hash and parent link of the space recomputes; an alarm naming
+ * the first checkpoint that does not (its stored fields were changed behind Smriti). */
+function verifiedMark(verification) {
+  if (!verification) return null;
+  if (verification.ok) {
+    return h("span", { class: "verified", title: `All ${verification.checked} checkpoint ` +
+      "hashes and parent links recompute." }, "✓ verified");
+  }
+  const { checkpoint, reason } = verification.firstBroken;
+  const why = reason === "MISSING_PARENT" ? "its parent is missing" : "its hash does not match";
+  return h("span", { class: "tampered", role: "alert" },
+    `⚠ Lineage altered: checkpoint ${checkpoint.shortHash} “${checkpoint.title}”: ${why}.`);
+}

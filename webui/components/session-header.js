@@ -32,7 +32,22 @@ export class SessionHeader extends HTMLElement {
         ] : this.attachForm(spaces ?? [], session.memoryScope),
         mount ? [h("span", { class: "fact mounted" }, "Mounted ",
           h("strong", { class: "hash" }, mount.checkpoint?.shortHash ?? "?"),
-          ` after turn ${mount.baseSequence}`), button("Unmount", "unmount")] : null));
+          ` after turn ${mount.baseSequence}`), button("Unmount", "unmount")] : null,
+        this.exportPicker(Boolean(session.space))));
+  }
+
+  /** "Export…": the session as Markdown or a notebook, or its whole space as JSON. */
+  exportPicker(inSpace) {
+    const formats = [["MARKDOWN", "Session as Markdown"], ["IPYNB", "Session as notebook (.ipynb)"]];
+    if (inSpace) formats.push(["SPACE_JSON", "Space as JSON (for import)"]);
+    return h("select", { "aria-label": "Export", class: "export-picker",
+      onchange: (event) => {
+        const format = event.target.value;
+        event.target.value = "";
+        if (format) emit(this, "export-document", { format });
+      } },
+    h("option", { value: "" }, "Export…"),
+    formats.map(([value, label]) => h("option", { value }, label)));
   }
 
   /** The memory scope in words; `onchange` (when given) gets the new value. */

@@ -98,3 +98,7 @@ class ErrorCode(enum.Enum):
     MALFORMED_OUTPUT = strawberry.enum_value(
         "MALFORMED_OUTPUT", description="The model's answer could not be parsed."
     )
+    TAMPERED = strawberry.enum_value(
+        "TAMPERED",
+        description="An imported checkpoint's hash does not match its fields or parent.",
+    )

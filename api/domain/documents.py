@@ -1,0 +1,152 @@
+"""Readable documents of a session or a lineage: Markdown and Jupyter notebooks.
+
+Pure renderers: they take domain values and return text (Markdown) or the
+JSON of an nbformat 4.5 notebook. A session's checkpoints sit where they
+were saved: after the turn whose sequence number is their base sequence.
+Turn text is Markdown already and is kept as written; a notebook shows the
+user's turns and the model's as Markdown cells (a reply is prose, not the
+output of a code cell) and each checkpoint as a Markdown cell of its fields.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from api.domain.hashing import utc_timestamp
+from api.domain.types import Checkpoint, Role, Session, Space, Turn
+
+Item = Turn | Checkpoint
+
+_SPEAKER = {Role.USER: "You", Role.ASSISTANT: "Model", Role.SYSTEM: "Smriti"}
+_LISTS = (
+    ("Decisions", "decisions"),
+    ("Tasks", "tasks"),
+    ("Open questions", "open_questions"),
+    ("Entities", "entities"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class LineageBranch:
+    name: str
+    head_hash: str
+
+
+def in_order(turns: Sequence[Turn], checkpoints: Sequence[Checkpoint]) -> list[Item]:
+    """Turns by sequence number, each checkpoint after the turn it was saved at."""
+    after: dict[int, list[Checkpoint]] = {}
+    for checkpoint in sorted(checkpoints, key=lambda c: c.id):
+        after.setdefault(checkpoint.base_sequence, []).append(checkpoint)
+    items: list[Item] = list(after.pop(0, []))
+    for turn in sorted(turns, key=lambda t: t.sequence_number):
+        items.append(turn)
+        items.extend(after.pop(turn.sequence_number, []))
+    # Saved past the last turn still here (turns are never deleted, but be whole).
+    for rest in sorted(after):
+        items.extend(after[rest])
+    return items
+
+
+def turn_markdown(turn: Turn) -> str:
+    who = _SPEAKER[turn.role]
+    if turn.role is Role.ASSISTANT and turn.model:
+        who = f"{who} ({turn.provider}/{turn.model})" if turn.provider else f"{who} ({turn.model})"
+    note = " · interrupted" if turn.interrupted else ""
+    heading = f"### {turn.sequence_number}. {who} · {utc_timestamp(turn.created_at)}{note}"
+    return f"{heading}\n\n{turn.content.strip()}\n"
+
+
+def checkpoint_markdown(checkpoint: Checkpoint, *, parent_hash: str | None = None) -> str:
+    content = checkpoint.content
+    lines = [
+        f"### Checkpoint `{checkpoint.short_hash}` · {content.title}",
+        "",
+        f"- Branch: {checkpoint.branch_name}",
+        f"- Saved: {utc_timestamp(checkpoint.created_at)} by {checkpoint.author_agent}",
+        f"- Hash: `{checkpoint.hash}`",
+    ]
+    if parent_hash is not None:
+        lines.append(f"- Parent: `{parent_hash[:7]}`")
+    if checkpoint.source_turn_range:
+        span = checkpoint.source_turn_range
+        lines.append(f"- From turns {span.first} to {span.last}")
+    for label, text in (("Objective", content.objective), ("Summary", content.summary)):
+        if text:
+            lines += ["", f"**{label}:** {text}"]
+    for label, name in _LISTS:
+        values: tuple[str, ...] = getattr(content, name)
+        if values:
+            lines += ["", f"**{label}:**", "", *(f"- {v}" for v in values)]
+    return "\n".join(lines) + "\n"
+
+
+def _item_markdown(item: Item) -> str:
+    return turn_markdown(item) if isinstance(item, Turn) else checkpoint_markdown(item)
+
+
+def session_markdown(session: Session, items: Sequence[Item]) -> str:
+    title = session.title or f"Session {session.id}"
+    header = (
+        f"# {title}\n\n"
+        f"Branch {session.branch_name} · model {session.active_provider}/"
+        f"{session.active_model} · started {utc_timestamp(session.created_at)}\n"
+    )
+    return "\n".join([header, *(_item_markdown(i) for i in items)])
+
+
+def lineage_markdown(
+    space: Space, checkpoints: Sequence[Checkpoint], branches: Sequence[LineageBranch]
+) -> str:
+    """A space's checkpoints oldest first, each with its parent's hash."""
+    hashes = {c.id: c.hash for c in checkpoints}
+    lines = [f"# {space.name}", ""]
+    if space.description:
+        lines += [space.description, ""]
+    lines += ["## Branches", ""]
+    lines += [f"- {b.name}: head `{b.head_hash[:7]}`" for b in branches] or ["(none)"]
+    lines += ["", "## Checkpoints", ""]
+    parts = ["\n".join(lines)]
+    parts += [
+        checkpoint_markdown(
+            c, parent_hash=hashes.get(c.parent_id) if c.parent_id is not None else None
+        )
+        for c in checkpoints
+    ]
+    return "\n".join(parts)
+
+
+def session_notebook(session: Session, items: Sequence[Item]) -> dict[str, Any]:
+    """The session as an nbformat 4.5 notebook (a dict, ready for json.dumps)."""
+    title = session.title or f"Session {session.id}"
+    cells = [_cell(f"session-{session.id}", f"# {title}\n", {"smriti": {"session": session.id}})]
+    for item in items:
+        if isinstance(item, Turn):
+            metadata = {
+                "smriti": {
+                    "role": item.role.value,
+                    "sequenceNumber": item.sequence_number,
+                    "createdAt": utc_timestamp(item.created_at),
+                    "model": item.model,
+                }
+            }
+            cells.append(_cell(f"turn-{item.sequence_number}", turn_markdown(item), metadata))
+        else:
+            metadata = {"smriti": {"checkpoint": item.hash, "branch": item.branch_name}}
+            cells.append(_cell(f"checkpoint-{item.id}", checkpoint_markdown(item), metadata))
+    return {
+        "nbformat": 4,
+        "nbformat_minor": 5,
+        "metadata": {"title": title, "language_info": {"name": "markdown"}},
+        "cells": cells,
+    }
+
+
+def _cell(cell_id: str, text: str, metadata: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "cell_type": "markdown",
+        "id": cell_id,
+        "metadata": metadata,
+        "source": text.splitlines(keepends=True),
+    }

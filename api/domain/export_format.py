@@ -1,0 +1,441 @@
+"""The lossless JSON export of spaces: building it, reading it back, checking it.
+
+One document, ``{"format": "smriti-export", "version": 1, ...}``, holds spaces
+(each with its branches, checkpoints and sessions with their turns) and
+sessions that belong to no space. Every stored field is kept, ids included:
+ids say how things refer to each other inside the document (a checkpoint's
+parent, a session's mount, a branch's head); an import gives them new ids
+and maps every reference. Hashes are kept as they are and verified on
+import against ``hashSpaceId``, the space id they were sealed with (a hash
+covers its space id; see hashing.py). ``mergeParentId`` is reserved for
+merge checkpoints and null until merges exist. The JSON Schema of this
+format is docs/export.schema.json.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from api.domain.hashing import utc_timestamp
+from api.domain.types import (
+    Checkpoint,
+    CheckpointContent,
+    MemoryScope,
+    Mount,
+    Role,
+    Session,
+    Space,
+    Turn,
+    TurnRange,
+    Usage,
+)
+from api.domain.verification import verify_lineage
+from api.errors import ErrorCode, InputError
+
+FORMAT = "smriti-export"
+VERSION = 1
+_NO_OWNER = 0  # a parsed document's objects belong to nobody until imported
+# The database's column sizes (api/store/models.py): longer text is refused here,
+# as data, rather than by PostgreSQL as an unexpected error.
+NAME_CHARS = 200
+BRANCH_CHARS = 100
+
+
+@dataclass(frozen=True, slots=True)
+class Branch:
+    name: str
+    head_id: int
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class SessionExport:
+    session: Session
+    turns: tuple[Turn, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SpaceExport:
+    space: Space
+    hash_space_id: int
+    branches: tuple[Branch, ...]
+    checkpoints: tuple[Checkpoint, ...]  # oldest first
+    sessions: tuple[SessionExport, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Export:
+    spaces: tuple[SpaceExport, ...]
+    sessions: tuple[SessionExport, ...]  # those in no space
+
+
+# --- writing ---------------------------------------------------------------
+
+
+def to_document(export: Export, *, exported_at: datetime) -> dict[str, Any]:
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "exportedAt": utc_timestamp(exported_at),
+        "spaces": [_space(s) for s in export.spaces],
+        "sessions": [_session(s) for s in export.sessions],
+    }
+
+
+def _space(item: SpaceExport) -> dict[str, Any]:
+    space = item.space
+    return {
+        "id": space.id,
+        "hashSpaceId": item.hash_space_id,
+        "name": space.name,
+        "description": space.description,
+        "createdAt": utc_timestamp(space.created_at),
+        "updatedAt": utc_timestamp(space.updated_at),
+        "branches": [
+            {
+                "name": b.name,
+                "headId": b.head_id,
+                "createdAt": utc_timestamp(b.created_at),
+                "updatedAt": utc_timestamp(b.updated_at),
+            }
+            for b in item.branches
+        ],
+        "checkpoints": [_checkpoint(c) for c in item.checkpoints],
+        "sessions": [_session(s) for s in item.sessions],
+    }
+
+
+def _checkpoint(checkpoint: Checkpoint) -> dict[str, Any]:
+    content = checkpoint.content
+    source = checkpoint.source_turn_range
+    return {
+        "id": checkpoint.id,
+        "hash": checkpoint.hash,
+        "parentId": checkpoint.parent_id,
+        "mergeParentId": None,
+        "branchName": checkpoint.branch_name,
+        "title": content.title,
+        "objective": content.objective,
+        "summary": content.summary,
+        "decisions": list(content.decisions),
+        "tasks": list(content.tasks),
+        "openQuestions": list(content.open_questions),
+        "entities": list(content.entities),
+        "authorAgent": checkpoint.author_agent,
+        "sourceSessionId": checkpoint.source_session_id,
+        "sourceTurnRange": {"first": source.first, "last": source.last} if source else None,
+        "baseSequence": checkpoint.base_sequence,
+        "createdAt": utc_timestamp(checkpoint.created_at),
+    }
+
+
+def _session(item: SessionExport) -> dict[str, Any]:
+    session = item.session
+    mount = session.mount
+    return {
+        "id": session.id,
+        "title": session.title,
+        "branchName": session.branch_name,
+        "activeProvider": session.active_provider,
+        "activeModel": session.active_model,
+        "seededFromId": session.seeded_from_id,
+        "forkedFromId": session.forked_from_id,
+        "memoryScope": session.memory_scope.value,
+        "mount": (
+            {"checkpointId": mount.checkpoint_id, "baseSequence": mount.base_sequence}
+            if mount
+            else None
+        ),
+        "lastSequenceNumber": session.last_sequence_number,
+        "createdAt": utc_timestamp(session.created_at),
+        "updatedAt": utc_timestamp(session.updated_at),
+        "turns": [_turn(t) for t in item.turns],
+    }
+
+
+def _turn(turn: Turn) -> dict[str, Any]:
+    return {
+        "id": turn.id,
+        "sequenceNumber": turn.sequence_number,
+        "role": turn.role.value,
+        "content": turn.content,
+        "provider": turn.provider,
+        "model": turn.model,
+        "tokenCount": turn.token_count,
+        "promptTokens": turn.usage.prompt_tokens,
+        "completionTokens": turn.usage.completion_tokens,
+        "cost": turn.usage.cost,
+        "interrupted": turn.interrupted,
+        "replyToSequence": turn.reply_to_sequence,
+        "idempotencyKey": turn.idempotency_key,
+        "createdAt": utc_timestamp(turn.created_at),
+    }
+
+
+# --- reading ---------------------------------------------------------------
+
+
+class _Reader:
+    """Typed access to one JSON object, with its path for error messages."""
+
+    def __init__(self, value: Any, path: str) -> None:
+        if not isinstance(value, Mapping):
+            raise invalid(path, "an object")
+        self.value = value
+        self.path = path
+
+    def _get(self, key: str) -> Any:
+        if key not in self.value:
+            raise invalid(f"{self.path}.{key}", "present")
+        return self.value[key]
+
+    def text(self, key: str, *, max_chars: int | None = None) -> str:
+        found = self._get(key)
+        if not isinstance(found, str):
+            raise invalid(f"{self.path}.{key}", "a string")
+        if max_chars is not None and len(found) > max_chars:
+            raise invalid(f"{self.path}.{key}", f"at most {max_chars} characters")
+        return found
+
+    def opt_text(self, key: str, *, max_chars: int | None = None) -> str | None:
+        return None if self._get(key) is None else self.text(key, max_chars=max_chars)
+
+    def integer(self, key: str) -> int:
+        found = self._get(key)
+        if not isinstance(found, int) or isinstance(found, bool):
+            raise invalid(f"{self.path}.{key}", "an integer")
+        return found
+
+    def opt_integer(self, key: str) -> int | None:
+        return None if self._get(key) is None else self.integer(key)
+
+    def opt_number(self, key: str) -> float | None:
+        found = self._get(key)
+        if found is None:
+            return None
+        if not isinstance(found, int | float) or isinstance(found, bool):
+            raise invalid(f"{self.path}.{key}", "a number")
+        return float(found)
+
+    def flag(self, key: str) -> bool:
+        found = self._get(key)
+        if not isinstance(found, bool):
+            raise invalid(f"{self.path}.{key}", "true or false")
+        return found
+
+    def time(self, key: str) -> datetime:
+        text = self.text(key)
+        try:
+            moment = datetime.fromisoformat(text)
+        except ValueError:
+            raise invalid(f"{self.path}.{key}", "an ISO 8601 time") from None
+        return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+    def strings(self, key: str) -> tuple[str, ...]:
+        found = self._get(key)
+        if not isinstance(found, list) or not all(isinstance(s, str) for s in found):
+            raise invalid(f"{self.path}.{key}", "a list of strings")
+        return tuple(found)
+
+    def objects(self, key: str) -> list[_Reader]:
+        found = self._get(key)
+        if not isinstance(found, list):
+            raise invalid(f"{self.path}.{key}", "a list")
+        return [_Reader(item, f"{self.path}.{key}[{i}]") for i, item in enumerate(found)]
+
+    def opt_object(self, key: str) -> _Reader | None:
+        found = self._get(key)
+        return None if found is None else _Reader(found, f"{self.path}.{key}")
+
+
+def invalid(path: str, expected: str) -> InputError:
+    """The INVALID error for a document field that is not what it must be."""
+    return InputError(f"{path} must be {expected}.", code=ErrorCode.INVALID, field=path)
+
+
+def from_document(document: Any) -> Export:
+    """The export a document describes, checked: its shape, its references
+    and every checkpoint hash (InputError TAMPERED names the first bad one)."""
+    root = _Reader(document, "document")
+    if root.value.get("format") != FORMAT:
+        raise invalid("document.format", f'"{FORMAT}"')
+    if root.value.get("version") != VERSION:
+        raise InputError(
+            f"This server reads export version {VERSION}, not {root.value.get('version')!r}.",
+            code=ErrorCode.INVALID,
+            field="document.version",
+        )
+    export = Export(
+        spaces=tuple(_read_space(s) for s in root.objects("spaces")),
+        sessions=tuple(_read_session(s, None, ()) for s in root.objects("sessions")),
+    )
+    for index, item in enumerate(export.spaces):
+        _check_space(item, f"document.spaces[{index}]")
+    return export
+
+
+def _read_space(reader: _Reader) -> SpaceExport:
+    space_id = reader.integer("id")
+    branch_name_of: dict[int, str] = {}
+    checkpoints = tuple(_read_checkpoint(c, space_id) for c in reader.objects("checkpoints"))
+    for checkpoint in checkpoints:
+        branch_name_of[checkpoint.id] = checkpoint.branch_name
+    ids = tuple(c.id for c in checkpoints)
+    return SpaceExport(
+        space=Space(
+            id=space_id,
+            name=reader.text("name", max_chars=NAME_CHARS),
+            description=reader.text("description"),
+            owner_id=_NO_OWNER,
+            created_at=reader.time("createdAt"),
+            updated_at=reader.time("updatedAt"),
+        ),
+        hash_space_id=reader.integer("hashSpaceId"),
+        branches=tuple(
+            Branch(
+                name=b.text("name", max_chars=BRANCH_CHARS),
+                head_id=_known(b, "headId", ids),
+                created_at=b.time("createdAt"),
+                updated_at=b.time("updatedAt"),
+            )
+            for b in reader.objects("branches")
+        ),
+        checkpoints=checkpoints,
+        sessions=tuple(_read_session(s, space_id, ids) for s in reader.objects("sessions")),
+    )
+
+
+def _known(reader: _Reader, key: str, ids: Sequence[int]) -> int:
+    found = reader.integer(key)
+    if found not in ids:
+        raise InputError(
+            f"{reader.path}.{key} names checkpoint {found}, which the document does not hold.",
+            code=ErrorCode.INVALID,
+            field=f"{reader.path}.{key}",
+        )
+    return found
+
+
+def _read_checkpoint(reader: _Reader, space_id: int) -> Checkpoint:
+    if reader.value.get("mergeParentId") is not None:
+        raise invalid(f"{reader.path}.mergeParentId", "null (merges are not supported yet)")
+    source = reader.opt_object("sourceTurnRange")
+    return Checkpoint(
+        id=reader.integer("id"),
+        hash=reader.text("hash", max_chars=64),
+        space_id=space_id,
+        parent_id=reader.opt_integer("parentId"),
+        branch_name=reader.text("branchName", max_chars=BRANCH_CHARS),
+        content=CheckpointContent(
+            title=reader.text("title", max_chars=NAME_CHARS),
+            objective=reader.text("objective"),
+            summary=reader.text("summary"),
+            decisions=reader.strings("decisions"),
+            tasks=reader.strings("tasks"),
+            open_questions=reader.strings("openQuestions"),
+            entities=reader.strings("entities"),
+        ),
+        author_agent=reader.text("authorAgent", max_chars=NAME_CHARS),
+        source_session_id=reader.opt_integer("sourceSessionId"),
+        source_turn_range=(
+            TurnRange(first=source.integer("first"), last=source.integer("last"))
+            if source
+            else None
+        ),
+        base_sequence=reader.integer("baseSequence"),
+        created_at=reader.time("createdAt"),
+    )
+
+
+def _read_session(reader: _Reader, space_id: int | None, ids: Sequence[int]) -> SessionExport:
+    def checkpoint_ref(key: str) -> int | None:
+        return None if reader.opt_integer(key) is None else _known(reader, key, ids)
+
+    mount = reader.opt_object("mount")
+    session_id = reader.integer("id")
+    try:
+        scope = MemoryScope(reader.text("memoryScope"))
+    except ValueError:
+        raise invalid(f"{reader.path}.memoryScope", "LATEST_1 or LATEST_3") from None
+    session = Session(
+        id=session_id,
+        title=reader.text("title", max_chars=NAME_CHARS),
+        space_id=space_id,
+        branch_name=reader.text("branchName", max_chars=BRANCH_CHARS),
+        active_provider=reader.text("activeProvider", max_chars=BRANCH_CHARS),
+        active_model=reader.text("activeModel", max_chars=NAME_CHARS),
+        seeded_from_id=checkpoint_ref("seededFromId"),
+        forked_from_id=checkpoint_ref("forkedFromId"),
+        memory_scope=scope,
+        mount=(
+            Mount(
+                checkpoint_id=_known(mount, "checkpointId", ids),
+                base_sequence=mount.integer("baseSequence"),
+            )
+            if mount
+            else None
+        ),
+        last_sequence_number=reader.integer("lastSequenceNumber"),
+        owner_id=_NO_OWNER,
+        created_at=reader.time("createdAt"),
+        updated_at=reader.time("updatedAt"),
+    )
+    turns = tuple(_read_turn(t, session_id) for t in reader.objects("turns"))
+    _unique([t.sequence_number for t in turns], f"{reader.path}.turns", "sequence number")
+    keys = [t.idempotency_key for t in turns if t.idempotency_key is not None]
+    _unique(keys, f"{reader.path}.turns", "idempotency key")
+    return SessionExport(session=session, turns=turns)
+
+
+def _unique(values: Sequence[object], path: str, what: str) -> None:
+    if len(set(values)) != len(values):
+        raise invalid(path, f"without a repeated {what}")
+
+
+def _read_turn(reader: _Reader, session_id: int) -> Turn:
+    try:
+        role = Role(reader.text("role"))
+    except ValueError:
+        raise invalid(f"{reader.path}.role", "USER, ASSISTANT or SYSTEM") from None
+    return Turn(
+        id=reader.integer("id"),
+        session_id=session_id,
+        role=role,
+        content=reader.text("content"),
+        sequence_number=reader.integer("sequenceNumber"),
+        provider=reader.opt_text("provider", max_chars=BRANCH_CHARS),
+        model=reader.opt_text("model", max_chars=NAME_CHARS),
+        token_count=reader.integer("tokenCount"),
+        created_at=reader.time("createdAt"),
+        usage=Usage(
+            prompt_tokens=reader.opt_integer("promptTokens"),
+            completion_tokens=reader.opt_integer("completionTokens"),
+            cost=reader.opt_number("cost"),
+        ),
+        interrupted=reader.flag("interrupted"),
+        reply_to_sequence=reader.opt_integer("replyToSequence"),
+        idempotency_key=reader.opt_text("idempotencyKey", max_chars=NAME_CHARS),
+    )
+
+
+def _check_space(item: SpaceExport, path: str) -> None:
+    _unique([b.name for b in item.branches], f"{path}.branches", "name")
+    _unique([s.session.id for s in item.sessions], f"{path}.sessions", "id")
+    ids = [c.id for c in item.checkpoints]
+    if len(set(ids)) != len(ids) or ids != sorted(ids):
+        raise invalid(f"{path}.checkpoints", "in creation order, each id once")
+    result = verify_lineage(item.checkpoints, hash_space_id=item.hash_space_id)
+    if result.broken is not None:
+        bad = result.broken.checkpoint
+        index = result.checked - 1
+        raise InputError(
+            f'Checkpoint {bad.id} ("{bad.content.title}", {bad.hash[:12]}) does not verify '
+            f"({result.broken.reason.value}): the file was changed after export; "
+            "nothing was imported.",
+            code=ErrorCode.TAMPERED,
+            field=f"{path}.checkpoints[{index}]",
+        )

@@ -1,0 +1,124 @@
+"""`exportSpace` and `exportSession`: documents returned as strings.
+
+What cannot be found is null, as for every query. A format that does not
+fit what is asked (a notebook of a whole space, the JSON of a session that
+belongs to a space) is a top-level error with code INVALID or WRONG_SPACE:
+it is a question for the caller, like checkpointByHash's AMBIGUOUS_HASH.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Awaitable, Callable
+from typing import Annotated
+
+import strawberry
+
+from api.errors import ErrorCode, InputError, NotFound
+from api.graphql import ids
+from api.graphql.context import Info
+from api.services import transfer
+
+
+@strawberry.enum(description="The kinds of document Smriti exports.")
+class ExportFormat(enum.Enum):
+    JSON = strawberry.enum_value(
+        "JSON",
+        description="Lossless (docs/export.schema.json); importSpace recreates it.",
+    )
+    MARKDOWN = strawberry.enum_value(
+        "MARKDOWN",
+        description="Readable: a session's turns and checkpoints, or a space's lineage.",
+    )
+    IPYNB = strawberry.enum_value(
+        "IPYNB", description="A session as a Jupyter notebook (nbformat 4.5)."
+    )
+
+
+_MEDIA = {
+    ExportFormat.JSON: ("application/json", "json"),
+    ExportFormat.MARKDOWN: ("text/markdown", "md"),
+    ExportFormat.IPYNB: ("application/x-ipynb+json", "ipynb"),
+}
+
+
+@strawberry.input(description="What exportSpace should write.")
+class ExportSpaceInput:
+    space_id: strawberry.ID = strawberry.field(description="The space.")
+    format: ExportFormat = strawberry.field(
+        default=ExportFormat.JSON, description="JSON (default) or MARKDOWN (its lineage)."
+    )
+
+
+@strawberry.input(description="What exportSession should write.")
+class ExportSessionInput:
+    session_id: strawberry.ID = strawberry.field(description="The session.")
+    format: ExportFormat = strawberry.field(
+        default=ExportFormat.MARKDOWN,
+        description="MARKDOWN (default), IPYNB, or JSON (a session in no space only).",
+    )
+
+
+@strawberry.type(description="An exported document.")
+class ExportedDocument:
+    document: str = strawberry.field(description="The document itself.")
+    media_type: str = strawberry.field(description='Its media type ("application/json"…).')
+    file_name: str = strawberry.field(description="A name to save it under.")
+
+
+async def _exported(
+    make: Callable[[], Awaitable[str]], format: ExportFormat, stem: str
+) -> ExportedDocument | None:
+    try:
+        text = await make()
+    except NotFound:
+        return None
+    media_type, suffix = _MEDIA[format]
+    return ExportedDocument(document=text, media_type=media_type, file_name=f"{stem}.{suffix}")
+
+
+@strawberry.type
+class ExportQuery:
+    @strawberry.field(description="A space as a document (null: no such space).")
+    async def export_space(
+        self,
+        info: Info,
+        input: Annotated[ExportSpaceInput, strawberry.argument(description="What to export.")],
+    ) -> ExportedDocument | None:
+        key = ids.key_or_none(input.space_id, "Space")
+        if key is None:
+            return None
+        owner = info.context.owner_id
+
+        async def make() -> str:
+            if input.format is ExportFormat.JSON:
+                return transfer.to_json(await transfer.export_spaces(owner, [key]))
+            if input.format is ExportFormat.MARKDOWN:
+                return await transfer.lineage_markdown(owner, key)
+            raise InputError(
+                "A notebook holds one session: use exportSession.",
+                code=ErrorCode.INVALID,
+                field="format",
+            )
+
+        return await _exported(make, input.format, f"smriti-space-{key}")
+
+    @strawberry.field(description="A session as a document (null: no such session).")
+    async def export_session(
+        self,
+        info: Info,
+        input: Annotated[ExportSessionInput, strawberry.argument(description="What to export.")],
+    ) -> ExportedDocument | None:
+        key = ids.key_or_none(input.session_id, "Session")
+        if key is None:
+            return None
+        owner = info.context.owner_id
+
+        async def make() -> str:
+            if input.format is ExportFormat.JSON:
+                return transfer.to_json(await transfer.export_session(owner, key))
+            if input.format is ExportFormat.MARKDOWN:
+                return await transfer.session_markdown(owner, key)
+            return await transfer.session_notebook(owner, key)
+
+        return await _exported(make, input.format, f"smriti-session-{key}")

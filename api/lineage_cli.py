@@ -1,0 +1,149 @@
+"""The command-line lineage tools: `smriti verify`, `smriti export`, `smriti import`."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+
+from api.domain.verification import Verification
+from api.errors import ErrorCode, InputError, NotFound, SmritiError
+from api.settings import Settings
+
+EXIT_BROKEN = 1  # a checkpoint does not verify
+EXIT_USAGE = 2  # a bad argument (no such space, unreadable file)
+
+
+def database_url(args: argparse.Namespace) -> str:
+    return Settings.from_environment(database_url=args.database).database_url
+
+
+def run(args: argparse.Namespace) -> int:
+    url = database_url(args)
+    if args.command == "verify":
+        return asyncio.run(_verify(url, args.space))
+    if args.command == "export":
+        return asyncio.run(_export(url, args))
+    return asyncio.run(_import(url, args.file))
+
+
+def _key(value: str, type_name: str) -> int | None:
+    from api.graphql import ids
+
+    return int(value) if value.isdigit() else ids.key_or_none(value, type_name)
+
+
+async def _export(db_url: str, args: argparse.Namespace) -> int:
+    from api.store import spaces, transfer
+
+    async with transfer.opened(db_url):
+        owner = await spaces.local_user_id()
+        try:
+            text = await _document(owner, args)
+        except SmritiError as exc:
+            print(f"smriti: {exc.message}", file=sys.stderr)
+            return EXIT_USAGE
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+async def _document(owner: int, args: argparse.Namespace) -> str:
+    from api.services import transfer as service
+
+    if args.format == "json":
+        if args.space is not None:
+            exported = await service.export_spaces(owner, [_required(args.space, "Space")])
+        elif args.session is not None:
+            exported = await service.export_session(owner, _required(args.session, "Session"))
+        else:
+            exported = await service.export_everything(owner)
+        return service.to_json(exported)
+    if args.session is not None:
+        session = _required(args.session, "Session")
+        if args.format == "markdown":
+            return await service.session_markdown(owner, session)
+        return await service.session_notebook(owner, session)
+    if args.space is not None and args.format == "markdown":
+        return await service.lineage_markdown(owner, _required(args.space, "Space"))
+    wanted = "--session" if args.format == "ipynb" else "--space or --session"
+    raise InputError(f"--format {args.format} writes one document: give {wanted}.")
+
+
+def _required(value: str, type_name: str) -> int:
+    key = _key(value, type_name)
+    if key is None:
+        raise InputError(f"{value!r} is not a {type_name.lower()} id.")
+    return key
+
+
+async def _import(db_url: str, file: str) -> int:
+    from api.services import transfer as service
+    from api.store import spaces, transfer
+
+    try:
+        text = sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"smriti: cannot read {file}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    from api.app import provider_registry
+
+    registry = provider_registry(Settings.from_environment(database_url=db_url))
+    async with transfer.opened(db_url):
+        owner = await spaces.local_user_id()
+        try:
+            imported = await service.import_document(owner, text, registry)
+        except SmritiError as exc:
+            where = f" (at {exc.field})" if exc.field else ""
+            print(f"smriti: {exc.message}{where}", file=sys.stderr)
+            return EXIT_BROKEN if exc.code is ErrorCode.TAMPERED else EXIT_USAGE
+    for space, created in imported.spaces:
+        state = "imported" if created else "already here, not imported again"
+        print(f'space {space.id} "{space.name}": {state}')
+    for session, created in imported.sessions:
+        state = "imported" if created else "already here, not imported again"
+        print(f'session {session.id} "{session.title}": {state}')
+    return 0
+
+
+async def _verify(db_url: str, space: str | None) -> int:
+    from api.services import transfer as service
+    from api.store import spaces, transfer
+
+    async with transfer.opened(db_url):
+        owner = await spaces.local_user_id()
+        if space is None:
+            targets = await transfer.space_ids(owner)
+        else:
+            key = _key(space, "Space")
+            if key is None:
+                print(f"smriti: {space!r} is not a space id.", file=sys.stderr)
+                return EXIT_USAGE
+            targets = [key]
+        status = 0
+        for space_id in targets:
+            try:
+                result = await service.verify(owner, space_id)
+            except NotFound:
+                print(f"smriti: no space {space_id}.", file=sys.stderr)
+                return EXIT_USAGE
+            print(_describe(space_id, result))
+            if not result.ok:
+                status = EXIT_BROKEN
+        return status
+
+
+def _describe(space_id: int, result: Verification) -> str:
+    if result.broken is None:
+        return f"space {space_id}: verified, {result.checked} checkpoints"
+    broken = result.broken
+    found = broken.checkpoint
+    return (
+        f"space {space_id}: BROKEN at checkpoint {found.id} ({found.hash[:12]}, "
+        f'"{found.content.title}"): {broken.reason.value}'
+        + (f", its fields hash to {broken.expected_hash[:12]}" if broken.expected_hash else "")
+        + f" (checked {result.checked})"
+    )

@@ -1,0 +1,110 @@
+"""Verifying, exporting and importing whole spaces."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+from api.domain import chatgpt, documents
+from api.domain.export_format import Export, from_document, to_document
+from api.domain.types import Session
+from api.domain.verification import Verification, verify_lineage
+from api.errors import ErrorCode, InputError
+from api.providers import ProviderRegistry
+from api.store import sessions, spaces, transfer
+from api.store.transfer import Imported
+
+
+async def verify(owner_id: int, space_id: int) -> Verification:
+    """Recompute every checkpoint hash and parent link of one of the owner's spaces."""
+    await spaces.get(owner_id, space_id)
+    return verify_lineage(
+        await transfer.space_checkpoints(space_id),
+        hash_space_id=await transfer.hash_space_id(space_id),
+    )
+
+
+async def export_spaces(owner_id: int, space_ids: list[int]) -> Export:
+    """The owner's spaces, whole (NotFound for one that is not theirs)."""
+    for space_id in space_ids:
+        await spaces.get(owner_id, space_id)
+    return Export(spaces=tuple([await transfer.space_export(i) for i in space_ids]), sessions=())
+
+
+async def export_session(owner_id: int, session_id: int) -> Export:
+    """A session in no space. One in a space is exported with its space: its
+    checkpoints and the lineage they hang in are part of what it means."""
+    session = await sessions.get(owner_id, session_id)
+    if session.space_id is not None:
+        raise InputError(
+            "This session belongs to a space: export the space, which holds its lineage.",
+            code=ErrorCode.WRONG_SPACE,
+            field="sessionId",
+        )
+    return Export(spaces=(), sessions=tuple(await transfer.session_exports(owner_id, [session_id])))
+
+
+async def export_everything(owner_id: int) -> Export:
+    exported = await export_spaces(owner_id, await transfer.space_ids(owner_id))
+    return Export(
+        spaces=exported.spaces,
+        sessions=tuple(await transfer.session_exports(owner_id, None)),
+    )
+
+
+def to_json(export: Export) -> str:
+    document = to_document(export, exported_at=datetime.now(UTC))
+    return json.dumps(document, ensure_ascii=False, indent=1) + "\n"
+
+
+async def import_document(owner_id: int, text: str, registry: ProviderRegistry) -> Imported:
+    """Recreate a JSON export, or the conversations of a ChatGPT data export.
+
+    Every checkpoint hash of an export is verified first, then it is written
+    in one transaction; a tampered or malformed document is refused
+    (InputError) with nothing written. ChatGPT conversations become sessions
+    in no space that go on talking to the chat default model.
+    """
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"The document is not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}).",
+            code=ErrorCode.INVALID,
+            field="document",
+        ) from None
+    if chatgpt.looks_like_chatgpt(document):
+        ref = registry.resolve(None, require_available=False)
+        export = chatgpt.conversations(
+            document,
+            provider=ref.provider,
+            model=ref.model,
+            count_tokens=lambda content: registry.count_tokens(content, ref),
+        )
+    else:
+        export = from_document(document)
+    return await transfer.import_export(owner_id, export)
+
+
+async def session_items(owner_id: int, session_id: int) -> tuple[Session, list[documents.Item]]:
+    """A session with its turns and the checkpoints saved from it, in order."""
+    await sessions.get(owner_id, session_id)
+    exported = await transfer.session_export(session_id)
+    saved = await transfer.checkpoints_from_session(session_id)
+    return exported.session, documents.in_order(exported.turns, saved)
+
+
+async def session_markdown(owner_id: int, session_id: int) -> str:
+    return documents.session_markdown(*await session_items(owner_id, session_id))
+
+
+async def session_notebook(owner_id: int, session_id: int) -> str:
+    notebook = documents.session_notebook(*await session_items(owner_id, session_id))
+    return json.dumps(notebook, ensure_ascii=False, indent=1) + "\n"
+
+
+async def lineage_markdown(owner_id: int, space_id: int) -> str:
+    [item] = (await export_spaces(owner_id, [space_id])).spaces
+    hashes = {c.id: c.hash for c in item.checkpoints}
+    branches = [documents.LineageBranch(b.name, hashes[b.head_id]) for b in item.branches]
+    return documents.lineage_markdown(item.space, item.checkpoints, branches)

@@ -1,0 +1,252 @@
+"""Whole spaces at once: the reads behind verify and export, the import write."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+from tortoise import Tortoise
+from tortoise.transactions import in_transaction
+
+from api.domain.export_format import Branch, Export, SessionExport, SpaceExport
+from api.domain.types import Checkpoint, Session, Space, Turn
+from api.store import database, models, rows
+from api.store.config import tortoise_config
+from api.store.writes import finished
+
+
+async def hash_space_id(space_id: int) -> int:
+    """The space id the space's checkpoint hashes are sealed with."""
+    row = await models.Space.get_or_none(id=space_id)
+    return row.origin_space_id if row is not None and row.origin_space_id else space_id
+
+
+async def space_checkpoints(space_id: int) -> list[Checkpoint]:
+    """Every checkpoint of the space, oldest first (ids grow with time)."""
+    found = await models.Checkpoint.filter(space_id=space_id).order_by("id")
+    return [rows.checkpoint(row) for row in found]
+
+
+async def space_ids(owner_id: int) -> list[int]:
+    return [row.id for row in await models.Space.filter(owner_id=owner_id).order_by("id")]
+
+
+@contextlib.asynccontextmanager
+async def opened(db_url: str) -> AsyncIterator[None]:
+    """The database, migrated and connected, for a command-line tool."""
+    await database.prepare(db_url)
+    await Tortoise.init(config=tortoise_config(db_url))
+    try:
+        yield
+    finally:
+        await Tortoise.close_connections()
+
+
+# --- export reads ------------------------------------------------------------
+
+
+async def space_export(space_id: int) -> SpaceExport:
+    """Everything stored about one space (its owner already checked)."""
+    space = rows.space(await models.Space.get(id=space_id))
+    branches = await models.Branch.filter(space_id=space_id).order_by("name")
+    session_rows = await models.Session.filter(space_id=space_id).order_by("id")
+    return SpaceExport(
+        space=space,
+        hash_space_id=await hash_space_id(space_id),
+        branches=tuple(
+            Branch(
+                name=b.name,
+                head_id=b.head_id,  # type: ignore[attr-defined]
+                created_at=b.created_at,
+                updated_at=b.updated_at,
+            )
+            for b in branches
+        ),
+        checkpoints=tuple(await space_checkpoints(space_id)),
+        sessions=tuple(await _with_turns(session_rows)),
+    )
+
+
+async def session_exports(owner_id: int, session_ids: list[int] | None) -> list[SessionExport]:
+    """The owner's sessions in no space (``None``: all of them), oldest first."""
+    query = models.Session.filter(owner_id=owner_id, space_id=None)
+    if session_ids is not None:
+        query = query.filter(id__in=session_ids)
+    return await _with_turns(await query.order_by("id"))
+
+
+async def _with_turns(session_rows: list[models.Session]) -> list[SessionExport]:
+    by_session: dict[int, list[Turn]] = {row.id: [] for row in session_rows}
+    found = await models.Turn.filter(session_id__in=list(by_session)).order_by(
+        "session_id", "sequence_number"
+    )
+    for turn in found:
+        by_session[turn.session_id].append(rows.turn(turn))  # type: ignore[attr-defined]
+    return [SessionExport(rows.session(row), tuple(by_session[row.id])) for row in session_rows]
+
+
+# --- import ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Imported:
+    spaces: list[tuple[Space, bool]]  # each space, and whether this import created it
+    sessions: list[tuple[Session, bool]]  # sessions in no space, likewise
+
+
+@finished
+async def import_export(owner_id: int, export: Export) -> Imported:
+    """Recreate an export for ``owner_id`` in one transaction: all of it or nothing.
+
+    A space already here (the same origin space id and creation time: an
+    earlier import of it, or the exported space itself) is not imported
+    again; nor is a space-less session with the same creation time and title.
+    """
+    async with in_transaction("default") as conn:
+        spaces = [await _import_space(conn, owner_id, item) for item in export.spaces]
+        sessions = []
+        for item in export.sessions:
+            existing = await models.Session.get_or_none(
+                using_db=conn,
+                owner_id=owner_id,
+                space_id=None,
+                created_at=item.session.created_at,
+                title=item.session.title,
+            )
+            if existing is not None:
+                sessions.append((rows.session(existing), False))
+                continue
+            created = await _create_session(conn, owner_id, None, item)
+            sessions.append((rows.session(created), True))
+    return Imported(spaces=spaces, sessions=sessions)
+
+
+async def _import_space(conn: Any, owner_id: int, item: SpaceExport) -> tuple[Space, bool]:
+    origin = item.hash_space_id
+    candidates = await models.Space.filter(
+        owner_id=owner_id, created_at=item.space.created_at
+    ).using_db(conn)
+    for row in candidates:
+        if (row.origin_space_id or row.id) == origin:
+            return rows.space(row), False
+    space = await models.Space.create(
+        using_db=conn,
+        owner_id=owner_id,
+        name=item.space.name,
+        description=item.space.description,
+        origin_space_id=origin,
+        created_at=item.space.created_at,
+        updated_at=item.space.updated_at,
+    )
+    session_ids: dict[int, int] = {}
+    session_rows: list[tuple[models.Session, SessionExport]] = []
+    for session in item.sessions:
+        session_row = await _create_session(conn, owner_id, space.id, session)
+        session_ids[session.session.id] = session_row.id
+        session_rows.append((session_row, session))
+    checkpoint_ids: dict[int, int] = {}
+    for checkpoint in item.checkpoints:
+        content = checkpoint.content
+        source = checkpoint.source_turn_range
+        created = await models.Checkpoint.create(
+            using_db=conn,
+            hash=checkpoint.hash,
+            space_id=space.id,
+            parent_id=checkpoint_ids[checkpoint.parent_id] if checkpoint.parent_id else None,
+            branch_name=checkpoint.branch_name,
+            title=content.title,
+            objective=content.objective,
+            summary=content.summary,
+            decisions=list(content.decisions),
+            tasks=list(content.tasks),
+            open_questions=list(content.open_questions),
+            entities=list(content.entities),
+            author_agent=checkpoint.author_agent,
+            # A source session the export does not hold (deleted before it)
+            # would name an unrelated session here: it is dropped.
+            source_session_id=session_ids.get(checkpoint.source_session_id or 0),
+            source_first=source.first if source else None,
+            source_last=source.last if source else None,
+            base_sequence=checkpoint.base_sequence,
+            created_at=checkpoint.created_at,
+        )
+        checkpoint_ids[checkpoint.id] = created.id
+    for session_row, session in session_rows:
+        original = session.session
+        mount = original.mount
+        await (
+            models.Session.filter(id=session_row.id)
+            .using_db(conn)
+            .update(
+                seeded_from_id=checkpoint_ids.get(original.seeded_from_id or 0),
+                forked_from_id=checkpoint_ids.get(original.forked_from_id or 0),
+                mount_checkpoint_id=checkpoint_ids[mount.checkpoint_id] if mount else None,
+                mount_base_sequence=mount.base_sequence if mount else None,
+            )
+        )
+    for branch in item.branches:
+        await models.Branch.create(
+            using_db=conn,
+            space_id=space.id,
+            name=branch.name,
+            head_id=checkpoint_ids[branch.head_id],
+            created_at=branch.created_at,
+            updated_at=branch.updated_at,
+        )
+    return rows.space(space), True
+
+
+async def _create_session(
+    conn: Any, owner_id: int, space_id: int | None, item: SessionExport
+) -> models.Session:
+    session = item.session
+    row = await models.Session.create(
+        using_db=conn,
+        owner_id=owner_id,
+        space_id=space_id,
+        title=session.title,
+        branch_name=session.branch_name,
+        active_provider=session.active_provider,
+        active_model=session.active_model,
+        memory_scope=session.memory_scope.value,
+        last_sequence_number=session.last_sequence_number,
+        created_at=session.created_at,
+        updated_at=session.updated_at,
+    )
+    await models.Turn.bulk_create(
+        [
+            models.Turn(
+                session_id=row.id,
+                sequence_number=t.sequence_number,
+                role=t.role.value,
+                content=t.content,
+                provider=t.provider,
+                model=t.model,
+                token_count=t.token_count,
+                prompt_tokens=t.usage.prompt_tokens,
+                completion_tokens=t.usage.completion_tokens,
+                cost=t.usage.cost,
+                interrupted=t.interrupted,
+                reply_to_sequence=t.reply_to_sequence,
+                idempotency_key=t.idempotency_key,
+                created_at=t.created_at,
+            )
+            for t in item.turns
+        ],
+        using_db=conn,
+    )
+    return row
+
+
+async def session_export(session_id: int) -> SessionExport:
+    """One session and its turns (its owner already checked)."""
+    [found] = await _with_turns([await models.Session.get(id=session_id)])
+    return found
+
+
+async def checkpoints_from_session(session_id: int) -> list[Checkpoint]:
+    """The checkpoints saved from a session, oldest first."""
+    found = await models.Checkpoint.filter(source_session_id=session_id).order_by("id")
+    return [rows.checkpoint(row) for row in found]

@@ -1,0 +1,65 @@
+"""The lineage panel says "verified" (or raises an alarm); "Export…" downloads documents."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+from playwright.sync_api import Page, expect
+
+from tests.browser.support import database_pk, gql, open_app
+from tests.support.servers import SmritiServer
+
+SPACE = "mutation($n: String!) { createSpace(input: {name: $n}) { space { id } } }"
+SESSION = "mutation($s: ID!) { createSession(input: {spaceId: $s}) { session { id } } }"
+CHECKPOINT = """mutation($s: ID!, $t: String!) { createCheckpoint(input: {sessionId: $s, title: $t}) {
+  checkpoint { id shortHash } errors { message } } }"""
+
+
+def test_verified_then_alarm_after_tampering(
+    page: Page, server: SmritiServer, database: Path
+) -> None:
+    base = server.base_url
+    space = gql(base, SPACE, n="Audited")["createSpace"]["space"]["id"]
+    session = gql(base, SESSION, s=space)["createSession"]["session"]["id"]
+    gql(base, CHECKPOINT, s=session, t="First")
+    second = gql(base, CHECKPOINT, s=session, t="Second")["createCheckpoint"]["checkpoint"]
+
+    open_app(page, base, f"/?session={session}")
+    head = page.locator("lineage-graph .pane-head")
+    expect(head.locator(".verified")).to_have_text("✓ verified")
+    expect(head.locator("[role=alert]")).to_have_count(0)
+
+    with sqlite3.connect(database) as db:
+        db.execute("DROP TRIGGER checkpoint_immutable")
+        db.execute(
+            "UPDATE checkpoint SET summary = 'edited behind Smriti' WHERE id = ?",
+            (database_pk(second["id"]),),
+        )
+    page.reload()
+    alarm = page.locator("lineage-graph .pane-head [role=alert]")
+    expect(alarm).to_have_text(
+        f"⚠ Lineage altered: checkpoint {second['shortHash']} “Second”: its hash does not match."
+    )
+    expect(head.locator(".verified")).to_have_count(0)
+
+
+def test_export_downloads_the_session_and_the_space(page: Page, server: SmritiServer) -> None:
+    base = server.base_url
+    space = gql(base, SPACE, n="Exported")["createSpace"]["space"]["id"]
+    session = gql(base, SESSION, s=space)["createSession"]["session"]["id"]
+    gql(base, CHECKPOINT, s=session, t="Saved")
+    open_app(page, base, f"/?session={session}")
+    picker = page.get_by_label("Export", exact=True)
+    with page.expect_download() as markdown:
+        picker.select_option("MARKDOWN")
+    assert markdown.value.suggested_filename == f"smriti-session-{database_pk(session)}.md"
+    text = Path(markdown.value.path()).read_text(encoding="utf-8")
+    assert "· Saved\n" in text
+    with page.expect_download() as space_json:
+        picker.select_option("SPACE_JSON")
+    assert space_json.value.suggested_filename == f"smriti-space-{database_pk(space)}.json"
+    document = json.loads(Path(space_json.value.path()).read_text(encoding="utf-8"))
+    assert [c["title"] for c in document["spaces"][0]["checkpoints"]] == ["Saved"]
+    expect(picker).to_have_value("")

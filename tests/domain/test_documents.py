@@ -1,0 +1,88 @@
+"""Markdown and notebook renderers, and the whole-space verification walk."""
+
+from __future__ import annotations
+
+import json
+
+import nbformat
+
+from api.domain import documents
+from api.domain.types import CheckpointContent, Space
+from api.domain.verification import BreakReason, verify_lineage
+from tests.domain.builders import T0, checkpoint, lineage, session, turn
+
+
+def test_checkpoints_sit_after_the_turn_they_were_saved_at() -> None:
+    turns = [turn(1), turn(2), turn(3), turn(4)]
+    first = checkpoint(7, base_sequence=2)
+    early = checkpoint(8, base_sequence=0)
+    late = checkpoint(9, base_sequence=4)
+    items = documents.in_order(list(reversed(turns)), [late, first, early])
+    assert items == [early, turns[0], turns[1], first, turns[2], turns[3], late]
+
+
+def test_session_markdown_is_exact() -> None:
+    saved = checkpoint(
+        7,
+        base_sequence=2,
+        body=CheckpointContent(
+            title="Plan", summary="We fly.", decisions=("Book it",), tasks=("Pack", "Go")
+        ),
+    )
+    text = documents.session_markdown(
+        session(last=2), documents.in_order([turn(1), turn(2)], [saved])
+    )
+    assert text == (
+        "# A session\n\n"
+        "Branch main · model offline/echo · started 2024-05-01T12:00:00.000000Z\n"
+        "\n### 1. You · 2024-05-01T12:00:01.000000Z\n\nturn 1\n"
+        "\n### 2. Model (offline/echo) · 2024-05-01T12:00:02.000000Z\n\nturn 2\n"
+        f"\n### Checkpoint `{saved.hash[:7]}` · Plan\n\n"
+        "- Branch: main\n"
+        "- Saved: 2024-05-01T12:07:00.000000Z by user\n"
+        f"- Hash: `{saved.hash}`\n\n"
+        "**Summary:** We fly.\n\n"
+        "**Decisions:**\n\n- Book it\n\n"
+        "**Tasks:**\n\n- Pack\n- Go\n"
+    )
+
+
+def test_lineage_markdown_names_parents_and_heads() -> None:
+    chain = lineage(2)
+    space = Space(id=10, name="Trips", description="", owner_id=1, created_at=T0, updated_at=T0)
+    text = documents.lineage_markdown(
+        space, chain, [documents.LineageBranch("main", chain[1].hash)]
+    )
+    assert text.startswith(
+        f"# Trips\n\n## Branches\n\n- main: head `{chain[1].hash[:7]}`\n\n## Checkpoints\n"
+    )
+    assert f"- Parent: `{chain[0].hash[:7]}`" in text
+    assert text.count("- Parent:") == 1
+
+
+def test_the_notebook_is_valid_nbformat_4() -> None:
+    saved = checkpoint(7, base_sequence=1)
+    notebook = documents.session_notebook(
+        session(), documents.in_order([turn(1), turn(2)], [saved])
+    )
+    parsed = nbformat.reads(json.dumps(notebook), as_version=4)
+    nbformat.validate(parsed)
+    assert [c.id for c in parsed.cells] == ["session-1", "turn-1", "checkpoint-7", "turn-2"]
+    assert {c.cell_type for c in parsed.cells} == {"markdown"}
+    assert parsed.cells[1].source == "### 1. You · 2024-05-01T12:00:01.000000Z\n\nturn 1\n"
+    assert parsed.cells[2].metadata["smriti"] == {"checkpoint": saved.hash, "branch": "main"}
+
+
+def test_verification_walks_every_branch_of_the_tree() -> None:
+    root, child = lineage(2)
+    side = checkpoint(3, parent=root, branch_name="alt")
+    assert verify_lineage([root, child, side]).ok
+    forged = checkpoint(3, parent=root, branch_name="alt", hash="0" * 64)
+    result = verify_lineage([root, child, forged])
+    assert (result.checked, result.broken and result.broken.reason) == (
+        3,
+        BreakReason.HASH_MISMATCH,
+    )
+    assert result.broken is not None and result.broken.expected_hash == side.hash
+    orphan = checkpoint(4, parent=side)
+    assert verify_lineage([root, orphan]).broken.reason is BreakReason.MISSING_PARENT  # type: ignore[union-attr]
