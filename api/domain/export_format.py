@@ -7,8 +7,8 @@ ids say how things refer to each other inside the document (a checkpoint's
 parent, a session's mount, a branch's head); an import gives them new ids
 and maps every reference. Hashes are kept as they are and verified on
 import against ``hashSpaceId``, the space id they were sealed with (a hash
-covers its space id; see hashing.py). ``mergeParentId`` is reserved for
-merge checkpoints and null until merges exist. The JSON Schema of this
+covers its space id; see hashing.py). ``mergeParentId`` names a merge's
+merged-in checkpoint (null for any other). The JSON Schema of this
 format is docs/export.schema.json.
 """
 
@@ -116,7 +116,7 @@ def _checkpoint(checkpoint: Checkpoint) -> dict[str, Any]:
         "id": checkpoint.id,
         "hash": checkpoint.hash,
         "parentId": checkpoint.parent_id,
-        "mergeParentId": None,
+        "mergeParentId": checkpoint.merge_parent_id,
         "branchName": checkpoint.branch_name,
         "title": content.title,
         "objective": content.objective,
@@ -321,14 +321,13 @@ def _known(reader: _Reader, key: str, ids: Sequence[int]) -> int:
 
 
 def _read_checkpoint(reader: _Reader, space_id: int) -> Checkpoint:
-    if reader.value.get("mergeParentId") is not None:
-        raise invalid(f"{reader.path}.mergeParentId", "null (merges are not supported yet)")
     source = reader.opt_object("sourceTurnRange")
     return Checkpoint(
         id=reader.integer("id"),
         hash=reader.text("hash", max_chars=64),
         space_id=space_id,
         parent_id=reader.opt_integer("parentId"),
+        merge_parent_id=reader.opt_integer("mergeParentId"),
         branch_name=reader.text("branchName", max_chars=BRANCH_CHARS),
         content=CheckpointContent(
             title=reader.text("title", max_chars=NAME_CHARS),

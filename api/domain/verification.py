@@ -17,7 +17,8 @@ from api.domain.types import Checkpoint
 
 class BreakReason(enum.StrEnum):
     HASH_MISMATCH = "HASH_MISMATCH"  # the content, parent or times no longer hash to it
-    MISSING_PARENT = "MISSING_PARENT"  # its parent is not an earlier checkpoint of the space
+    # a parent (or merge parent) is not an earlier checkpoint of the space
+    MISSING_PARENT = "MISSING_PARENT"
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +41,7 @@ class Verification:
 def verify_lineage(
     checkpoints_oldest_first: Sequence[Checkpoint], *, hash_space_id: int | None = None
 ) -> Verification:
-    """Recompute every checkpoint's hash from its parent's stored hash.
+    """Recompute every checkpoint's hash from its parents' stored hashes.
 
     Stops at the first checkpoint that fails (oldest first), so a tampered
     checkpoint is named rather than its descendants. ``hash_space_id``: the
@@ -50,12 +51,18 @@ def verify_lineage(
     seen: dict[int, Checkpoint] = {}
     for count, checkpoint in enumerate(checkpoints_oldest_first):
         parent = seen.get(checkpoint.parent_id) if checkpoint.parent_id is not None else None
-        if checkpoint.parent_id is not None and parent is None:
+        merged = (
+            seen.get(checkpoint.merge_parent_id) if checkpoint.merge_parent_id is not None else None
+        )
+        if (checkpoint.parent_id is not None and parent is None) or (
+            checkpoint.merge_parent_id is not None and merged is None
+        ):
             return Verification(count + 1, Broken(checkpoint, BreakReason.MISSING_PARENT, None))
         expected = checkpoint_hash(
             checkpoint.content,
             space_id=checkpoint.space_id if hash_space_id is None else hash_space_id,
             parent_hash=parent.hash if parent else None,
+            merge_parent_hash=merged.hash if merged else None,
             created_at=checkpoint.created_at,
             branch_name=checkpoint.branch_name,
             author_agent=checkpoint.author_agent,

@@ -155,6 +155,9 @@ async def _import_space(conn: Any, owner_id: int, item: SpaceExport) -> tuple[Sp
             hash=checkpoint.hash,
             space_id=space.id,
             parent_id=checkpoint_ids[checkpoint.parent_id] if checkpoint.parent_id else None,
+            merge_parent_id=(
+                checkpoint_ids[checkpoint.merge_parent_id] if checkpoint.merge_parent_id else None
+            ),
             branch_name=checkpoint.branch_name,
             title=content.title,
             objective=content.objective,
