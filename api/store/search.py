@@ -1,0 +1,100 @@
+"""Full-text search over the index the 0004 migration keeps (FTS5 or tsvector).
+
+Both engines answer the same question: the owner's entries matching every
+term, best first, one page at a time. Ranks differ in scale between engines
+(FTS5's bm25, PostgreSQL's ts_rank_cd); within one engine higher is better.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from api.domain import search_query
+from api.domain.search_query import SearchQuery
+from api.store import sql
+
+
+class Kind(enum.IntEnum):
+    """The entry kinds, as the migration numbers them."""
+
+    TURN = 0
+    CHECKPOINT = 1
+    SESSION = 2
+    SPACE = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    kind: Kind
+    object_id: int
+    body: str
+    rank: float
+
+
+_SQLITE = """
+SELECT kind, object_id, body, -bm25(search_fts) AS rank
+FROM search_fts
+WHERE search_fts MATCH ? AND owner_id = ? {filters}
+ORDER BY bm25(search_fts), kind, object_id
+LIMIT ? OFFSET ?
+"""
+
+# The page is chosen on the narrow columns; the bodies of its few rows only
+# are read afterwards.
+_POSTGRES = """
+SELECT e.kind, e.object_id, e.body, top.rank
+FROM (
+    SELECT kind, object_id, ts_rank_cd(document, q) AS rank
+    FROM search_entry, to_tsquery('simple', ?) AS q
+    WHERE document @@ q AND owner_id = ? {filters}
+    ORDER BY rank DESC, kind, object_id
+    LIMIT ? OFFSET ?
+) AS top
+JOIN search_entry e ON e.kind = top.kind AND e.object_id = top.object_id
+ORDER BY top.rank DESC, top.kind, top.object_id
+"""
+
+
+async def find(
+    owner_id: int,
+    query: SearchQuery,
+    *,
+    space_id: int | None,
+    kinds: Sequence[Kind] | None,
+    limit: int,
+    offset: int,
+) -> list[Entry]:
+    """Up to ``limit`` entries after the first ``offset``, best first."""
+    conn = sql.connection()
+    postgres = sql.dialect(conn) == "postgres"
+    filters: list[str] = []
+    params: list[Any] = []
+    if kinds is not None:
+        filters.append(f"AND kind IN ({', '.join('?' for _ in kinds)})")
+        params += [int(k) for k in kinds]
+    if space_id is not None:
+        # Turns and sessions follow their session into or out of a space, so
+        # their space is read from the session, never stored with them.
+        filters.append(
+            "AND (space_id = ? OR session_id IN (SELECT id FROM session WHERE space_id = ?))"
+        )
+        params += [space_id, space_id]
+    template = _POSTGRES if postgres else _SQLITE
+    engine_query = search_query.to_tsquery(query) if postgres else search_query.to_fts5(query)
+    rows = await sql.fetch(
+        conn,
+        template.format(filters=" ".join(filters)),
+        [engine_query, owner_id, *params, limit, offset],
+    )
+    return [
+        Entry(
+            kind=Kind(row["kind"]),
+            object_id=int(row["object_id"]),
+            body=row["body"],
+            rank=float(row["rank"]),
+        )
+        for row in rows
+    ]
