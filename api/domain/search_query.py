@@ -29,7 +29,6 @@ QUERY_MAX_CHARS = 500
 QUERY_MAX_TERMS = 20
 
 
-
 @functools.cache
 def _word_pattern() -> re.Pattern[str]:
     """Letters, digits and combining marks: the vowel signs of Devanagari and other
@@ -39,6 +38,8 @@ def _word_pattern() -> re.Pattern[str]:
         re.escape(chr(c)) for c in range(0x20000) if unicodedata.category(chr(c)).startswith("M")
     )
     return re.compile(rf"(?:[^\W_]|[{marks}])+")
+
+
 _CHUNK = re.compile(r'"([^"]*)("|$)|([^\s"]+)')
 
 # Snippet shape: how much text around the first match, and where to mark.

@@ -82,9 +82,7 @@ async def _load(
             else {}
         ),
         Kind.SPACE: (
-            dict(await spaces.get_many(owner_id, wanted[Kind.SPACE]))
-            if wanted[Kind.SPACE]
-            else {}
+            dict(await spaces.get_many(owner_id, wanted[Kind.SPACE])) if wanted[Kind.SPACE] else {}
         ),
     }
     return {

@@ -74,9 +74,7 @@ async def test_words_in_any_order_phrases_and_prefixes(app: Starlette) -> None:
     assert await _find(owner, '"red fox"') == [(Kind.TURN, "The red fox jumps over the fence.")]
     assert await _find(owner, "checkp*") == [(Kind.TURN, "Checkpointing keeps the lineage.")]
     assert await _find(owner, "check") == [(Kind.TURN, "Checkout the branch, then check it.")]
-    assert await _find(owner, '"the bran*"') == [
-        (Kind.TURN, "Checkout the branch, then check it.")
-    ]
+    assert await _find(owner, '"the bran*"') == [(Kind.TURN, "Checkout the branch, then check it.")]
 
 
 async def test_more_occurrences_rank_first(app: Starlette) -> None:
@@ -215,9 +213,7 @@ async def test_deleting_a_session_or_space_removes_its_entries(app: Starlette) -
         ("fox & !river | (x)", False),
     ],
 )
-async def test_hostile_syntax_is_searched_as_words(
-    app: Starlette, text: str, found: bool
-) -> None:
+async def test_hostile_syntax_is_searched_as_words(app: Starlette, text: str, found: bool) -> None:
     owner = await spaces.local_user_id()
     sid = await _session(owner, None)
     await _turn(sid, "fox near the river or not")

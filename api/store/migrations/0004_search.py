@@ -74,7 +74,8 @@ def _sqlite_script() -> str:
         f"CREATE TRIGGER search_turn_insert AFTER INSERT ON turn BEGIN {turn} END;",
         "CREATE TRIGGER search_turn_delete AFTER DELETE ON turn "
         f"BEGIN {_sqlite_delete(TURN, 'OLD')} END;",
-        f"CREATE TRIGGER search_checkpoint_insert AFTER INSERT ON checkpoint BEGIN {checkpoint} END;",
+        "CREATE TRIGGER search_checkpoint_insert AFTER INSERT ON checkpoint "
+        f"BEGIN {checkpoint} END;",
         "CREATE TRIGGER search_checkpoint_delete AFTER DELETE ON checkpoint "
         f"BEGIN {_sqlite_delete(CHECKPOINT, 'OLD')} END;",
         f"CREATE TRIGGER search_session_insert AFTER INSERT ON session BEGIN {session} END;",
@@ -219,8 +220,7 @@ async def drop_search(_apps: Any, schema_editor: Any) -> None:
     dialect = schema_editor.client.capabilities.dialect
     if dialect == "postgres":
         script = "".join(
-            f"DROP TRIGGER IF EXISTS {t}_search ON {t};"
-            f"DROP FUNCTION IF EXISTS smriti_search_{t}();"
+            f"DROP TRIGGER IF EXISTS {t}_search ON {t};DROP FUNCTION IF EXISTS smriti_search_{t}();"
             for t in ("turn", "checkpoint", "session", "space")
         )
         script += "DROP TABLE IF EXISTS search_entry;"
