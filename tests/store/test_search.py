@@ -238,3 +238,12 @@ def test_a_query_without_words_or_too_long_is_refused() -> None:
         search_query.parse("a" * 501)
     with pytest.raises(FieldProblem, match="at most 20 words"):
         search_query.parse(" ".join(["w"] * 21))
+
+
+async def test_addresses_numbers_and_tags_are_words_on_both_engines(app: Starlette) -> None:
+    owner = await spaces.local_user_id()
+    sid = await _session(owner, None)
+    await _turn(sid, "Mail ana@example.org about v3.14 in <div> or /usr/lib")
+    text = "Mail ana@example.org about v3.14 in <div> or /usr/lib"
+    for query in ("example", "ana@example.org", "v3.14", "div", "usr lib", "/usr/lib"):
+        assert await _find(owner, query) == [(Kind.TURN, text)], query

@@ -7,7 +7,11 @@ SQLite: an FTS5 table ``search_fts`` (tokeniser ``unicode61 remove_diacritics
 text is in any language: a stemming configuration (``english``) would stem
 German or Hindi as if it were English, and ``unaccent`` is an extension
 Smriti cannot assume it may install; so on PostgreSQL "cafe" does not find
-"café" (the exact word does).
+"café" (the exact word does). Punctuation becomes a space before parsing:
+PostgreSQL's parser reads "<trip>" as an HTML tag, "a@b.org" as one e-mail
+token and "3.14" as one number, none of which a search for "trip", "a" or
+"3 14" would match; without punctuation its words are the sanitiser's
+words (api/domain/search_query.py) and FTS5's.
 
 Triggers keep the index current inside the transaction that writes the row:
 turns and checkpoints are immutable (insert and delete only), a session's
@@ -124,7 +128,9 @@ CREATE TABLE IF NOT EXISTS search_entry (
     space_id BIGINT,
     session_id BIGINT,
     body TEXT NOT NULL,
-    document TSVECTOR GENERATED ALWAYS AS (to_tsvector('simple', body)) STORED,
+    document TSVECTOR GENERATED ALWAYS AS (
+        to_tsvector('simple', regexp_replace(body, '[[:punct:]]+', ' ', 'g'))
+    ) STORED,
     PRIMARY KEY (kind, object_id)
 );
 CREATE INDEX IF NOT EXISTS search_entry_document ON search_entry USING GIN (document);
