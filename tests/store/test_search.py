@@ -247,3 +247,24 @@ async def test_addresses_numbers_and_tags_are_words_on_both_engines(app: Starlet
     text = "Mail ana@example.org about v3.14 in <div> or /usr/lib"
     for query in ("example", "ana@example.org", "v3.14", "div", "usr lib", "/usr/lib"):
         assert await _find(owner, query) == [(Kind.TURN, text)], query
+
+
+async def test_only_the_newest_matches_are_ranked(
+    app: Starlette, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    owner = await spaces.local_user_id()
+    sid = await _session(owner, None)
+    await _turn(sid, "heron heron heron, the oldest")
+    await _turn(sid, "heron, newer")
+    await _turn(sid, "heron heron, newest")
+    monkeypatch.setattr(search, "RANKED_MATCHES", 2)
+    assert await _find(owner, "heron") == [
+        (Kind.TURN, "heron heron, newest"),
+        (Kind.TURN, "heron, newer"),
+    ]
+    monkeypatch.setattr(search, "RANKED_MATCHES", 3)
+    assert await _find(owner, "heron") == [
+        (Kind.TURN, "heron heron heron, the oldest"),
+        (Kind.TURN, "heron heron, newest"),
+        (Kind.TURN, "heron, newer"),
+    ]

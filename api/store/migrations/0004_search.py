@@ -131,9 +131,11 @@ CREATE TABLE IF NOT EXISTS search_entry (
     document TSVECTOR GENERATED ALWAYS AS (
         to_tsvector('simple', regexp_replace(body, '[[:punct:]]+', ' ', 'g'))
     ) STORED,
+    position BIGINT GENERATED ALWAYS AS IDENTITY,
     PRIMARY KEY (kind, object_id)
 );
 CREATE INDEX IF NOT EXISTS search_entry_document ON search_entry USING GIN (document);
+CREATE INDEX IF NOT EXISTS search_entry_newest ON search_entry (owner_id, position DESC);
 """
 
 _POSTGRES_UPSERT = (
