@@ -254,7 +254,7 @@ async def test_only_the_newest_matches_are_ranked(
 ) -> None:
     owner = await spaces.local_user_id()
     sid = await _session(owner, None)
-    await _turn(sid, "heron heron heron, the oldest")
+    await _turn(sid, "heron heron heron heron")
     await _turn(sid, "heron, newer")
     await _turn(sid, "heron heron, newest")
     monkeypatch.setattr(search, "RANKED_MATCHES", 2)
@@ -264,7 +264,7 @@ async def test_only_the_newest_matches_are_ranked(
     ]
     monkeypatch.setattr(search, "RANKED_MATCHES", 3)
     assert await _find(owner, "heron") == [
-        (Kind.TURN, "heron heron heron, the oldest"),
+        (Kind.TURN, "heron heron heron heron"),
         (Kind.TURN, "heron heron, newest"),
         (Kind.TURN, "heron, newer"),
     ]
