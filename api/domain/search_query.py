@@ -18,7 +18,6 @@ then quoted for the engine, so keywords and operators lose their meaning.
 from __future__ import annotations
 
 import functools
-import html
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -45,8 +44,6 @@ _CHUNK = re.compile(r'"([^"]*)("|$)|([^\s"]+)')
 # Snippet shape: how much text around the first match, and where to mark.
 SNIPPET_BEFORE_CHARS = 60
 SNIPPET_MAX_CHARS = 200
-_MARK_OPEN = "<mark>"
-_MARK_CLOSE = "</mark>"
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,10 +105,22 @@ def fold(word: str) -> str:
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
-def snippet(text: str, query: SearchQuery) -> str:
-    """Safe HTML: the part of ``text`` around the first matching word, escaped, with every
-    matching word in ``<mark>``. Done here rather than by the engines so both databases
-    give the same snippet; accents are ignored when matching, like FTS5 does."""
+@dataclass(frozen=True, slots=True)
+class Snippet:
+    """The part of a text around its first match: ``marks`` are (start, end) offsets
+    into ``text`` of each matching word; ``cut_before``/``cut_after`` say where the
+    original text goes on."""
+
+    text: str
+    marks: tuple[tuple[int, int], ...]
+    cut_before: bool
+    cut_after: bool
+
+
+def snippet(text: str, query: SearchQuery) -> Snippet:
+    """The words of ``text`` that match ``query``, in a window around the first one.
+    Done here rather than by the engines so both databases give the same snippet;
+    accents are ignored when matching, like FTS5 does."""
     exact = {fold(w) for term in query.terms for w in term.words}
     prefixes = tuple(fold(term.words[-1]) for term in query.terms if term.prefix)
     marks = [
@@ -125,22 +134,12 @@ def snippet(text: str, query: SearchQuery) -> str:
     end = min(len(text), start + SNIPPET_MAX_CHARS)
     if end < len(text):
         end = _word_end(text, end)
-    pieces = ["…" if start > 0 else ""]
-    position = start
-    for mark_start, mark_end in marks:
-        if mark_start < start or mark_end > end:
-            continue
-        pieces += [
-            html.escape(text[position:mark_start]),
-            _MARK_OPEN,
-            html.escape(text[mark_start:mark_end]),
-            _MARK_CLOSE,
-        ]
-        position = mark_end
-    pieces.append(html.escape(text[position:end]))
-    if end < len(text):
-        pieces.append("…")
-    return "".join(pieces)
+    return Snippet(
+        text=text[start:end],
+        marks=tuple((s - start, e - start) for s, e in marks if s >= start and e <= end),
+        cut_before=start > 0,
+        cut_after=end < len(text),
+    )
 
 
 def _word_start(text: str, index: int) -> int:

@@ -56,8 +56,8 @@ class ContextPreviewInput:
 class Query:
     search = strawberry.field(
         resolver=search_resolver,
-        description="Full-text search across your turns, checkpoints, sessions and spaces, "
-        "best first.",
+        description="Full-text search across your turns, checkpoints, sessions and spaces: "
+        "the 1,000 newest matches, best first (add a word to reach older text).",
     )
 
     @strawberry.field(description="Any object by its global id.")

@@ -8,12 +8,14 @@ ranked search does.
 from __future__ import annotations
 
 import enum
+import html
 from typing import Annotated
 
 import strawberry
 from strawberry import relay
 
 from api.domain import types as domain
+from api.domain.search_query import Snippet
 from api.graphql import ids
 from api.graphql.context import Info
 from api.graphql.pagination import cursor, page_request
@@ -63,6 +65,22 @@ class SearchHitEdge:
 class SearchHitConnection:
     edges: list[SearchHitEdge] = strawberry.field(description="The hits of this page.")
     page_info: relay.PageInfo = strawberry.field(description="Where this page is.")
+
+
+def snippet_html(snippet: Snippet) -> str:
+    """Escaped text with each match in <mark>, and … where the text was cut."""
+    pieces = ["…" if snippet.cut_before else ""]
+    position = 0
+    for start, end in snippet.marks:
+        pieces += [
+            html.escape(snippet.text[position:start]),
+            "<mark>",
+            html.escape(snippet.text[start:end]),
+            "</mark>",
+        ]
+        position = end
+    pieces += [html.escape(snippet.text[position:]), "…" if snippet.cut_after else ""]
+    return "".join(pieces)
 
 
 def _node(found: domain.Turn | domain.Checkpoint | domain.Session | domain.Space) -> SearchResult:
@@ -116,7 +134,7 @@ async def search(
             cursor=cursor(SEARCH, offset + position),
             node=_node(hit.found),
             kind=SearchKind[hit.kind.name],
-            snippet=hit.snippet,
+            snippet=snippet_html(hit.snippet),
             rank=hit.rank,
         )
         for position, hit in enumerate(found.hits, start=1)

@@ -18,7 +18,7 @@ from api.store.search import Kind
 class Hit:
     kind: Kind
     found: Turn | Checkpoint | Session | Space
-    snippet: str
+    snippet: search_query.Snippet
     rank: float
 
 
