@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+
 import pytest
 from starlette.applications import Starlette
 
@@ -268,3 +270,28 @@ async def test_only_the_newest_matches_are_ranked(
         (Kind.TURN, "heron heron, newest"),
         (Kind.TURN, "heron, newer"),
     ]
+
+
+async def test_the_migration_indexes_rows_written_before_it(app: Starlette) -> None:
+    migration = importlib.import_module("api.store.migrations.0004_search")
+    owner = await spaces.local_user_id()
+    space = await spaces.create(owner, "Older lemur space", "lemur notes")
+    sid = await _session(owner, space.id, title="Lemur session")
+    await _turn(sid, "a lemur turn")
+    await save(space.id, sid, "Lemur checkpoint")
+    before = await _find(owner, "lemur")
+    assert sorted(kind for kind, _ in before) == [
+        Kind.TURN,
+        Kind.CHECKPOINT,
+        Kind.SESSION,
+        Kind.SPACE,
+    ]
+
+    conn = sql.connection()
+    if _postgres():
+        await conn.execute_script("DELETE FROM search_entry")
+        await conn.execute_script(migration.postgres_backfill())
+    else:
+        await conn.execute_script("DELETE FROM search_fts")
+        await conn.execute_script(migration.sqlite_backfill())
+    assert await _find(owner, "lemur") == before

@@ -93,7 +93,13 @@ def _sqlite_script() -> str:
         f"BEGIN {_sqlite_delete(SPACE, 'OLD')} {space} END;",
         "CREATE TRIGGER search_space_delete AFTER DELETE ON space "
         f"BEGIN {_sqlite_delete(SPACE, 'OLD')} END;",
-        # Rows written before this migration.
+    ]
+    return "\n".join(statements) + "\n" + sqlite_backfill()
+
+
+def sqlite_backfill() -> str:
+    """Index the rows written before this migration."""
+    statements = [
         "INSERT INTO search_fts (rowid, body, kind, object_id, owner_id, space_id, session_id) "
         f"SELECT s.id * 4 + {SPACE}, s.name || char(10) || s.description, {SPACE}, s.id, "
         "s.owner_id, s.id, NULL FROM space s;",
@@ -196,7 +202,13 @@ def _postgres_script() -> str:
             f"CREATE TRIGGER {table}_search AFTER {events} ON {table} "
             f"FOR EACH ROW EXECUTE FUNCTION {name}();"
         )
-    parts.append(
+    parts.append(postgres_backfill())
+    return "\n".join(parts)
+
+
+def postgres_backfill() -> str:
+    """Index the rows written before this migration."""
+    return (
         "INSERT INTO search_entry (kind, object_id, owner_id, space_id, session_id, body) "
         f"SELECT {SPACE}, id, owner_id, id, NULL, concat_ws(E'\\n', name, description) FROM space "
         "ON CONFLICT DO NOTHING;"
@@ -210,7 +222,6 @@ def _postgres_script() -> str:
         f"{_postgres_checkpoint_body('c')} "
         "FROM checkpoint c JOIN space s ON s.id = c.space_id ON CONFLICT DO NOTHING;"
     )
-    return "\n".join(parts)
 
 
 async def create_search(_apps: Any, schema_editor: Any) -> None:
