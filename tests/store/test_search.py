@@ -295,3 +295,35 @@ async def test_the_migration_indexes_rows_written_before_it(app: Starlette) -> N
         await conn.execute_script("DELETE FROM search_fts")
         await conn.execute_script(migration.sqlite_backfill())
     assert await _find(owner, "lemur") == before
+
+
+async def test_postgres_walks_newest_first_only_for_common_words(
+    app: Starlette, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if not _postgres():
+        pytest.skip("FTS5 always walks its matches newest first")
+    owner = await spaces.local_user_id()
+    sid = await _session(owner, None)
+    for n in range(30):
+        await _turn(sid, f"common words {'rare ' * (n % 3 == 0)}{n}")
+    await sql.connection().execute_script("ANALYZE search_entry")
+    conn = sql.connection()
+    assert await search._newest_first(conn, search_query.parse("common")) == search._WALK
+    assert await search._newest_first(conn, search_query.parse("common 7")) == search._GIN
+    assert await search._newest_first(conn, search_query.parse("comm*")) == search._GIN
+    monkeypatch.setattr(search, "RANKED_MATCHES", 3)
+    # The walk and the GIN path find the same three newest matches.
+    expected = [
+        (Kind.TURN, "common words 28"),
+        (Kind.TURN, "common words 29"),
+        (Kind.TURN, "common words rare 27"),
+    ]
+    assert sorted(await _find(owner, "common")) == expected
+    assert sorted(await _find(owner, "words")) == expected
+    monkeypatch.setattr(search, "COMMON_WORD_SHARE", 0.5)
+    assert await search._newest_first(conn, search_query.parse("rare")) == search._GIN
+    assert sorted(await _find(owner, "rare")) == [
+        (Kind.TURN, "common words rare 21"),
+        (Kind.TURN, "common words rare 24"),
+        (Kind.TURN, "common words rare 27"),
+    ]
