@@ -13,7 +13,7 @@ is initialised there).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
@@ -178,23 +178,28 @@ class Seeder:
         )
         return ids
 
-    async def turns(self, session_id: int, count: int) -> None:
-        """Turns 1..count, alternating USER / ASSISTANT, then last_sequence_number = count."""
+    async def turns(
+        self, session_id: int, count: int, *, text: Callable[[int], str] | None = None
+    ) -> None:
+        """Turns 1..count, alternating USER / ASSISTANT, then last_sequence_number = count;
+        ``text(sequence)`` writes a turn's content (default: the fixed sample texts)."""
         start = self.now - TURNS_START
         rows = []
         for sequence in range(1, count + 1):
             is_user = sequence % 2 == 1
             texts = USER_TEXTS if is_user else ASSISTANT_TEXTS
-            text = f"#{sequence} {texts[(sequence // 2) % len(texts)]}"
+            content = (
+                text(sequence) if text else f"#{sequence} {texts[(sequence // 2) % len(texts)]}"
+            )
             rows.append(
                 models.Turn(
                     session_id=session_id,
                     sequence_number=sequence,
                     role=(Role.USER if is_user else Role.ASSISTANT).value,
-                    content=text,
+                    content=content,
                     provider=OFFLINE_PROVIDER,
                     model=ECHO_MODEL,
-                    token_count=_tokens(text),
+                    token_count=_tokens(content),
                     reply_to_sequence=None if is_user else sequence - 1,
                     created_at=start + sequence * ROW_STEP,
                 )
@@ -212,6 +217,7 @@ class Seeder:
         parent: models.Checkpoint | None = None,
         source_session_id: int | None = None,
         first_moment: datetime | None = None,
+        content_of: Callable[[int, str], CheckpointContent] | None = None,
     ) -> list[models.Checkpoint]:
         """``length`` checkpoints, each the child of the previous (the first of
         ``parent``), with valid hashes; the branch row points at the last."""
@@ -221,7 +227,7 @@ class Seeder:
         previous = parent
         for n, checkpoint_id in enumerate(ids):
             moment += ROW_STEP
-            content = _content(n + 1, branch)
+            content = (content_of or _content)(n + 1, branch)
             row = models.Checkpoint(
                 id=checkpoint_id,
                 hash=checkpoint_hash(

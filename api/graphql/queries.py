@@ -18,6 +18,7 @@ from api.graphql import ids
 from api.graphql.context import Info
 from api.graphql.mutations.chat import context_override
 from api.graphql.pagination import SESSIONS, SPACES, connection, page_request
+from api.graphql.search import search as search_resolver
 from api.graphql.types.checkpoint import Checkpoint
 from api.graphql.types.compare import Comparison
 from api.graphql.types.context_plan import ContextInput, ContextPlan
@@ -53,6 +54,12 @@ class ContextPreviewInput:
 
 @strawberry.type(description="Everything you can read.")
 class Query:
+    search = strawberry.field(
+        resolver=search_resolver,
+        description="Full-text search across your turns, checkpoints, sessions and spaces: "
+        "the 1,000 newest matches, best first (add a word to reach older text).",
+    )
+
     @strawberry.field(description="Any object by its global id.")
     async def node(
         self,

@@ -1,0 +1,329 @@
+"""The full-text index: kept by triggers, queried through the sanitiser, on both engines."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+from starlette.applications import Starlette
+
+from api.domain import search_query
+from api.domain.hashing import checkpoint_hash
+from api.domain.types import CheckpointContent, MemoryScope, Role
+from api.domain.validation import FieldProblem
+from api.store import checkpoints, search, sessions, spaces, sql, turns
+from api.store.search import Kind
+from tests.store.test_store import save
+
+
+async def _session(owner: int, space_id: int | None, title: str = "") -> int:
+    session = await sessions.create(
+        owner,
+        title=title,
+        space_id=space_id,
+        memory_scope=MemoryScope.LATEST_1,
+        provider="offline",
+        model="echo",
+    )
+    return session.id
+
+
+async def _turn(session_id: int, content: str) -> int:
+    return (await turns.append(session_id, role=Role.USER, content=content, token_count=1)).id
+
+
+async def _find(owner: int, text: str, **options: object) -> list[tuple[Kind, str]]:
+    found = await search.find(
+        owner,
+        search_query.parse(text),
+        space_id=options.get("space_id"),  # type: ignore[arg-type]
+        kinds=options.get("kinds"),  # type: ignore[arg-type]
+        limit=50,
+        offset=0,
+    )
+    return [(e.kind, e.body) for e in found]
+
+
+async def _other_owner() -> int:
+    conn = sql.connection()
+    row = await sql.fetch_one(
+        conn,
+        "INSERT INTO smriti_user (name, created_at) VALUES (?, CURRENT_TIMESTAMP) RETURNING id",
+        ["mallory"],
+    )
+    assert row is not None
+    return int(row["id"])
+
+
+def _postgres() -> bool:
+    return sql.dialect(sql.connection()) == "postgres"
+
+
+async def test_words_in_any_order_phrases_and_prefixes(app: Starlette) -> None:
+    owner = await spaces.local_user_id()
+    sid = await _session(owner, None)
+    await _turn(sid, "The red fox jumps over the fence.")
+    await _turn(sid, "A fox, red as rust.")
+    await _turn(sid, "Checkpointing keeps the lineage.")
+    await _turn(sid, "Checkout the branch, then check it.")
+
+    # Ranked differently by each engine (bm25 favours the shorter text,
+    # ts_rank_cd the closer words); the order is tested below.
+    assert sorted(await _find(owner, "fox red")) == [
+        (Kind.TURN, "A fox, red as rust."),
+        (Kind.TURN, "The red fox jumps over the fence."),
+    ]
+    assert await _find(owner, '"red fox"') == [(Kind.TURN, "The red fox jumps over the fence.")]
+    assert await _find(owner, "checkp*") == [(Kind.TURN, "Checkpointing keeps the lineage.")]
+    assert await _find(owner, "check") == [(Kind.TURN, "Checkout the branch, then check it.")]
+    assert await _find(owner, '"the bran*"') == [(Kind.TURN, "Checkout the branch, then check it.")]
+
+
+async def test_more_occurrences_rank_first(app: Starlette) -> None:
+    owner = await spaces.local_user_id()
+    sid = await _session(owner, None)
+    await _turn(sid, "ocean")
+    await _turn(sid, "ocean ocean ocean")
+    assert await _find(owner, "ocean") == [
+        (Kind.TURN, "ocean ocean ocean"),
+        (Kind.TURN, "ocean"),
+    ]
+
+
+async def test_accents_fold_on_sqlite_and_are_exact_on_postgres(app: Starlette) -> None:
+    owner = await spaces.local_user_id()
+    sid = await _session(owner, None)
+    await _turn(sid, "Meet at the Café Müller")
+    await _turn(sid, "नमस्ते दुनिया")
+    assert await _find(owner, "café") == [(Kind.TURN, "Meet at the Café Müller")]
+    assert await _find(owner, "MÜLLER") == [(Kind.TURN, "Meet at the Café Müller")]
+    assert await _find(owner, "दुनिया") == [(Kind.TURN, "नमस्ते दुनिया")]
+    # FTS5's remove_diacritics folds accents; PostgreSQL's `simple` does not.
+    expected = [] if _postgres() else [(Kind.TURN, "Meet at the Café Müller")]
+    assert await _find(owner, "cafe") == expected
+
+
+async def test_checkpoints_sessions_and_spaces_are_indexed_and_renames_reindexed(
+    app: Starlette,
+) -> None:
+    owner = await spaces.local_user_id()
+    space = await spaces.create(owner, "Garden", "Tomatoes and basil")
+    sid = await _session(owner, space.id, title="Seedlings")
+    await save(space.id, sid, "Planting plan")
+    await checkpoints.create(
+        space_id=space.id,
+        branch_name="main",
+        content=CheckpointContent(
+            title="Watering",
+            objective="Keep roots moist",
+            summary="Water at dawn",
+            decisions=("Drip irrigation",),
+            tasks=("Buy hoses",),
+            open_questions=("How much basil?",),
+            entities=("Rainbarrel",),
+        ),
+        author_agent="user",
+        source_session_id=sid,
+        source_turn_range=None,
+        base_sequence=0,
+        compute_hash=checkpoint_hash,
+    )
+    watering = (
+        Kind.CHECKPOINT,
+        "Watering\nKeep roots moist\nWater at dawn\nDrip irrigation\n"
+        "Buy hoses\nHow much basil?\nRainbarrel",
+    )
+    garden = (Kind.SPACE, "Garden\nTomatoes and basil")
+    # bm25 ranks the shorter text first; ts_rank_cd ties them (no length
+    # normalisation) and the tie goes by kind.
+    expected = [watering, garden] if _postgres() else [garden, watering]
+    assert await _find(owner, "basil") == expected
+    assert [k for k, _ in await _find(owner, "rainbarrel hoses")] == [Kind.CHECKPOINT]
+    assert await _find(owner, "seedlings") == [(Kind.SESSION, "Seedlings")]
+
+    await sessions.update(owner, sid, title="Sprouts")
+    await spaces.update(owner, space.id, name="Orchard", description=None)
+    assert await _find(owner, "seedlings") == []
+    assert await _find(owner, "sprouts") == [(Kind.SESSION, "Sprouts")]
+    assert await _find(owner, "orchard") == [(Kind.SPACE, "Orchard\nTomatoes and basil")]
+    assert await _find(owner, "basil", kinds=[Kind.SPACE]) == [
+        (Kind.SPACE, "Orchard\nTomatoes and basil")
+    ]
+
+
+async def test_another_owners_and_another_spaces_rows_are_not_found(app: Starlette) -> None:
+    owner = await spaces.local_user_id()
+    other = await _other_owner()
+    mine = await spaces.create(owner, "Mine", "")
+    elsewhere = await spaces.create(owner, "Elsewhere", "")
+    theirs = await spaces.create(other, "Theirs", "secret zebra")
+    await _turn(await _session(other, theirs.id), "zebra in their session")
+    await _turn(await _session(owner, mine.id), "zebra in my space")
+    await _turn(await _session(owner, elsewhere.id), "zebra elsewhere")
+    await _turn(await _session(owner, None), "zebra unattached")
+
+    assert sorted(body for _, body in await _find(owner, "zebra")) == [
+        "zebra elsewhere",
+        "zebra in my space",
+        "zebra unattached",
+    ]
+    assert await _find(owner, "zebra", space_id=mine.id) == [(Kind.TURN, "zebra in my space")]
+    assert await _find(owner, "secret") == []
+
+
+async def test_deleting_a_session_or_space_removes_its_entries(app: Starlette) -> None:
+    owner = await spaces.local_user_id()
+    space = await spaces.create(owner, "Doomed space", "")
+    sid = await _session(owner, space.id, title="Doomed session")
+    await _turn(sid, "walrus one")
+    await save(space.id, sid, "walrus checkpoint")
+    other_sid = await _session(owner, None)
+    await _turn(other_sid, "walrus survives")
+
+    await sessions.delete(owner, sid)
+    # Equal ranks on both engines: ties go by kind (turns first), then id.
+    assert await _find(owner, "walrus") == [
+        (Kind.TURN, "walrus survives"),
+        (Kind.CHECKPOINT, "walrus checkpoint\n\n\n"),
+    ]
+    assert await _find(owner, "doomed") == [(Kind.SPACE, "Doomed space\n")]
+
+    await spaces.delete(owner, space.id)
+    assert await _find(owner, "walrus") == [(Kind.TURN, "walrus survives")]
+    assert await _find(owner, "doomed") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("NEAR( fox river", True),
+        # Punctuation inside a chunk joins its words into a phrase.
+        ("NEAR(fox river", False),
+        ("near,the", True),
+        ('fox"', True),
+        ('"fox', True),
+        ('fox" OR "zebra', False),
+        ("fox OR zebra", False),
+        ("fox NOT river", True),
+        ("river:fox", False),
+        ("fox: river", True),
+        ("^fox", True),
+        ("fox AND", False),
+        ("'); DROP TABLE turn; --", False),
+        ("*fox", True),
+        ("fox*:*", True),
+        ("fox & !river | (x)", False),
+    ],
+)
+async def test_hostile_syntax_is_searched_as_words(app: Starlette, text: str, found: bool) -> None:
+    owner = await spaces.local_user_id()
+    sid = await _session(owner, None)
+    await _turn(sid, "fox near the river or not")
+    expected = [(Kind.TURN, "fox near the river or not")] if found else []
+    assert await _find(owner, text) == expected
+
+
+async def test_operators_are_searched_as_words(app: Starlette) -> None:
+    owner = await spaces.local_user_id()
+    sid = await _session(owner, None)
+    await _turn(sid, "fox near the river or not")
+    await _turn(sid, "just a fox")
+    assert await _find(owner, "fox NEAR( river") == [(Kind.TURN, "fox near the river or not")]
+    assert await _find(owner, "fox OR") == [(Kind.TURN, "fox near the river or not")]
+    assert await _find(owner, 'fox NOT "') == [(Kind.TURN, "fox near the river or not")]
+
+
+def test_a_query_without_words_or_too_long_is_refused() -> None:
+    with pytest.raises(FieldProblem, match="at least one word"):
+        search_query.parse('"" * ( - : _')
+    with pytest.raises(FieldProblem, match="at most 500 characters"):
+        search_query.parse("a" * 501)
+    with pytest.raises(FieldProblem, match="at most 20 words"):
+        search_query.parse(" ".join(["w"] * 21))
+
+
+async def test_addresses_numbers_and_tags_are_words_on_both_engines(app: Starlette) -> None:
+    owner = await spaces.local_user_id()
+    sid = await _session(owner, None)
+    await _turn(sid, "Mail ana@example.org about v3.14 in <div> or /usr/lib")
+    text = "Mail ana@example.org about v3.14 in <div> or /usr/lib"
+    for query in ("example", "ana@example.org", "v3.14", "div", "usr lib", "/usr/lib"):
+        assert await _find(owner, query) == [(Kind.TURN, text)], query
+
+
+async def test_only_the_newest_matches_are_ranked(
+    app: Starlette, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    owner = await spaces.local_user_id()
+    sid = await _session(owner, None)
+    await _turn(sid, "heron heron heron heron")
+    await _turn(sid, "heron, newer")
+    await _turn(sid, "heron heron, newest")
+    monkeypatch.setattr(search, "RANKED_MATCHES", 2)
+    assert await _find(owner, "heron") == [
+        (Kind.TURN, "heron heron, newest"),
+        (Kind.TURN, "heron, newer"),
+    ]
+    monkeypatch.setattr(search, "RANKED_MATCHES", 3)
+    assert await _find(owner, "heron") == [
+        (Kind.TURN, "heron heron heron heron"),
+        (Kind.TURN, "heron heron, newest"),
+        (Kind.TURN, "heron, newer"),
+    ]
+
+
+async def test_the_migration_indexes_rows_written_before_it(app: Starlette) -> None:
+    migration = importlib.import_module("api.store.migrations.0004_search")
+    owner = await spaces.local_user_id()
+    space = await spaces.create(owner, "Older lemur space", "lemur notes")
+    sid = await _session(owner, space.id, title="Lemur session")
+    await _turn(sid, "a lemur turn")
+    await save(space.id, sid, "Lemur checkpoint")
+    before = await _find(owner, "lemur")
+    assert sorted(kind for kind, _ in before) == [
+        Kind.TURN,
+        Kind.CHECKPOINT,
+        Kind.SESSION,
+        Kind.SPACE,
+    ]
+
+    conn = sql.connection()
+    if _postgres():
+        await conn.execute_script("DELETE FROM search_entry")
+        await conn.execute_script(migration.postgres_backfill())
+    else:
+        await conn.execute_script("DELETE FROM search_fts")
+        await conn.execute_script(migration.sqlite_backfill())
+    assert await _find(owner, "lemur") == before
+
+
+async def test_postgres_walks_newest_first_only_for_common_words(
+    app: Starlette, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if not _postgres():
+        pytest.skip("FTS5 always walks its matches newest first")
+    owner = await spaces.local_user_id()
+    sid = await _session(owner, None)
+    for n in range(30):
+        await _turn(sid, f"common words {'rare ' * (n % 3 == 0)}{n}")
+    await sql.connection().execute_script("ANALYZE search_entry")
+    conn = sql.connection()
+    assert await search._newest_first(conn, search_query.parse("common")) == search._WALK
+    assert await search._newest_first(conn, search_query.parse("common 7")) == search._GIN
+    assert await search._newest_first(conn, search_query.parse("comm*")) == search._GIN
+    monkeypatch.setattr(search, "RANKED_MATCHES", 3)
+    # The walk and the GIN path find the same three newest matches.
+    expected = [
+        (Kind.TURN, "common words 28"),
+        (Kind.TURN, "common words 29"),
+        (Kind.TURN, "common words rare 27"),
+    ]
+    assert sorted(await _find(owner, "common")) == expected
+    assert sorted(await _find(owner, "words")) == expected
+    monkeypatch.setattr(search, "COMMON_WORD_SHARE", 0.5)
+    assert await search._newest_first(conn, search_query.parse("rare")) == search._GIN
+    assert sorted(await _find(owner, "rare")) == [
+        (Kind.TURN, "common words rare 21"),
+        (Kind.TURN, "common words rare 24"),
+        (Kind.TURN, "common words rare 27"),
+    ]
