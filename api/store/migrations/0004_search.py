@@ -256,6 +256,6 @@ async def drop_search(_apps: Any, schema_editor: Any) -> None:
 class Migration(migrations.Migration):
     # The merge helper's 0003 also follows 0002; whoever lands second makes
     # this depend on 0003 so the chain stays linear.
-    dependencies = [("models", "0002_immutability_triggers")]
+    dependencies = [("models", "0003_merge_parent")]
 
     operations = [ops.RunPython(create_search, drop_search)]

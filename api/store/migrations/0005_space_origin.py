@@ -13,7 +13,7 @@ from tortoise.migrations import operations as ops
 
 
 class Migration(migrations.Migration):
-    dependencies = [("models", "0003_merge_parent")]
+    dependencies = [("models", "0004_search")]
 
     operations = [
         ops.AddField(
