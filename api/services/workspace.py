@@ -96,5 +96,3 @@ async def update_session(
         provider=ref.provider if ref else None,
         model=ref.model if ref else None,
     )
-
-
