@@ -85,10 +85,10 @@ def main(argv: list[str] | None = None) -> int:
     from api.settings import Settings
     from api.store import database
 
-    settings = Settings.from_environment(
-        database_url=args.database, providers_file=args.providers, host=args.host
-    )
     try:
+        settings = Settings.from_environment(
+            database_url=args.database, providers_file=args.providers, host=args.host
+        )
         app = create_app(settings)
     except ConfigError as exc:
         print(f"smriti: {exc.message}", file=sys.stderr)
