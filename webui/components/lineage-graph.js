@@ -93,6 +93,9 @@ export class LineageGraph extends HTMLElement {
     }
     const byId = new Map(nodes.map((node) => [node.id, node]));
     const group = svg("g", { class: "nodes" });
+    // The selected and mounted rows are shaded under the edges, so an edge ending at
+    // such a node (a merge's turn into its lane) stays visible.
+    const marks = svg("g", { class: "marks", "aria-hidden": "true" });
     for (const row of rows) {
       const { x, y } = point(row.key);
       if (row.kind === "tip") {
@@ -108,6 +111,11 @@ export class LineageGraph extends HTMLElement {
       if (node.id === selectedId) classes.push("selected");
       if (isHead(node)) classes.push("head");
       if (node.mergeParent) classes.push("merge");
+      const shade = ["mounted", "selected"].filter((name) => classes.includes(name));
+      if (shade.length) {
+        marks.append(svg("rect", { class: `mark ${shade.join(" ")}`, x: 2, y: y - ROW / 2 + 2,
+          width: "100%", height: ROW - 4, rx: 5 }));
+      }
       const label = svg("text", { x: labelX, y: y + 4 },
         svg("tspan", { class: "hash" }, node.shortHash), svg("tspan", { dx: 6 }, clip(node.title)));
       for (const name of headsOf(node)) label.append(svg("tspan", { dx: 6, class: "head-tag" }, name));
@@ -122,7 +130,7 @@ export class LineageGraph extends HTMLElement {
       group.append(item);
     }
     const chart = svg("svg", { class: "graph", width: "100%", height: TOP + rows.length * ROW,
-      role: "group", "aria-label": "Checkpoint lineage" }, edges, group);
+      role: "group", "aria-label": "Checkpoint lineage" }, marks, edges, group);
     this.branchList ??= document.createElement("branch-list");
     this.branchList.state = { order, branches, nodes };
     replace(this, title, this.branchList, chart);
