@@ -225,12 +225,12 @@ export const HANDLERS = {
   async compare({ a, b }) {
     this.ui.compare.show(await api.compareCheckpoints(a, b));
   },
-  async "preview-merge"({ from, into }) {
+  async "preview-merge"({ from, into, branch = null }) {
     const spaceId = this.state.session?.space?.id;
     if (!spaceId) return;
     const preview = await api.previewMerge({ spaceId, into, from });
     if (!preview) return this.toast("That merge cannot be previewed any more.");
-    this.ui.merge.show(preview, spaceId);
+    this.ui.merge.show(preview, spaceId, { branch });
   },
   async "merge-checkpoints"({ input }) {
     const payload = await api.mergeCheckpoints(input);
