@@ -4,6 +4,7 @@ import * as api from "./api.js";
 import { loadDraft } from "./drafts.js";
 import { carriedFrom } from "./format.js";
 import { forgetKey, keyFor, rememberKey } from "./message-keys.js";
+import { searchHandlers } from "./search-handlers.js";
 
 const newKey = () =>
   globalThis.crypto?.randomUUID?.() ?? `${Date.now()}-${Math.random().toString(16).slice(2)}`;
@@ -343,3 +344,6 @@ export const HANDLERS = {
     await Promise.all([this.refreshLineage(), this.refreshPreview()]);
   },
 };
+
+// Searching and opening search hits (search-handlers.js).
+Object.assign(HANDLERS, searchHandlers(HANDLERS));
