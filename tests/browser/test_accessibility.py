@@ -51,6 +51,14 @@ def test_main_screens_have_no_serious_or_critical_violations(
     send(page, "Add two days in Sintra.")
     check(page, f"{size} notebook", found)
 
+    page.keyboard.press("/")
+    page.get_by_role("searchbox", name="Search").fill("Lisbon")
+    page.get_by_role("searchbox", name="Search").press("Enter")
+    results = page.get_by_role("dialog", name="Search results")
+    expect(results.get_by_role("status")).to_have_text(re.compile("^[0-9]+ results for “Lisbon”"))
+    check(page, f"{size} search results", found)
+    page.keyboard.press("Escape")
+
     page.get_by_role("button", name="Show context").click()
     check(page, f"{size} context", found)
     page.keyboard.press("Escape")
