@@ -110,6 +110,17 @@ def shoot(browser: Browser, base_url: str, sid: str, scheme: str) -> None:
     page.locator("checkpoint-form").scroll_into_view_if_needed()
     page.wait_for_timeout(200)
     page.screenshot(path=OUT / "checkpoint-form.png")
+    page.locator("checkpoint-form").get_by_role("button", name="Cancel").click()
+
+    # `/` and a word: the hits grouped by session and checkpoint, matches marked.
+    page.keyboard.press("/")
+    page.get_by_role("searchbox", name="Search").fill("Sydney")
+    page.get_by_role("searchbox", name="Search").press("Enter")
+    results = page.get_by_role("dialog", name="Search results")
+    expect(results.get_by_role("status")).to_contain_text("results for “Sydney”")
+    results.get_by_role("button", name="Close search results").blur()
+    page.wait_for_timeout(200)
+    page.screenshot(path=OUT / "search-results.png")
     context.close()
 
 

@@ -28,7 +28,11 @@ def _payload(base_url: str, mutation: str, type_: str, result: str, **input_: An
 
 def make_space(base_url: str, name: str, description: str = "") -> str:
     space: str = _payload(
-        base_url, "createSpace", "CreateSpaceInput", "space { id }", name=name,
+        base_url,
+        "createSpace",
+        "CreateSpaceInput",
+        "space { id }",
+        name=name,
         description=description,
     )["space"]["id"]
     return space
@@ -46,15 +50,24 @@ def make_session(base_url: str, title: str, space_id: str | None = None) -> str:
 
 def send(base_url: str, session_id: str, content: str) -> None:
     _payload(
-        base_url, "sendMessage", "SendMessageInput", "userTurn { id }", sessionId=session_id,
+        base_url,
+        "sendMessage",
+        "SendMessageInput",
+        "userTurn { id }",
+        sessionId=session_id,
         content=content,
     )
 
 
 def make_checkpoint(base_url: str, session_id: str, title: str, decisions: list[str]) -> str:
     short: str = _payload(
-        base_url, "createCheckpoint", "CreateCheckpointInput", "checkpoint { shortHash }",
-        sessionId=session_id, title=title, decisions=decisions,
+        base_url,
+        "createCheckpoint",
+        "CreateCheckpointInput",
+        "checkpoint { shortHash }",
+        sessionId=session_id,
+        title=title,
+        decisions=decisions,
     )["checkpoint"]["shortHash"]
     return short
 
@@ -84,7 +97,6 @@ def groups(dialog: Locator) -> list[tuple[str, list[str]]]:
 
 def marks(dialog: Locator) -> list[str]:
     return dialog.locator(".snippet mark").all_inner_texts()
-
 
 
 def test_hits_are_grouped_by_session_checkpoint_and_space_with_safe_snippets(
@@ -126,11 +138,12 @@ def test_hits_are_grouped_by_session_checkpoint_and_space_with_safe_snippets(
         ("Space Lagoon atlas", ["Name Lagoon atlas Ferries <b>and</b> tides"]),
     ]
     # Only the matches are marked; the markup people wrote stays text.
-    assert marks(dialog) == ["Lagoon", "lagoon"] + ["Lagoon", "lagoon", "lagoon"] + [
-        "lagoon",
-        "Lagoon",
-        "lagoon",
-    ] + ["Lagoon"]
+    assert marks(dialog) == [
+        *("Lagoon", "lagoon"),  # the checkpoint
+        *("Lagoon", "lagoon", "lagoon"),  # Lagoon crossing
+        *("lagoon", "Lagoon", "lagoon"),  # Harbour notes
+        "Lagoon",  # the space
+    ]
     assert dialog.locator(".snippet *:not(mark)").count() == 0
 
     # Filters search again: one kind; then only the open session's space.

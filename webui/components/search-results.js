@@ -79,7 +79,8 @@ export class SearchResults extends HTMLElement {
     this.spaceOnly = h("input", { type: "checkbox", onchange: () => this.run() });
     this.spaceName = h("span", {});
     this.scope = h("label", { class: "search-scope" }, this.spaceOnly, " Only in space ", this.spaceName);
-    this.kind = h("select", { onchange: () => this.run() },
+    // Not inside its label: the options' text would become part of the label's.
+    this.kind = h("select", { id: "search-kind", onchange: () => this.run() },
       KINDS.map(([value, label]) => h("option", { value }, label)));
     this.status = h("p", { class: "search-status", role: "status" });
     this.list = h("div", { class: "search-groups" });
@@ -90,7 +91,7 @@ export class SearchResults extends HTMLElement {
         h("button", { type: "button", class: "icon", "aria-label": "Close search results",
           onclick: () => this.dialog.close() }, "×")),
       h("div", { class: "search-filters" }, this.scope,
-        h("label", { class: "search-kind" }, "Show ", this.kind)),
+        h("span", {}, h("label", { for: "search-kind" }, "Show"), " ", this.kind)),
       this.status, this.list, this.more);
     this.append(this.dialog);
   }
