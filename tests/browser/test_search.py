@@ -301,3 +301,25 @@ def test_opening_each_kind_of_hit_at_any_width(
     expect(group).to_have_class(re.compile(r"\bflash\b"))
     assert page.evaluate(sideways) <= 0
     context.close()
+
+
+def test_only_in_space_narrows_to_the_open_sessions_space(page: Page, server: SmritiServer) -> None:
+    base = server.base_url
+    space = make_space(base, "Delta")
+    inside = make_session(base, "Tides", space)
+    send(base, inside, "When is the estuary at low tide?")
+    make_session(base, "Estuary birds")  # in no space
+    open_app(page, base, f"/?session={quote(inside, safe='')}")
+
+    dialog = search(page, "estuary")
+    assert [heading for heading, _ in groups(dialog)] == [
+        "Session Estuary birds in no space",
+        "Session Tides in Delta",
+    ]
+    dialog.get_by_label("Only in space Delta").check()
+    expect(dialog.get_by_role("status")).to_have_text("2 results for “estuary”.")
+    assert [heading for heading, _ in groups(dialog)] == ["Session Tides in Delta"]
+    dialog.get_by_label("Show").select_option(label="Spaces")
+    expect(dialog.get_by_role("status")).to_have_text(
+        "No results for “estuary” with these filters."
+    )
