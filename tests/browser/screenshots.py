@@ -219,6 +219,8 @@ def shoot_merge(browser: Browser, base_url: str, sid: str) -> None:
 
 
 def main() -> None:
+    # As in the browser tests (conftest.py): on a busy machine a reply can take over 5 s.
+    expect.set_options(timeout=10_000)
     OUT.mkdir(parents=True, exist_ok=True)
     with (
         tempfile.TemporaryDirectory() as tmp,
