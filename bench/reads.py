@@ -8,12 +8,13 @@ over all of them. The figure to compare across sizes is ms per node (or turn).
 from __future__ import annotations
 
 import resource
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.measure import STATEMENT_SAMPLES, Measurer
+from bench.measure import MS_PER_SECOND, STATEMENT_SAMPLES, Measurer
 from tests.support.queries import count_statements
 
 # The paged lineage as a client reads it without `lineageGraph`: the same
@@ -56,6 +57,10 @@ class ReadSeries:
     size: int
     unit: str  # "checkpoints" or "turns"
     samples_ms: list[float] = field(default_factory=list)
+    # CPU time of this process during the read (the app runs in-process; on
+    # SQLite the database's thread is included, PostgreSQL's server is not):
+    # what the read costs, less sensitive to other work on a shared machine.
+    cpu_ms: list[float] = field(default_factory=list)
     statements: list[int] = field(default_factory=list)
     requests: int = 0  # requests per read
     returned: int = 0  # nodes per read
@@ -66,6 +71,7 @@ class Outcome:
     ms: float
     requests: int
     returned: int
+    cpu_ms: float = 0.0
 
 
 class Reader:
@@ -114,7 +120,9 @@ class Reader:
                 await read()
         for _ in range(measured):
             for target, read in series:
+                started = time.process_time()
                 outcome = await read()
+                target.cpu_ms.append((time.process_time() - started) * MS_PER_SECOND)
                 target.samples_ms.append(outcome.ms)
         for target, read in series:
             for _ in range(STATEMENT_SAMPLES):
