@@ -8,6 +8,8 @@ over all of them. The figure to compare across sizes is ms per node (or turn).
 from __future__ import annotations
 
 import resource
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -138,3 +140,32 @@ def rss_mb() -> tuple[float, float]:
     now = pages * resource.getpagesize() / 2**20
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KB on Linux
     return now, peak
+
+
+# A fresh interpreter that builds the app (and, with LiteLLM, loads it as the
+# first model call would), then reports its resident memory.
+_IMPORT_PROBE = """
+import os, sys
+os.environ["LITELLM_OFFLINE_MODE"] = "true"
+os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+from api.app import create_app
+from api.settings import Settings
+create_app(Settings(database_url="sqlite://:memory:", providers_file=None))
+if sys.argv[1] == "litellm":
+    from api.providers import litellm_adapter
+    litellm_adapter._litellm()
+for line in open("/proc/self/status"):
+    if line.startswith("VmRSS:"):
+        print(int(line.split()[1]) / 1024)
+"""
+
+
+def import_rss_mb(with_litellm: bool) -> float:
+    """Resident MB of a new process holding the app, with or without LiteLLM loaded."""
+    done = subprocess.run(
+        [sys.executable, "-c", _IMPORT_PROBE, "litellm" if with_litellm else "app"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return float(done.stdout.strip().splitlines()[-1])
