@@ -37,6 +37,7 @@ from bench.measure import ANCESTORS, LINEAGE, STATEMENT_SAMPLES, Measurer, Serie
 from bench.reads import (
     LINEAGE_GRAPH,
     LINEAGE_PAGES,
+    TURN_NODE_PAGES,
     TURN_PAGES,
     Reader,
     ReadSeries,
@@ -152,6 +153,16 @@ async def _measure_reads(measurer: Measurer, seeded: Seeded, plan: Plan) -> list
             )
             for page in plan.turn_pages
         ]
+        reads.append(
+            (
+                ReadSeries(report.READ_TURN_NODES.format(page=max(plan.turn_pages)), size, "turns"),
+                reader.pages(
+                    TURN_NODE_PAGES,
+                    {"id": ids.encode("Session", session_id), "first": max(plan.turn_pages)},
+                    lambda d: d["session"]["turns"],
+                ),
+            )
+        )
     await reader.run(reads, warmup=1, measured=plan.reads)
     return [series for series, _ in reads]
 

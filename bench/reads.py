@@ -48,6 +48,13 @@ TURN_PAGES = (
     f" edges {{ node {{ {TURN_FIELDS} }} }} }} }} }}"
 )
 
+# The same, through the connection's `nodes` (no edge object per turn).
+TURN_NODE_PAGES = (
+    "query($id: ID!, $first: Int!, $after: String) { session(id: $id) {"
+    " turns(first: $first, after: $after) { pageInfo { hasNextPage endCursor }"
+    f" nodes {{ {TURN_FIELDS} }} }} }} }}"
+)
+
 Read = Callable[[], Any]
 
 
@@ -97,7 +104,7 @@ class Reader:
                 total_ms += elapsed
                 requests += 1
                 page = connection(data)
-                returned += len(page["edges"])
+                returned += len(page["edges"] if "edges" in page else page["nodes"])
                 if not page["pageInfo"]["hasNextPage"]:
                     return Outcome(total_ms, requests, returned)
                 after = page["pageInfo"]["endCursor"]

@@ -314,6 +314,7 @@ def profile_summary(stats: pstats.Stats, requests: int) -> str:
 READ_GRAPH = "space.lineageGraph (one request)"
 READ_LINEAGE_PAGES = "space.lineage(first: 1000) pages"
 READ_TURNS = "session.turns(first: {page}) pages"
+READ_TURN_NODES = "session.turns(first: {page}) nodes pages"
 PER_NODE_LIMIT_MS = 0.1  # issue 10, target 3
 RSS_LIMIT_MB = 250.0  # issue 10, target 5
 

@@ -108,7 +108,7 @@ class PlainFieldsExecutor(StrawberryGraphQLCoreExecutionContext):
                         if not non_null:
                             results[response_name] = None
                             continue
-                    except Exception:  # noqa: S110 - graphql-core reports it, below
+                    except Exception:  # graphql-core reports it, below
                         pass
                     # A null for a non-null field, or a value the scalar refuses:
                     # graphql-core's own path raises the located error.

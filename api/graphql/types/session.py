@@ -46,6 +46,18 @@ class Mount:
         return await _checkpoint(info, self.checkpoint_id)
 
 
+@strawberry.type(
+    name="TurnConnection",
+    description="A page of a session's turns: `edges` (each with its cursor) or `nodes` "
+    "(the same turns, without a cursor each; `pageInfo` has the page's cursors).",
+)
+class TurnConnection(relay.Connection[Turn]):
+    nodes: list[Turn] = strawberry.field(
+        description="The turns of the page, in order: `edges { node }` without the edges, "
+        "cheaper when reading many turns."
+    )
+
+
 @strawberry.type(description="A conversation: an append-only stream of turns.")
 class Session(relay.Node):
     id: relay.NodeID[int]
@@ -145,7 +157,7 @@ class Session(relay.Node):
         before: Annotated[
             str | None, strawberry.argument(description="Turns before this cursor.")
         ] = None,
-    ) -> relay.Connection[Turn]:
+    ) -> TurnConnection:
         settings = info.context.services.settings
         if first is None and last is None:
             # Without first/last a page is the ordinary size, as the query
@@ -161,4 +173,9 @@ class Session(relay.Node):
             cap=settings.max_turn_page_size,
         )
         page = await turns.page(self.id, request)
-        return connection(page, Turn.from_domain, lambda t: t.sequence_number, scope=scope)
+        found = connection(page, Turn.from_domain, lambda t: t.sequence_number, scope=scope)
+        return TurnConnection(
+            edges=found.edges,
+            page_info=found.page_info,
+            nodes=[edge.node for edge in found.edges],
+        )
