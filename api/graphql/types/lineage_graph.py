@@ -3,8 +3,9 @@
 Built for reading thousands of checkpoints at once: every field below is a
 plain value set when the node is built, so GraphQL resolves it with the
 default attribute read — no resolver, no DataLoader, no nested object per
-parent. ``Space.lineage`` (a connection of full `Checkpoint` nodes) costs
-about ten times as much per checkpoint.
+parent; and api/graphql/execution.py reads such fields without graphql-core's
+per-field machinery. ``Space.lineage`` (a connection of full `Checkpoint`
+nodes) costs about twenty times as much CPU per checkpoint (bench/README.md).
 """
 
 from __future__ import annotations
