@@ -14,6 +14,8 @@ REPOSITORY_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_PROVIDERS_FILE = REPOSITORY_ROOT / "providers.yaml"
 # A readable pace for the offline echo (a word every 60 ms: a reply takes 1 to 3 s).
 DEFAULT_OFFLINE_STREAM_DELAY_MS = 60
+# The largest `first`/`last` of Session.turns (SMRITI_MAX_TURN_PAGE_SIZE).
+MAX_TURN_PAGE_SIZE = 1000
 
 
 def default_database_path() -> Path:
@@ -38,6 +40,9 @@ class Settings:
     max_aliases: int = 30
     max_query_tokens: int = 2000
     max_page_size: int = 100
+    # A session's turns come in larger pages: reading a long session page by
+    # page paid ~4 ms of fixed cost per request (bench/README.md, whole reads).
+    max_turn_page_size: int = MAX_TURN_PAGE_SIZE
     # No list in a request's variables may be longer (every list field takes 50 at most).
     max_input_list_items: int = 1000
     allowed_origins: tuple[str, ...] = field(default_factory=tuple)
@@ -94,6 +99,7 @@ class Settings:
             ),
             provider_timeout_seconds=_seconds(env, "SMRITI_PROVIDER_TIMEOUT", 60.0),
             allowed_origins=_names(env.get("SMRITI_ALLOWED_ORIGINS", "")),
+            max_turn_page_size=_whole(env, "SMRITI_MAX_TURN_PAGE_SIZE", MAX_TURN_PAGE_SIZE, 1),
             max_query_nodes=_whole(env, "SMRITI_MAX_QUERY_NODES", 50_000, 1),
             max_get_query_nodes=_whole(env, "SMRITI_MAX_GET_QUERY_NODES", 1_000, 1),
             max_body_bytes=_whole(env, "SMRITI_MAX_BODY_BYTES", 0, 1024)
