@@ -120,10 +120,25 @@ async def last_sequence_at(session_id: int, moment: datetime) -> int:
     return int(row["sequence_number"]) if row else 0
 
 
-async def page(session_id: int, request: PageRequest) -> Page[Turn]:
+# A page of turns stops early once it holds this many characters of content
+# (the turn that crosses the line is the page's last, so a page is never empty):
+# 1,000 turns of up to 1 MiB each would otherwise be a 1 GB answer.
+PAGE_CONTENT_BUDGET = 16 * 1024 * 1024
+
+
+async def page(
+    session_id: int, request: PageRequest, *, content_budget: int = PAGE_CONTENT_BUDGET
+) -> Page[Turn]:
     """One page by sequence number (keyset: ``after``/``before`` exclusive), read
-    one row past the limit to know whether there is more. Raw rows, as
-    ``recent`` reads them: ORM instances cost more than the query."""
+    one row past the limit to know whether there is more, and cut short at
+    ``content_budget`` characters of content. Raw rows, as ``recent`` reads
+    them: ORM instances cost more than the query.
+
+    One statement: the inner query numbers the page's rows and sums their
+    content lengths in page order; only rows that start within the budget
+    leave the database, and ``rows_read`` (the inner row count) says whether
+    anything was held back.
+    """
     bounds, params = "", [session_id]
     if request.after is not None:
         bounds += " AND sequence_number > ?"
@@ -135,14 +150,21 @@ async def page(session_id: int, request: PageRequest) -> Page[Turn]:
     limit = request.last if backward else request.first
     if limit is None:
         limit = 100
+    order = "DESC" if backward else "ASC"
     found = await sql.fetch(
         sql.connection(),
-        f"SELECT {_TURN_COLUMNS} FROM turn WHERE session_id = ?{bounds} "
-        f"ORDER BY sequence_number {'DESC' if backward else 'ASC'} LIMIT ?",
-        [*params, limit + 1],
+        f"SELECT * FROM (SELECT {_TURN_COLUMNS}, "
+        f"SUM(LENGTH(content)) OVER (ORDER BY sequence_number {order} "
+        "ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS chars_before, "
+        "COUNT(*) OVER () AS rows_read "
+        f"FROM (SELECT * FROM turn WHERE session_id = ?{bounds} "
+        f"ORDER BY sequence_number {order} LIMIT ?) AS window_rows) AS counted "
+        f"WHERE COALESCE(chars_before, 0) < ? ORDER BY sequence_number {order}",
+        [*params, limit + 1, content_budget],
     )
-    more = len(found) > limit
+    rows_read = int(found[0]["rows_read"]) if found else 0
     kept = [rows.turn_record(record) for record in found[:limit]]
+    more = rows_read > len(kept)
     if backward:
         kept.reverse()
         return Page(tuple(kept), has_next=request.before is not None, has_previous=more)

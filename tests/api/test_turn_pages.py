@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from api.store import turns
+from api.store.pages import PageRequest
 from tests.support.graphql import GraphQLClient
+from tests.support.lineage import key
 from tests.support.ops import TURN, create_session, send
 from tests.support.queries import count_statements
 
@@ -57,3 +60,24 @@ async def test_statements_do_not_grow_with_the_page(gql: GraphQLClient) -> None:
     assert len(twelve["session"]["turns"]["nodes"]) == 12
     # the session, the page
     assert len(few) == len(many) == 2
+
+
+async def test_a_page_stops_at_its_content_budget(gql: GraphQLClient) -> None:
+    # Each "message i" is 9 characters and the echo's replies are longer: with a
+    # budget of 20 characters, a page holds the turns that start within it.
+    sid = await session_with(gql, 3)
+    session_id = key(sid)
+    lengths = [len(t.content) for t in (await turns.page(session_id, PageRequest(first=10))).items]
+    assert len(lengths) == 6
+    budget = lengths[0] + 1  # the second turn starts within it, the third does not
+    forward = await turns.page(session_id, PageRequest(first=10), content_budget=budget)
+    assert ([t.sequence_number for t in forward.items], forward.has_next) == ([1, 2], True)
+    rest = await turns.page(session_id, PageRequest(first=10, after=2), content_budget=budget)
+    assert ([t.sequence_number for t in rest.items], rest.has_next) == ([3, 4], True)
+    # A budget smaller than one turn still gives that turn: a page is never empty.
+    one = await turns.page(session_id, PageRequest(last=10), content_budget=1)
+    assert ([t.sequence_number for t in one.items], one.has_previous) == ([6], True)
+    whole = await turns.page(session_id, PageRequest(first=6))
+    assert ([t.sequence_number for t in whole.items], whole.has_next) == ([1, 2, 3, 4, 5, 6], False)
+    exact = await turns.page(session_id, PageRequest(first=5))
+    assert (len(exact.items), exact.has_next) == (5, True)

@@ -132,7 +132,9 @@ class Session(relay.Node):
 
     @strawberry.field(
         description="The turns, in sequence order. Use `last`/`before` to read from the end. "
-        "Without `first` or `last`, the first 100."
+        "Without `first` or `last`, the first 100. A page stops early (more to read: "
+        "`hasNextPage`/`hasPreviousPage`) once it holds 16 MiB of content; it always "
+        "holds at least one turn."
     )
     async def turns(
         self,
