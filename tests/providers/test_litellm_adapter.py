@@ -1,4 +1,4 @@
-"""The real LiteLLM path: the offline custom provider, and an OpenAI-compatible server.
+"""The transport: the offline models (answered without LiteLLM), and an OpenAI-compatible server through LiteLLM.
 
 The `fake_openai` fixture (tests/conftest.py) is a FakeOpenAI server; these tests
 assert exactly what it received and exactly what the registry returned.
@@ -82,7 +82,7 @@ def assert_secret_free(error: ProviderError) -> None:
     assert error.__context__ is None
 
 
-# --- offline, through litellm.acompletion -------------------------------------------
+# --- offline, answered by the transport without LiteLLM ---------------------------
 
 
 def offline_prompt_estimate(messages: list[ChatMessage]) -> int:
@@ -91,7 +91,7 @@ def offline_prompt_estimate(messages: list[ChatMessage]) -> int:
     return math.ceil(sum(len(m.content) for m in messages) / 4) + 4 * len(messages)
 
 
-async def test_offline_echo_completes_through_litellm() -> None:
+async def test_offline_echo_completes_without_litellm() -> None:
     registry = offline_registry()
 
     completion = await registry.complete(MESSAGES)
@@ -158,7 +158,7 @@ async def test_offline_stream_is_paced_when_a_delay_is_set(
     assert pauses == []
 
 
-async def test_offline_extractor_drafts_json_through_litellm() -> None:
+async def test_offline_extractor_drafts_json() -> None:
     registry = offline_registry()
     messages = [
         ChatMessage("system", "You extract a checkpoint from a conversation."),
