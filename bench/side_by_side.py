@@ -230,12 +230,24 @@ async def wait_until_up(
     raise BenchmarkError(f"{url} did not answer within {START_DEADLINE_S:g} s")
 
 
+def family(pid: int) -> list[int]:
+    """``pid`` and every process below it (uvicorn's workers)."""
+    found, pending = [], [pid]
+    while pending:
+        current = pending.pop()
+        found.append(current)
+        for task in Path(f"/proc/{current}/task").glob("*/children"):
+            try:
+                pending.extend(int(child) for child in task.read_text().split())
+            except OSError:
+                continue
+    return found
+
+
 def rss_mb(pid: int) -> dict[int, float]:
     """Resident set size of ``pid`` and every process below it, in MB."""
     found: dict[int, float] = {}
-    pending = [pid]
-    while pending:
-        current = pending.pop()
+    for current in family(pid):
         try:
             status = Path(f"/proc/{current}/status").read_text()
         except OSError:
@@ -243,9 +255,20 @@ def rss_mb(pid: int) -> dict[int, float]:
         for line in status.splitlines():
             if line.startswith("VmRSS:"):
                 found[current] = int(line.split()[1]) / 1024
-        for task in Path(f"/proc/{current}/task").glob("*/children"):
-            pending.extend(int(child) for child in task.read_text().split())
     return found
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time used so far by ``pid`` and the processes below it."""
+    ticks = 0
+    for current in family(pid):
+        try:
+            stat = Path(f"/proc/{current}/stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        ticks += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15)
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 # --- requests ----------------------------------------------------------------------------
@@ -386,9 +409,14 @@ def percentile(values: Sequence[float], q: int) -> float:
 
 
 async def timed_rounds(
-    http: httpx.AsyncClient, floor_port: int, targets: list[Target], plan: Plan
-) -> list[Series]:
-    """Warm every server up, then one request of each series in turn, ``rounds`` times."""
+    http: httpx.AsyncClient, floor_port: int, floor_pid: int, targets: list[Target], plan: Plan
+) -> tuple[list[Series], dict[str, float]]:
+    """Warm every server up, then one request of each series in turn, ``rounds`` times.
+
+    Also returns each server's CPU time per request over the timed rounds (ms,
+    from /proc: its own process and workers, background work included), which
+    a busy machine disturbs far less than the wall-clock figures.
+    """
     floor = Series("floor")
     workloads: list[tuple[Series, Callable[[], Awaitable[float]]]] = [
         (floor, lambda: floor_request(http, floor_port))
@@ -413,10 +441,17 @@ async def timed_rounds(
         for _ in range(plan.warmup // 2):
             await request()
     gc.collect()
+    pids = {"floor": floor_pid} | {t.label: t.process.pid for t in targets if t.process}
+    before = {label: cpu_seconds(pid) for label, pid in pids.items()}
     for _ in range(plan.rounds):
         for series, request in workloads:
             series.samples.append(await request())
-    return [series for series, _ in workloads]
+    requests = {"floor": plan.rounds} | {t.label: plan.rounds * len(SIZES) for t in targets}
+    cpu = {
+        label: (cpu_seconds(pid) - before[label]) * MS / requests[label]
+        for label, pid in pids.items()
+    }
+    return [series for series, _ in workloads], cpu
 
 
 @dataclass
@@ -753,7 +788,7 @@ async def run(args: Args) -> int:
                         http, f"http://127.0.0.1:{target.port}/healthz", target.process
                     )
                 print("timed rounds ...", file=sys.stderr)
-                series = await timed_rounds(http, floor_port, targets, plan)
+                series, cpu = await timed_rounds(http, floor_port, floor.pid, targets, plan)
                 print("32 clients x 4 sends ...", file=sys.stderr)
                 crowds = [Crowd(t.label) for t in targets]
                 for run_number in range(plan.crowd_runs):
@@ -793,7 +828,7 @@ async def run(args: Args) -> int:
                     )
     load_after = os.getloadavg()[0]
     return report(
-        args, version, series, crowds, starts, statements, rss, profile_text,
+        args, version, series, cpu, crowds, starts, statements, rss, profile_text,
         (load_before, load_after), pinned,
     )  # fmt: skip
 
@@ -802,6 +837,7 @@ def report(
     args: Args,
     version: str,
     series: list[Series],
+    cpu: dict[str, float],
     crowds: list[Crowd],
     starts: list[Start],
     statements: dict[int, list[int]],
@@ -826,6 +862,10 @@ def report(
             f"{s.name:40}{s.p(50):9.2f}{s.p(95):9.2f}"
             f"{s.p(50) / base:13.1f}{s.p(95) / floor.p(95):13.1f}"
         )
+    print("\nserver CPU time per request over the timed rounds (process and workers)")
+    for label, ms in cpu.items():
+        ratio = f"{ms / cpu['floor']:13.1f} x floor" if cpu["floor"] else "  (too few rounds)"
+        print(f"{label:40}{ms:9.2f} ms{ratio}")
     print(
         f"\n{CROWD_CLIENTS} clients x {CROWD_SENDS} sends in one session "
         f"({len(crowds[0].seconds)} runs)"
@@ -889,6 +929,7 @@ def report(
         "serve_args": args.serve_args,
         "load": load,
         "series": [{"name": s.name, "p50": s.p(50), "p95": s.p(95)} for s in series],
+        "cpu_ms_per_request": cpu,
         "crowd": [{**asdict(c), "rates": c.rates} for c in crowds],
         "starts": [asdict(s) for s in starts],
         "statements": statements,
@@ -907,7 +948,9 @@ def parse(argv: list[str] | None) -> Args:
     parser.add_argument("--db", choices=("postgres", "sqlite"), default="postgres")
     parser.add_argument("--quick", action="store_true", help="40 rounds, one crowd run, one start")
     parser.add_argument("--rounds", type=int, help="timed requests per series (default 200)")
-    parser.add_argument("--starts", type=int, help="process starts per provider (default 3; 0: skip)")
+    parser.add_argument(
+        "--starts", type=int, help="process starts per provider (default 3; 0: skip)"
+    )
     parser.add_argument("--profile", action="store_true", help="cProfile the server by layer")
     parser.add_argument(
         "--serve-arg",
