@@ -92,7 +92,9 @@ with FakeOpenAI() as stub:
 """
 
 
-def test_a_query_and_an_offline_send_are_answered_while_the_first_call_waits_for_the_import(tmp_path: Path) -> None:
+def test_a_query_and_an_offline_send_are_answered_while_the_first_call_waits_for_the_import(
+    tmp_path: Path,
+) -> None:
     env = {**os.environ, "LITELLM_OFFLINE_MODE": "true", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
     result = subprocess.run(
         [sys.executable, "-c", SCRIPT, str(tmp_path)],

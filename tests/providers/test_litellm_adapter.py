@@ -26,6 +26,7 @@ from api.providers import (
     litellm_adapter,
     parse_config,
 )
+from api.providers import litellm_adapter
 from api.providers.offline import echo_reply, stream_chunks
 from tests.support.fake_openai import FakeOpenAI
 
@@ -259,6 +260,30 @@ async def test_known_model_prices_give_a_cost(fake_openai: FakeOpenAI) -> None:
     # gpt-4o-mini in LiteLLM's bundled price list: $0.15 / 1M input, $0.60 / 1M output.
     assert (completion.usage.prompt_tokens, completion.usage.completion_tokens) == (1000, 1000)
     assert completion.usage.cost == pytest.approx(0.00075)
+
+
+async def test_an_unpriced_model_is_not_priced_a_second_time(
+    fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # LiteLLM prices every answer itself and finds no price for my-model; asking
+    # it again walked its whole catalogue a second time for the same None.
+    registry = lab_registry(fake_openai.base_url)
+    await registry.complete(MESSAGES, "lab/my-model")  # LiteLLM imported
+    litellm = litellm_adapter._litellm()
+    asked: list[str] = []
+    real = litellm.completion_cost
+
+    def counting(*args: object, **kwargs: object) -> object:
+        asked.append(str(kwargs.get("model")))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(litellm, "completion_cost", counting)
+    fake_openai.reply("ok", prompt_tokens=10, completion_tokens=1)
+
+    completion = await registry.complete(MESSAGES, "lab/my-model")
+
+    assert completion.usage == Usage(10, 1, None)
+    assert asked == []
 
 
 async def test_provider_without_key_variable_never_gets_an_ambient_key(
