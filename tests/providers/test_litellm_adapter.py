@@ -26,7 +26,6 @@ from api.providers import (
     litellm_adapter,
     parse_config,
 )
-from api.providers import litellm_adapter
 from api.providers.offline import echo_reply, stream_chunks
 from tests.support.fake_openai import FakeOpenAI
 
