@@ -7,10 +7,12 @@ tokenizer or catalogue downloads), not to read a ``.env`` file
 (``LITELLM_MODE=PRODUCTION``) and not to copy every prompt for its logging
 payload (``MAX_BASE64_LENGTH_FOR_LOGGING=0``, see ``_litellm``), each only if
 the variable is not already set.
-The first call also registers the built-in offline provider as a LiteLLM
-custom provider (``smriti_offline/echo``, ``smriti_offline/extractor``) with a
-32768-token window and zero cost, so the offline models go through
-``litellm.acompletion`` like every other model.
+The built-in offline models (``offline/echo``, ``offline/extractor``) are
+answered here without LiteLLM, by the pure functions of ``offline.py``, with a
+32768-token window and zero cost: they need no network, and a fresh server
+answers with them at once rather than after LiteLLM's import (seconds). They
+stay behind the same ``Transport`` seam, so the registry, the services and
+the contract tests see them as any other model.
 
 Calls are made with no retries (a failed call comes back to the user, who can
 retry) and a timeout (60 s unless configured). Every LiteLLM exception becomes
@@ -42,15 +44,7 @@ from urllib.parse import urlsplit
 
 from api.domain.types import ChatMessage, Usage
 from api.errors import ErrorCode, ProviderError
-from api.providers.offline import (
-    ECHO_MODEL,
-    EXTRACTOR_MODEL,
-    OFFLINE_LITELLM_PROVIDER,
-    OFFLINE_MODELS,
-    echo_reply,
-    extract_draft,
-    stream_chunks,
-)
+from api.providers import offline
 from api.providers.types import Completion, ModelRef, StreamChunk
 
 DEFAULT_TIMEOUT = 60.0
@@ -114,7 +108,6 @@ def _litellm() -> Any:
                 os.environ.setdefault("MAX_BASE64_LENGTH_FOR_LOGGING", "0")
                 module: Any = importlib.import_module("litellm")
                 module.suppress_debug_info = True  # no "Provider List: …" on stdout
-                _register_offline(module)
                 _litellm_module = module
     return _litellm_module
 
@@ -191,6 +184,10 @@ class LiteLLMTransport:
         self, messages: Sequence[ChatMessage], ref: ModelRef, *, api_key: str | None
     ) -> Completion:
         """One whole answer from ``ref``; failures raise ``ProviderError``."""
+        if ref.is_offline:
+            text = _offline_answer(ref, messages)
+            prompt, completion = offline.usage(messages, text)
+            return Completion(text=text, usage=Usage(prompt, completion, 0.0), model=ref.name)
         litellm = await _litellm_loaded()
         failure: ProviderError | None
         try:
@@ -222,6 +219,10 @@ class LiteLLMTransport:
         answer, and saving it as one would leave nothing to retry. A stream that
         sends nothing for longer than the timeout raises PROVIDER_TIMEOUT.
         """
+        if ref.is_offline:
+            async for chunk in self._offline_stream(messages, ref):
+                yield chunk
+            return
         litellm = await _litellm_loaded()
         request = self._request(messages, ref, api_key)
         failure: ProviderError | None
@@ -238,7 +239,6 @@ class LiteLLMTransport:
         reported: Any = None
         priced: Any = None  # the usage chunk, which LiteLLM has already priced
         started = False
-        pace = self.offline_stream_delay if ref.is_offline else 0.0
         try:
             while True:
                 try:
@@ -259,8 +259,6 @@ class LiteLLMTransport:
                 for choice in getattr(chunk, "choices", None) or []:
                     delta = getattr(getattr(choice, "delta", None), "content", None)
                     if delta:
-                        if started and pace > 0:
-                            await sleep(pace)
                         started = True
                         yield StreamChunk(delta=delta)
         finally:
@@ -294,6 +292,8 @@ class LiteLLMTransport:
         the catalogue does not list, LiteLLM asks the server (a blocking POST to
         /api/show), and that should happen once per process, not once per message.
         """
+        if ref.is_offline:
+            return OFFLINE_CONTEXT_WINDOW
         key = (ref.litellm_model, ref.api_base)
         cached = _window_cache.get(key)
         if cached is None:
@@ -305,6 +305,18 @@ class LiteLLMTransport:
         return cached
 
     # --- internals ------------------------------------------------------------
+
+    async def _offline_stream(
+        self, messages: Sequence[ChatMessage], ref: ModelRef
+    ) -> AsyncIterator[StreamChunk]:
+        """The offline answer in word pieces, ``offline_stream_delay`` apart, then usage."""
+        text = _offline_answer(ref, messages)
+        for index, piece in enumerate(p for p in offline.stream_chunks(text) if p):
+            if index and self.offline_stream_delay > 0:
+                await sleep(self.offline_stream_delay)
+            yield StreamChunk(delta=piece)
+        prompt, completion = offline.usage(messages, text)
+        yield StreamChunk(delta="", usage=Usage(prompt, completion, 0.0))
 
     def _request(
         self, messages: Sequence[ChatMessage], ref: ModelRef, api_key: str | None
@@ -523,6 +535,10 @@ def _with_cost(
         known = hidden.get("response_cost") if isinstance(hidden, dict) else None
         if isinstance(known, int | float):
             cost = known
+        elif isinstance(hidden, dict) and "response_cost" in hidden:
+            # LiteLLM tried and knows no price for the model: asking again
+            # walks its whole catalogue a second time (~1 ms) for the same None.
+            return usage
         elif response is not None:
             cost = litellm.completion_cost(completion_response=response, model=ref.litellm_model)
         elif usage.prompt_tokens is not None and usage.completion_tokens is not None:
@@ -539,123 +555,10 @@ def _with_cost(
     return Usage(usage.prompt_tokens, usage.completion_tokens, float(cost))
 
 
-# --- the offline provider, as LiteLLM sees it ------------------------------------
-
-
-def _register_offline(litellm: Any) -> None:
-    handler = _offline_handler_class(litellm)()
-    others = [
-        p for p in litellm.custom_provider_map if p.get("provider") != OFFLINE_LITELLM_PROVIDER
-    ]
-    litellm.custom_provider_map = [
-        *others,
-        {"provider": OFFLINE_LITELLM_PROVIDER, "custom_handler": handler},
-    ]
-    litellm.register_model(
-        {
-            f"{OFFLINE_LITELLM_PROVIDER}/{model}": {
-                "max_input_tokens": OFFLINE_CONTEXT_WINDOW,
-                "max_output_tokens": OFFLINE_CONTEXT_WINDOW,
-                "max_tokens": OFFLINE_CONTEXT_WINDOW,
-                "input_cost_per_token": 0.0,
-                "output_cost_per_token": 0.0,
-                # Stated so LiteLLM does not warn that cache pricing is missing.
-                "cache_creation_input_token_cost": 0.0,
-                "cache_read_input_token_cost": 0.0,
-                "litellm_provider": OFFLINE_LITELLM_PROVIDER,
-                "mode": "chat",
-            }
-            for model in OFFLINE_MODELS
-        }
-    )
-
-
-def _offline_answer(model: str, messages: list[Any]) -> str:
-    chat = [ChatMessage(str(m.get("role", "")), _content_text(m.get("content"))) for m in messages]
-    if model == EXTRACTOR_MODEL:
-        return extract_draft(chat)
-    if model == ECHO_MODEL:
-        return echo_reply(chat)
-    raise ValueError(f"the offline provider has no model {model!r}")
-
-
-def _content_text(content: object) -> str:
-    """Message content as text; LiteLLM may hand over a list of content parts."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(
-            str(part.get("text", ""))
-            for part in content
-            if isinstance(part, dict) and part.get("type") == "text"
-        )
-    return ""
-
-
-def _offline_handler_class(litellm: Any) -> type:
-    """Build the CustomLLM subclass; deferred because its base class lives in LiteLLM."""
-
-    def usage_of(model: str, messages: list[Any], text: str) -> Any:
-        # The offline models are not billed and have no tokenizer of their own:
-        # usage is the usual estimate (4 characters a token, 4 tokens of framing
-        # per message), because tokenizing a 200-turn prompt on every message
-        # would cost more than everything else sendMessage does.
-        chars = sum(len(str(m.get("content") or "")) for m in messages)
-        prompt = math.ceil(chars / 4) + 4 * len(messages)
-        completion = math.ceil(len(text) / 4)
-        return litellm.Usage(
-            prompt_tokens=prompt, completion_tokens=completion, total_tokens=prompt + completion
-        )
-
-    def respond(model: str, messages: list[Any], model_response: Any) -> Any:
-        text = _offline_answer(model, messages)
-        model_response.choices[0].message.content = text
-        model_response.choices[0].finish_reason = "stop"
-        model_response.model = f"{OFFLINE_LITELLM_PROVIDER}/{model}"
-        model_response.usage = usage_of(model, messages, text)
-        return model_response
-
-    def chunks(model: str, messages: list[Any]) -> list[dict[str, Any]]:
-        text = _offline_answer(model, messages)
-        pieces = stream_chunks(text) or [""]
-        usage = usage_of(model, messages, text)
-        last = len(pieces) - 1
-        return [
-            {
-                "text": piece,
-                "tool_use": None,
-                "is_finished": index == last,
-                "finish_reason": "stop" if index == last else "",
-                "usage": {
-                    "prompt_tokens": usage.prompt_tokens,
-                    "completion_tokens": usage.completion_tokens,
-                    "total_tokens": usage.total_tokens,
-                }
-                if index == last
-                else None,
-                "index": 0,
-            }
-            for index, piece in enumerate(pieces)
-        ]
-
-    class OfflineLLM(litellm.CustomLLM):  # type: ignore[misc]
-        """LiteLLM's view of the offline provider: answers come from offline.py."""
-
-        def completion(self, model: str, messages: list[Any], *args: Any, **kwargs: Any) -> Any:
-            return respond(model, messages, kwargs["model_response"])
-
-        async def acompletion(
-            self, model: str, messages: list[Any], *args: Any, **kwargs: Any
-        ) -> Any:
-            return respond(model, messages, kwargs["model_response"])
-
-        def streaming(self, model: str, messages: list[Any], *args: Any, **kwargs: Any) -> Any:
-            yield from chunks(model, messages)
-
-        async def astreaming(
-            self, model: str, messages: list[Any], *args: Any, **kwargs: Any
-        ) -> Any:
-            for chunk in chunks(model, messages):
-                yield chunk
-
-    return OfflineLLM
+def _offline_answer(ref: ModelRef, messages: Sequence[ChatMessage]) -> str:
+    try:
+        return offline.answer(ref.model, messages)
+    except ValueError:
+        raise ProviderError(
+            f"{ref.name}: the offline provider has no such model", code=ErrorCode.UNKNOWN_MODEL
+        ) from None

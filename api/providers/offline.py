@@ -1,8 +1,9 @@
 """The built-in offline provider: deterministic answers, no network, no key.
 
-Pure functions only — LiteLLM calls them through the custom provider that
-``litellm_adapter`` registers, so offline answers take the same code path as a
-real provider's.
+Pure functions only. ``litellm_adapter``'s transport calls them directly,
+behind the same ``Transport`` seam as every other model: the offline models need
+no network and no LiteLLM, so a fresh server answers with them at once instead
+of waiting seconds for LiteLLM's import.
 
 Two models:
 
@@ -72,6 +73,7 @@ An empty transcript gives the title "Untitled conversation" and empty fields.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -79,8 +81,9 @@ from dataclasses import dataclass
 from api.domain.types import ChatMessage
 
 OFFLINE_PROVIDER = "offline"
-# LiteLLM routes "smriti_offline/<model>" to our custom handler. A name of our
-# own, so a provider LiteLLM might add one day cannot shadow it.
+# The offline models' names as LiteLLM would see them ("smriti_offline/echo"):
+# how a ModelRef says it is offline. A name of our own, so a provider LiteLLM
+# might add one day cannot be mistaken for it.
 OFFLINE_LITELLM_PROVIDER = "smriti_offline"
 ECHO_MODEL = "echo"
 EXTRACTOR_MODEL = "extractor"
@@ -111,6 +114,27 @@ _DECISION_PHRASE = re.compile(
 _HYPOTHETICAL = re.compile(r"^(?:if|unless|whether)\b", re.IGNORECASE)
 _TRAILING_PUNCTUATION = ".,;:!?\u2026-\u2014\u2013 "
 ECHO_PREFIX = "Offline echo \u2014"
+
+
+def answer(model: str, messages: Sequence[ChatMessage]) -> str:
+    """The reply of offline ``model`` ("echo" or "extractor") to ``messages``."""
+    if model == EXTRACTOR_MODEL:
+        return extract_draft(messages)
+    if model == ECHO_MODEL:
+        return echo_reply(messages)
+    raise ValueError(f"the offline provider has no model {model!r}")
+
+
+def usage(messages: Sequence[ChatMessage], text: str) -> tuple[int, int]:
+    """(prompt, completion) tokens of an offline answer: the usual estimate.
+
+    The offline models are not billed and have no tokenizer of their own: 4
+    characters a token, plus 4 tokens of framing per message, because
+    tokenizing a 200-turn prompt on every message would cost more than
+    everything else sendMessage does.
+    """
+    chars = sum(len(m.content) for m in messages)
+    return math.ceil(chars / 4) + 4 * len(messages), math.ceil(len(text) / 4)
 
 
 # --- echo -----------------------------------------------------------------

@@ -204,8 +204,14 @@ async def get_many(ids: list[int]) -> dict[int, Checkpoint]:
 
 
 async def head_id(space_id: int, branch_name: str) -> int | None:
-    branch = await models.Branch.get_or_none(space_id=space_id, name=branch_name)
-    return int(branch.head_id) if branch is not None else None  # type: ignore[attr-defined]
+    # Raw: read on every message in HEAD mode (the ORM's query building cost
+    # more than the statement).
+    found = await sql.fetch_one(
+        sql.connection(),
+        "SELECT head_id FROM branch WHERE space_id = ? AND name = ?",
+        [space_id, branch_name],
+    )
+    return int(found["head_id"]) if found is not None else None
 
 
 async def head(space_id: int, branch_name: str) -> Checkpoint | None:

@@ -58,6 +58,40 @@ def session(row: models.Session) -> Session:
     )
 
 
+SESSION_COLUMNS = (
+    "id, title, space_id, branch_name, active_provider, active_model, seeded_from_id, "
+    "forked_from_id, memory_scope, mount_checkpoint_id, mount_base_sequence, "
+    "last_sequence_number, owner_id, created_at, updated_at"
+)
+
+
+def session_record(record: Mapping[str, Any]) -> Session:
+    """A session from a raw row (``SESSION_COLUMNS``): every request that names a
+    session reads it, and the ORM's query building cost more than the statement."""
+    mount_id = record["mount_checkpoint_id"]
+    mount = (
+        Mount(checkpoint_id=mount_id, base_sequence=record["mount_base_sequence"] or 0)
+        if mount_id is not None
+        else None
+    )
+    return Session(
+        id=record["id"],
+        title=record["title"],
+        space_id=record["space_id"],
+        branch_name=record["branch_name"],
+        active_provider=record["active_provider"],
+        active_model=record["active_model"],
+        seeded_from_id=record["seeded_from_id"],
+        forked_from_id=record["forked_from_id"],
+        memory_scope=MemoryScope(record["memory_scope"]),
+        mount=mount,
+        last_sequence_number=record["last_sequence_number"],
+        owner_id=record["owner_id"],
+        created_at=timestamp(record["created_at"]),
+        updated_at=timestamp(record["updated_at"]),
+    )
+
+
 def turn(row: models.Turn) -> Turn:
     return Turn(
         id=row.id,
@@ -83,7 +117,6 @@ def turn(row: models.Turn) -> Turn:
 def turn_record(record: Mapping[str, Any]) -> Turn:
     """A turn from a raw row (the hot path reads the window without the ORM:
     building 200 model instances cost five times the query itself)."""
-    created = timestamp(record["created_at"])
     return Turn(
         id=record["id"],
         session_id=record["session_id"],
@@ -93,7 +126,7 @@ def turn_record(record: Mapping[str, Any]) -> Turn:
         provider=record["provider"],
         model=record["model"],
         token_count=record["token_count"],
-        created_at=created,
+        created_at=timestamp(record["created_at"]),
         usage=Usage(
             prompt_tokens=record["prompt_tokens"],
             completion_tokens=record["completion_tokens"],

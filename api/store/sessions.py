@@ -11,7 +11,7 @@ from tortoise.transactions import in_transaction
 
 from api.domain.types import MAIN_BRANCH, Checkpoint, MemoryScope, Session
 from api.errors import ErrorCode, InputError, NotFound
-from api.store import models, rows
+from api.store import models, rows, sql
 from api.store.pages import Page, PageRequest
 from api.store.paging import keyset_page
 from api.store.writes import finished
@@ -48,10 +48,14 @@ async def create(
 
 
 async def get(owner_id: int, session_id: int, *, field: str = "sessionId") -> Session:
-    row = await models.Session.get_or_none(id=session_id, owner_id=owner_id)
-    if row is None:
+    record = await sql.fetch_one(
+        sql.connection(),
+        f"SELECT {rows.SESSION_COLUMNS} FROM session WHERE id = ? AND owner_id = ?",
+        [session_id, owner_id],
+    )
+    if record is None:
         raise NotFound("No such session.", field=field)
-    return rows.session(row)
+    return rows.session_record(record)
 
 
 async def get_many(owner_id: int, ids: list[int]) -> dict[int, Session]:

@@ -30,6 +30,18 @@ _TURN_COLUMNS = (
 )
 
 
+# Raw, like the window read: the ORM's create (query building, a model
+# instance, then a Turn from it) cost more than the statement itself, twice per
+# message. Datetimes go in as the ORM writes them (Tortoise's SQLite adapter,
+# asyncpg's timestamptz), so rows read back the same either way.
+_INSERT_TURN = (
+    "INSERT INTO turn (session_id, sequence_number, role, content, provider, model, "
+    "token_count, prompt_tokens, completion_tokens, cost, interrupted, reply_to_sequence, "
+    f"idempotency_key, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+    f"RETURNING {_TURN_COLUMNS}"
+)
+
+
 class DuplicateKey(Refused):
     """A turn with this idempotency key already exists in the session."""
 
@@ -54,28 +66,32 @@ async def append(
             allocated = await sql.fetch_one(conn, _NEXT_SEQUENCE, [session_id])
             if allocated is None:
                 raise NotFound("No such session.", field="sessionId")
-            row = await models.Turn.create(
-                using_db=conn,
-                session_id=session_id,
-                sequence_number=allocated["last_sequence_number"],
-                role=role.value,
-                content=content,
-                provider=provider,
-                model=model,
-                token_count=token_count,
-                prompt_tokens=usage.prompt_tokens,
-                completion_tokens=usage.completion_tokens,
-                cost=usage.cost,
-                interrupted=interrupted,
-                reply_to_sequence=reply_to_sequence,
-                idempotency_key=idempotency_key,
-                created_at=datetime.now(UTC),
+            row = await sql.fetch_one(
+                conn,
+                _INSERT_TURN,
+                [
+                    session_id,
+                    allocated["last_sequence_number"],
+                    role.value,
+                    content,
+                    provider,
+                    model,
+                    token_count,
+                    usage.prompt_tokens,
+                    usage.completion_tokens,
+                    usage.cost,
+                    interrupted,
+                    reply_to_sequence,
+                    idempotency_key,
+                    datetime.now(UTC),
+                ],
             )
     except IntegrityError as exc:
         if idempotency_key is not None:
             raise DuplicateKey(idempotency_key) from exc
         raise
-    return rows.turn(row)
+    assert row is not None  # INSERT … RETURNING returns the row it wrote
+    return rows.turn_record(row)
 
 
 async def by_idempotency_key(session_id: int, key: str) -> Turn | None:

@@ -1,4 +1,4 @@
-"""The real LiteLLM path: the offline custom provider, and an OpenAI-compatible server.
+"""The transport: the offline models (answered without LiteLLM), and an OpenAI-compatible server through LiteLLM.
 
 The `fake_openai` fixture (tests/conftest.py) is a FakeOpenAI server; these tests
 assert exactly what it received and exactly what the registry returned.
@@ -82,7 +82,7 @@ def assert_secret_free(error: ProviderError) -> None:
     assert error.__context__ is None
 
 
-# --- offline, through litellm.acompletion -------------------------------------------
+# --- offline, answered by the transport without LiteLLM ---------------------------
 
 
 def offline_prompt_estimate(messages: list[ChatMessage]) -> int:
@@ -91,7 +91,7 @@ def offline_prompt_estimate(messages: list[ChatMessage]) -> int:
     return math.ceil(sum(len(m.content) for m in messages) / 4) + 4 * len(messages)
 
 
-async def test_offline_echo_completes_through_litellm() -> None:
+async def test_offline_echo_completes_without_litellm() -> None:
     registry = offline_registry()
 
     completion = await registry.complete(MESSAGES)
@@ -158,7 +158,7 @@ async def test_offline_stream_is_paced_when_a_delay_is_set(
     assert pauses == []
 
 
-async def test_offline_extractor_drafts_json_through_litellm() -> None:
+async def test_offline_extractor_drafts_json() -> None:
     registry = offline_registry()
     messages = [
         ChatMessage("system", "You extract a checkpoint from a conversation."),
@@ -259,6 +259,30 @@ async def test_known_model_prices_give_a_cost(fake_openai: FakeOpenAI) -> None:
     # gpt-4o-mini in LiteLLM's bundled price list: $0.15 / 1M input, $0.60 / 1M output.
     assert (completion.usage.prompt_tokens, completion.usage.completion_tokens) == (1000, 1000)
     assert completion.usage.cost == pytest.approx(0.00075)
+
+
+async def test_an_unpriced_model_is_not_priced_a_second_time(
+    fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # LiteLLM prices every answer itself and finds no price for my-model; asking
+    # it again walked its whole catalogue a second time for the same None.
+    registry = lab_registry(fake_openai.base_url)
+    await registry.complete(MESSAGES, "lab/my-model")  # LiteLLM imported
+    litellm = litellm_adapter._litellm()
+    asked: list[str] = []
+    real = litellm.completion_cost
+
+    def counting(*args: object, **kwargs: object) -> object:
+        asked.append(str(kwargs.get("model")))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(litellm, "completion_cost", counting)
+    fake_openai.reply("ok", prompt_tokens=10, completion_tokens=1)
+
+    completion = await registry.complete(MESSAGES, "lab/my-model")
+
+    assert completion.usage == Usage(10, 1, None)
+    assert asked == []
 
 
 async def test_provider_without_key_variable_never_gets_an_ambient_key(
