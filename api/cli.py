@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import sys
+from typing import Any
 
 from api import __version__
 
@@ -28,6 +30,12 @@ def _parser() -> argparse.ArgumentParser:
         "--providers", help="providers.yaml (default: $SMRITI_PROVIDERS_FILE or the bundled one)."
     )
     serve.add_argument("--log-level", default="info")
+    serve.add_argument(
+        "--workers",
+        type=int,
+        help="Server processes (default: $SMRITI_WORKERS, else one per core on "
+        "PostgreSQL and 1 on SQLite).",
+    )
     commands.add_parser("export-schema", help="Print the GraphQL schema (SDL).")
     verify = commands.add_parser(
         "verify", help="Recompute every checkpoint hash and parent link; exit 1 if one fails."
@@ -80,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
 
     import uvicorn
 
-    from api.app import create_app
+    from api import workers as processes
     from api.errors import ConfigError
     from api.settings import Settings
     from api.store import database
@@ -89,12 +97,25 @@ def main(argv: list[str] | None = None) -> int:
         database_url=args.database, providers_file=args.providers, host=args.host
     )
     try:
-        app = create_app(settings)
+        workers = processes.worker_count(args.workers, os.environ.get("SMRITI_WORKERS"))
+    except ValueError as exc:
+        print(f"smriti: {exc}", file=sys.stderr)
+        return 2
+    if workers is None:
+        workers = processes.default_workers(settings.database_url)
+    from api.app import SERVE_FLAGS_VARIABLE, create_app, provider_registry
+
+    try:
+        # Workers build their own app; the parent only checks what would stop them.
+        app = create_app(settings, migrate=False) if workers == 1 else None
+        if app is None:
+            provider_registry(settings)
     except ConfigError as exc:
         print(f"smriti: {exc.message}", file=sys.stderr)
         return 2
     where = database.describe(settings.database_url)
     try:
+        # Once, here, before any worker starts: no worker migrates again.
         asyncio.run(database.prepare(settings.database_url))
     except database.StartupError as exc:
         print(f"smriti: {exc}", file=sys.stderr)
@@ -102,20 +123,31 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.flush()
         os._exit(EXIT_DATABASE)
     print(
-        f"Smriti on http://{args.host}:{args.port}/ (GraphiQL at /graphql), database {where}",
+        f"Smriti on http://{args.host}:{args.port}/ (GraphiQL at /graphql), database {where}, "
+        f"{workers} worker{'s' if workers > 1 else ''}",
         file=sys.stderr,
     )
-    uvicorn.run(
-        app,
-        host=args.host,
-        port=args.port,
-        log_level=args.log_level,
-        timeout_graceful_shutdown=5,
+    options: dict[str, Any] = {
+        "log_level": args.log_level,
+        # Per worker: each finishes its replies' saves (Services.drain) in this time.
+        "timeout_graceful_shutdown": 5,
         # Named, not "auto": without the library, auto serves no websocket at all
         # ("Unsupported upgrade request") where this fails at start-up.
-        ws="websockets-sansio",
+        "ws": "websockets-sansio",
+    }
+    if app is not None:
+        uvicorn.run(app, host=args.host, port=args.port, **options)
+        return 0
+    # Workers build their app from an import string and inherit the
+    # environment: the flags travel in it, every other setting is read there.
+    os.environ[SERVE_FLAGS_VARIABLE] = json.dumps(
+        {
+            "database_url": settings.database_url,
+            "providers_file": str(settings.providers_file) if settings.providers_file else None,
+            "host": args.host,
+        }
     )
-    return 0
+    return processes.run(workers, args.host, args.port, **options)
 
 
 if __name__ == "__main__":
