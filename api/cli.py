@@ -116,12 +116,14 @@ def main(argv: list[str] | None = None) -> int:
     where = database.describe(settings.database_url)
     try:
         # Once, here, before any worker starts: no worker migrates again.
-        asyncio.run(database.prepare(settings.database_url))
+        applied = asyncio.run(database.prepare(settings.database_url))
     except database.StartupError as exc:
         print(f"smriti: {exc}", file=sys.stderr)
         # A driver thread stuck on the database would keep a normal exit waiting.
         sys.stderr.flush()
         os._exit(EXIT_DATABASE)
+    if applied:
+        print(f"Applied the migrations {', '.join(applied)} to {where}", file=sys.stderr)
     print(
         f"Smriti on http://{args.host}:{args.port}/ (GraphiQL at /graphql), database {where}, "
         f"{workers} worker{'s' if workers > 1 else ''}",

@@ -35,7 +35,7 @@ from typing import Any
 
 from bench.databases import temporary_database
 from tests.support.fake_openai import FakeOpenAI
-from tests.support.servers import SmritiServer
+from tests.support.servers import SmritiServer, cpu_seconds
 
 SEND = (
     "mutation($s: ID!, $c: String!) { sendMessage(input: {sessionId: $s, content: $c}) "
@@ -49,7 +49,6 @@ NUMBERS = (
     "turns(first: 100, after: $after) { edges { node { sequenceNumber } } "
     "pageInfo { hasNextPage endCursor } } } }"
 )
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 class Connection:
@@ -93,16 +92,11 @@ class Run:
     seconds: float
     load: float  # the 1-minute load average when the run started
     cpu_shares: list[float]  # each worker's share of the workers' CPU time in the burst
+    cpu_per_send: float  # the workers' CPU seconds in the burst, per send
 
     @property
     def per_second(self) -> float:
         return self.sends / self.seconds
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process so far (/proc/PID/stat)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
 
 
 async def session_numbers(port: int, sid: str) -> tuple[int, list[int]]:
@@ -161,7 +155,8 @@ async def one_run(
         if numbers != list(range(1, expected + 1)) or last != expected:
             raise AssertionError(f"turns not numbered 1..{expected}: last {last}, {numbers[:20]}…")
     total = sum(spent) or 1.0
-    return Run(workers, clients * sends, seconds, load, [s / total for s in spent])
+    shares = [s / total for s in spent]
+    return Run(workers, clients * sends, seconds, load, shares, total / (clients * sends))
 
 
 def stub(ready: Any, stop: Any) -> None:
@@ -208,7 +203,8 @@ async def run_all(args: argparse.Namespace) -> list[Run]:
                         print(
                             f"round {round_number + 1}: {workers} worker(s) "
                             f"{run.per_second:6.1f} sends/s ({run.sends} in {run.seconds:.2f} s, "
-                            f"load {run.load:.2f}, CPU per worker {shares})",
+                            f"load {run.load:.2f}, {run.cpu_per_send * 1000:.1f} ms CPU per send, "
+                            f"split {shares})",
                             flush=True,
                         )
     finally:
@@ -221,8 +217,13 @@ def summary(runs: list[Run], counts: list[int]) -> dict[int, float]:
     medians = {n: statistics.median(r.per_second for r in runs if r.workers == n) for n in counts}
     base = medians[counts[0]]
     for n, median in medians.items():
-        every = ", ".join(f"{r.per_second:.1f}" for r in runs if r.workers == n)
-        print(f"{n} worker(s): median {median:.1f} sends/s ({median / base:.2f}x)  runs: {every}")
+        mine = [r for r in runs if r.workers == n]
+        every = ", ".join(f"{r.per_second:.1f}" for r in mine)
+        cpu = statistics.median(r.cpu_per_send for r in mine) * 1000
+        print(
+            f"{n} worker(s): median {median:.1f} sends/s ({median / base:.2f}x), "
+            f"{cpu:.1f} ms CPU per send; runs: {every}"
+        )
     return medians
 
 

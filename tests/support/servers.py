@@ -20,6 +20,12 @@ import httpx
 UNPRIVILEGED: tuple[str, ...] = ("unshare", "--user") if os.geteuid() == 0 else ()
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a running process so far (/proc/PID/stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -139,6 +145,10 @@ class SmritiServer:
     def worker_pids(self) -> list[int]:
         """The process ids of the server's workers, as uvicorn announces them."""
         return [int(pid) for pid in re.findall(r"Started server process \[(\d+)\]", self.printed())]
+
+    def cpu_seconds(self) -> dict[int, float]:
+        """Each worker's CPU time so far (user + system, from /proc), by process id."""
+        return {pid: cpu_seconds(pid) for pid in self.worker_pids()}
 
     def __exit__(
         self,
