@@ -93,6 +93,7 @@ class Run:
     load: float  # the 1-minute load average when the run started
     cpu_shares: list[float]  # each worker's share of the workers' CPU time in the burst
     cpu_per_send: float  # the workers' CPU seconds in the burst, per send
+    others_per_send: float  # the same for this client and the stub provider
 
     @property
     def per_second(self) -> float:
@@ -135,7 +136,13 @@ async def burst(port: int, sid: str, clients: int, sends: int) -> float:
 
 
 async def one_run(
-    url: str, providers: Path, workers: int, clients: int, sends: int, warm_sends: int
+    url: str,
+    providers: Path,
+    stub_pid: int,
+    workers: int,
+    clients: int,
+    sends: int,
+    warm_sends: int,
 ) -> Run:
     with SmritiServer(url, providers=providers, workers=workers) as server:
         pids = server.worker_pids()
@@ -148,15 +155,18 @@ async def one_run(
         await burst(server.port, sid, clients, warm_sends)
         load = os.getloadavg()[0]
         before = [cpu_seconds(pid) for pid in pids]
+        others = cpu_seconds(os.getpid()) + cpu_seconds(stub_pid)
         seconds = await burst(server.port, sid, clients, sends)
         spent = [cpu_seconds(pid) - b for pid, b in zip(pids, before, strict=True)]
+        others = cpu_seconds(os.getpid()) + cpu_seconds(stub_pid) - others
         last, numbers = await session_numbers(server.port, sid)
         expected = 2 * clients * (sends + warm_sends)
         if numbers != list(range(1, expected + 1)) or last != expected:
             raise AssertionError(f"turns not numbered 1..{expected}: last {last}, {numbers[:20]}…")
     total = sum(spent) or 1.0
     shares = [s / total for s in spent]
-    return Run(workers, clients * sends, seconds, load, shares, total / (clients * sends))
+    count = clients * sends
+    return Run(workers, count, seconds, load, shares, total / count, others / count)
 
 
 def stub(ready: Any, stop: Any) -> None:
@@ -195,16 +205,24 @@ async def run_all(args: argparse.Namespace) -> list[Run]:
             async with temporary_database(args.db) as url:
                 for round_number in range(args.rounds):
                     for workers in counts:
+                        assert provider.pid is not None
                         run = await one_run(
-                            url, providers, workers, args.clients, args.sends, args.warm_sends
+                            url,
+                            providers,
+                            provider.pid,
+                            workers,
+                            args.clients,
+                            args.sends,
+                            args.warm_sends,
                         )
                         runs.append(run)
                         shares = " ".join(f"{share:.0%}" for share in run.cpu_shares)
                         print(
                             f"round {round_number + 1}: {workers} worker(s) "
                             f"{run.per_second:6.1f} sends/s ({run.sends} in {run.seconds:.2f} s, "
-                            f"load {run.load:.2f}, {run.cpu_per_send * 1000:.1f} ms CPU per send, "
-                            f"split {shares})",
+                            f"load {run.load:.2f}; CPU per send: workers "
+                            f"{run.cpu_per_send * 1000:.1f} ms split {shares}, "
+                            f"client + stub {run.others_per_send * 1000:.1f} ms)",
                             flush=True,
                         )
     finally:
