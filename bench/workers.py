@@ -33,7 +33,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.databases import temporary_database
+import asyncpg  # type: ignore[import-untyped]
+
+from bench.databases import postgres_admin_url, temporary_database
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.servers import SmritiServer, cpu_seconds
 
@@ -93,11 +95,24 @@ class Run:
     load: float  # the 1-minute load average when the run started
     cpu_shares: list[float]  # each worker's share of the workers' CPU time in the burst
     cpu_per_send: float  # the workers' CPU seconds in the burst, per send
-    others_per_send: float  # the same for this client and the stub provider
+    others_per_send: float  # the same for this client, the stub and PostgreSQL's backends
 
     @property
     def per_second(self) -> float:
         return self.sends / self.seconds
+
+
+async def database_backends(url: str) -> list[int]:
+    """The PostgreSQL server processes serving the benchmark database (none on SQLite)."""
+    if not url.startswith("postgres:"):
+        return []
+    name = url.rsplit("/", 1)[1]
+    admin = await asyncpg.connect(postgres_admin_url().replace("postgres://", "postgresql://", 1))
+    try:
+        rows = await admin.fetch("SELECT pid FROM pg_stat_activity WHERE datname = $1", name)
+    finally:
+        await admin.close()
+    return [row["pid"] for row in rows if Path(f"/proc/{row['pid']}").exists()]
 
 
 async def session_numbers(port: int, sid: str) -> tuple[int, list[int]]:
@@ -155,10 +170,11 @@ async def one_run(
         await burst(server.port, sid, clients, warm_sends)
         load = os.getloadavg()[0]
         before = [cpu_seconds(pid) for pid in pids]
-        others = cpu_seconds(os.getpid()) + cpu_seconds(stub_pid)
+        helpers = [os.getpid(), stub_pid, *await database_backends(url)]
+        others = sum(cpu_seconds(pid) for pid in helpers)
         seconds = await burst(server.port, sid, clients, sends)
         spent = [cpu_seconds(pid) - b for pid, b in zip(pids, before, strict=True)]
-        others = cpu_seconds(os.getpid()) + cpu_seconds(stub_pid) - others
+        others = sum(cpu_seconds(pid) for pid in helpers) - others
         last, numbers = await session_numbers(server.port, sid)
         expected = 2 * clients * (sends + warm_sends)
         if numbers != list(range(1, expected + 1)) or last != expected:
@@ -222,7 +238,7 @@ async def run_all(args: argparse.Namespace) -> list[Run]:
                             f"{run.per_second:6.1f} sends/s ({run.sends} in {run.seconds:.2f} s, "
                             f"load {run.load:.2f}; CPU per send: workers "
                             f"{run.cpu_per_send * 1000:.1f} ms split {shares}, "
-                            f"client + stub {run.others_per_send * 1000:.1f} ms)",
+                            f"client + stub + database server {run.others_per_send * 1000:.1f} ms)",
                             flush=True,
                         )
     finally:
@@ -238,9 +254,10 @@ def summary(runs: list[Run], counts: list[int]) -> dict[int, float]:
         mine = [r for r in runs if r.workers == n]
         every = ", ".join(f"{r.per_second:.1f}" for r in mine)
         cpu = statistics.median(r.cpu_per_send for r in mine) * 1000
+        rest = statistics.median(r.others_per_send for r in mine) * 1000
         print(
-            f"{n} worker(s): median {median:.1f} sends/s ({median / base:.2f}x), "
-            f"{cpu:.1f} ms CPU per send; runs: {every}"
+            f"{n} worker(s): median {median:.1f} sends/s ({median / base:.2f}x); CPU per send "
+            f"{cpu:.1f} ms workers + {rest:.1f} ms client, stub, database server; runs: {every}"
         )
     return medians
 
