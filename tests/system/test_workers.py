@@ -285,3 +285,14 @@ async def test_serve_app_builds_a_worker_that_does_not_migrate(
     with sqlite3.connect(path) as connection:
         tables = connection.execute("SELECT name FROM sqlite_master").fetchall()
     assert tables == []
+
+
+def test_every_worker_checks_the_host_with_the_settings_it_was_given(database_url: str) -> None:
+    """Sixteen connections of their own (all on one worker: 1 chance in 2**15):
+    a foreign name is refused, a name from SMRITI_ALLOWED_HOSTS is served."""
+    env = {"SMRITI_ALLOWED_HOSTS": "smriti.lan"}
+    with SmritiServer(database_url, workers=2, env=env) as server:
+        url = f"{server.base_url}/healthz"
+        foreign = [httpx.get(url, headers={"Host": "evil.example"}).status_code for _ in range(16)]
+        allowed = [httpx.get(url, headers={"Host": "smriti.lan"}).status_code for _ in range(16)]
+    assert (foreign, allowed) == ([400] * 16, [200] * 16)
