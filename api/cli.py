@@ -32,7 +32,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--log-level", default="info")
     serve.add_argument(
         "--workers",
-        type=int,
+        type=_at_least_one,
         help="Server processes (default: $SMRITI_WORKERS, else one per core on "
         "PostgreSQL and 1 on SQLite).",
     )
@@ -66,6 +66,16 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _at_least_one(text: str) -> int:
+    try:
+        count = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a whole number, not {text!r}") from None
+    if count < 1:
+        raise argparse.ArgumentTypeError(f"at least 1, not {count}")
+    return count
+
+
 def _database_option(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--database", help="Database URL (default: $SMRITI_DATABASE_URL or a SQLite file)."
@@ -93,16 +103,14 @@ def main(argv: list[str] | None = None) -> int:
     from api.settings import Settings
     from api.store import database
 
-    settings = Settings.from_environment(
-        database_url=args.database, providers_file=args.providers, host=args.host
-    )
     try:
-        workers = processes.worker_count(args.workers, os.environ.get("SMRITI_WORKERS"))
-    except ValueError as exc:
-        print(f"smriti: {exc}", file=sys.stderr)
+        settings = Settings.from_environment(
+            database_url=args.database, providers_file=args.providers, host=args.host
+        )
+    except ConfigError as exc:
+        print(f"smriti: {exc.message}", file=sys.stderr)
         return 2
-    if workers is None:
-        workers = processes.default_workers(settings.database_url)
+    workers = args.workers or settings.workers or processes.default_workers(settings.database_url)
     from api.app import SERVE_FLAGS_VARIABLE, create_app, provider_registry
 
     try:

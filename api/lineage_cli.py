@@ -20,7 +20,11 @@ def database_url(args: argparse.Namespace) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    url = database_url(args)
+    try:
+        url = database_url(args)
+    except SmritiError as exc:
+        print(f"smriti: {exc.message}", file=sys.stderr)
+        return 2
     if args.command == "verify":
         return asyncio.run(_verify(url, args.space))
     if args.command == "export":

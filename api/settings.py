@@ -8,11 +8,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from api.domain.types import MemoryScope
+from api.errors import ConfigError
 
 REPOSITORY_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_PROVIDERS_FILE = REPOSITORY_ROOT / "providers.yaml"
 # A readable pace for the offline echo (a word every 60 ms: a reply takes 1 to 3 s).
 DEFAULT_OFFLINE_STREAM_DELAY_MS = 60
+# The largest `first`/`last` of Session.turns (SMRITI_MAX_TURN_PAGE_SIZE).
+MAX_TURN_PAGE_SIZE = 1000
 
 
 def default_database_path() -> Path:
@@ -37,6 +40,9 @@ class Settings:
     max_aliases: int = 30
     max_query_tokens: int = 2000
     max_page_size: int = 100
+    # A session's turns come in larger pages: reading a long session page by
+    # page paid ~4 ms of fixed cost per request (bench/README.md, whole reads).
+    max_turn_page_size: int = MAX_TURN_PAGE_SIZE
     # No list in a request's variables may be longer (every list field takes 50 at most).
     max_input_list_items: int = 1000
     allowed_origins: tuple[str, ...] = field(default_factory=tuple)
@@ -52,6 +58,8 @@ class Settings:
     # allowed_hosts) may be in the Host header, against DNS rebinding.
     bound_to_loopback: bool = True
     allowed_hosts: tuple[str, ...] = field(default_factory=tuple)
+    # `smriti serve` processes (SMRITI_WORKERS); None: api.workers.default_workers.
+    workers: int | None = None
 
     @property
     def body_limit(self) -> int:
@@ -85,22 +93,53 @@ class Settings:
         return cls(
             database_url=normalize_url(url) if url else sqlite_url(default_database_path()),
             providers_file=provider_path,
-            max_content_bytes=int(env.get("SMRITI_MAX_CONTENT_BYTES", 1024 * 1024)),
-            max_window_turns=int(env.get("SMRITI_MAX_WINDOW_TURNS", 50)),
-            answer_reserve_tokens=int(env.get("SMRITI_ANSWER_RESERVE_TOKENS", 1024)),
-            offline_stream_delay_ms=int(
-                env.get("SMRITI_OFFLINE_STREAM_DELAY_MS", DEFAULT_OFFLINE_STREAM_DELAY_MS)
+            max_content_bytes=_whole(env, "SMRITI_MAX_CONTENT_BYTES", 1024 * 1024, 1),
+            max_window_turns=_whole(env, "SMRITI_MAX_WINDOW_TURNS", 50, 1),
+            answer_reserve_tokens=_whole(env, "SMRITI_ANSWER_RESERVE_TOKENS", 1024, 1),
+            offline_stream_delay_ms=_whole(
+                env, "SMRITI_OFFLINE_STREAM_DELAY_MS", DEFAULT_OFFLINE_STREAM_DELAY_MS, 0
             ),
-            provider_timeout_seconds=float(env.get("SMRITI_PROVIDER_TIMEOUT", 60)),
+            provider_timeout_seconds=_seconds(env, "SMRITI_PROVIDER_TIMEOUT", 60.0),
             allowed_origins=_names(env.get("SMRITI_ALLOWED_ORIGINS", "")),
-            max_query_nodes=int(env.get("SMRITI_MAX_QUERY_NODES", 50_000)),
-            max_get_query_nodes=int(env.get("SMRITI_MAX_GET_QUERY_NODES", 1_000)),
-            max_body_bytes=int(env["SMRITI_MAX_BODY_BYTES"])
-            if env.get("SMRITI_MAX_BODY_BYTES")
+            max_turn_page_size=_whole(env, "SMRITI_MAX_TURN_PAGE_SIZE", MAX_TURN_PAGE_SIZE, 1),
+            max_query_nodes=_whole(env, "SMRITI_MAX_QUERY_NODES", 50_000, 1),
+            max_get_query_nodes=_whole(env, "SMRITI_MAX_GET_QUERY_NODES", 1_000, 1),
+            max_body_bytes=_whole(env, "SMRITI_MAX_BODY_BYTES", 0, 1024)
+            if env.get("SMRITI_MAX_BODY_BYTES", "").strip()
             else None,
             bound_to_loopback=is_loopback(host),
             allowed_hosts=_names(env.get("SMRITI_ALLOWED_HOSTS", "")),
+            workers=_whole(env, "SMRITI_WORKERS", 1, 1)
+            if env.get("SMRITI_WORKERS", "").strip()
+            else None,
         )
+
+
+def _whole(env: Mapping[str, str], name: str, default: int, minimum: int) -> int:
+    """A whole-number setting; anything else stops start-up with one clear line."""
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = int(raw.replace("_", ""))
+    except ValueError:
+        raise ConfigError(f"{name} must be a whole number, not {raw[:40]!r}.") from None
+    if value < minimum:
+        raise ConfigError(f"{name} must be at least {minimum}, not {value}.")
+    return value
+
+
+def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ConfigError(f"{name} must be a number of seconds, not {raw[:40]!r}.") from None
+    if not 0 < value < float("inf"):
+        raise ConfigError(f"{name} must be a number of seconds above 0, not {raw[:40]!r}.")
+    return value
 
 
 def _names(listed: str) -> tuple[str, ...]:

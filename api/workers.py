@@ -25,20 +25,6 @@ from uvicorn.supervisors import Multiprocess
 FACTORY = "api.app:serve_app"
 
 
-def worker_count(flag: int | None, variable: str | None) -> int | None:
-    """``--workers``, else ``$SMRITI_WORKERS``; None for the default (ValueError if not ≥ 1)."""
-    if flag is None and not variable:
-        return None
-    source = "--workers" if flag is not None else "SMRITI_WORKERS"
-    try:
-        count = flag if flag is not None else int(str(variable))
-    except ValueError:
-        raise ValueError(f"{source} must be a whole number, not {variable!r}") from None
-    if count < 1:
-        raise ValueError(f"{source} must be at least 1, not {count}")
-    return count
-
-
 def default_workers(database_url: str) -> int:
     """One per core this process may run on, on PostgreSQL; one on SQLite.
 

@@ -16,6 +16,7 @@ os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
 
 import argparse
 import asyncio
+import dataclasses
 import gc
 import json
 import subprocess
@@ -33,6 +34,16 @@ from api.settings import Settings
 from bench import report
 from bench.databases import temporary_database
 from bench.measure import ANCESTORS, LINEAGE, STATEMENT_SAMPLES, Measurer, Series
+from bench.reads import (
+    LINEAGE_GRAPH,
+    LINEAGE_PAGES,
+    TURN_NODE_PAGES,
+    TURN_PAGES,
+    Reader,
+    ReadSeries,
+    import_rss_mb,
+    rss_mb,
+)
 from bench.seed import Seeded, seed
 
 DATABASES = ("sqlite", "postgres")
@@ -57,6 +68,12 @@ class Plan:
     head_checkpoints: int = 50
     # Lineage sizes: the count must be the same at both.
     lineage_sizes: tuple[int, ...] = (100, 10_000)
+    # Whole reads (bench/reads.py): measured reads per series, lineages read
+    # entire, sessions read page by page at these page sizes.
+    reads: int = 9
+    read_lineage_sizes: tuple[int, ...] = (1_000, 10_000)
+    read_turn_sizes: tuple[int, ...] = (10_000,)
+    turn_pages: tuple[int, ...] = (100, 1_000)
 
     def sessions_for_empty(self) -> int:
         """Size 0 sends once per session, so its history stays empty."""
@@ -64,7 +81,7 @@ class Plan:
 
 
 DEFAULT = Plan(sends=200, queries=200, warmup=10, global_warmup=20, profile_sends=100)
-QUICK = Plan(sends=40, queries=40, warmup=5, global_warmup=10, profile_sends=30)
+QUICK = Plan(sends=40, queries=40, warmup=5, global_warmup=10, profile_sends=30, reads=3)
 
 
 async def _version() -> str:
@@ -91,16 +108,63 @@ async def _measure(measurer: Measurer, seeded: Seeded, plan: Plan) -> list[Serie
             Series(report.LINEAGE, size, "checkpoints"),
             measurer.query_request(LINEAGE, {"id": ids.encode("Space", space.space_id)}),
         )
-        for size, space in seeded.lineage_spaces.items()
+        for size in plan.lineage_sizes
+        if (space := seeded.lineage_spaces[size])
     ] + [
         (
             Series(report.ANCESTORS, size, "checkpoints"),
             measurer.query_request(ANCESTORS, {"id": ids.encode("Checkpoint", space.newest_id)}),
         )
-        for size, space in seeded.lineage_spaces.items()
+        for size in plan.lineage_sizes
+        if (space := seeded.lineage_spaces[size])
     ]
     await measurer.run(queries, warmup=plan.warmup, measured=plan.queries)
     return [series for series, _ in sends + queries]
+
+
+async def _measure_reads(measurer: Measurer, seeded: Seeded, plan: Plan) -> list[ReadSeries]:
+    """Whole lineages (the compact graph and the paged connection) and whole
+    sessions, interleaved; each read is every request it takes."""
+    reader = Reader(measurer)
+    reads = []
+    for size in plan.read_lineage_sizes:
+        space = {"id": ids.encode("Space", seeded.lineage_spaces[size].space_id)}
+        reads += [
+            (
+                ReadSeries(report.READ_GRAPH, size, "checkpoints"),
+                reader.once(
+                    LINEAGE_GRAPH, space, lambda d: len(d["space"]["lineageGraph"]["nodes"])
+                ),
+            ),
+            (
+                ReadSeries(report.READ_LINEAGE_PAGES, size, "checkpoints"),
+                reader.pages(LINEAGE_PAGES, space, lambda d: d["space"]["lineage"]),
+            ),
+        ]
+    for size, session_id in seeded.read_sessions.items():
+        reads += [
+            (
+                ReadSeries(report.READ_TURNS.format(page=page), size, "turns"),
+                reader.pages(
+                    TURN_PAGES,
+                    {"id": ids.encode("Session", session_id), "first": page},
+                    lambda d: d["session"]["turns"],
+                ),
+            )
+            for page in plan.turn_pages
+        ]
+        reads.append(
+            (
+                ReadSeries(report.READ_TURN_NODES.format(page=max(plan.turn_pages)), size, "turns"),
+                reader.pages(
+                    TURN_NODE_PAGES,
+                    {"id": ids.encode("Session", session_id), "first": max(plan.turn_pages)},
+                    lambda d: d["session"]["turns"],
+                ),
+            )
+        )
+    await reader.run(reads, warmup=1, measured=plan.reads)
+    return [series for series, _ in reads]
 
 
 async def run_one(database: str, plan: Plan, *, profile: bool) -> int:
@@ -114,7 +178,8 @@ async def run_one(database: str, plan: Plan, *, profile: bool) -> int:
                 head_sizes=plan.head_sizes,
                 sessions_for_empty=plan.sessions_for_empty(),
                 fresh_sizes=plan.fresh_sizes,
-                lineage_sizes=plan.lineage_sizes,
+                lineage_sizes=sorted({*plan.lineage_sizes, *plan.read_lineage_sizes}),
+                read_turn_sizes=plan.read_turn_sizes,
             )
             seed_seconds = time.perf_counter() - started
             load_before = os.getloadavg()[0]
@@ -122,11 +187,18 @@ async def run_one(database: str, plan: Plan, *, profile: bool) -> int:
             transport = httpx.ASGITransport(app=app)
             async with httpx.AsyncClient(transport=transport, base_url=BASE_URL) as client:
                 measurer = Measurer(client)
+                rss_before_send, _ = rss_mb()
                 cold_ms, _ = await measurer.send(seeded.cold_session_id)
                 for _ in range(plan.global_warmup):
                     await measurer.send(seeded.cold_session_id)
                 gc.collect()
                 measured = await _measure(measurer, seeded, plan)
+                gc.collect()
+                read_rows = [
+                    report.read_figures(s) for s in await _measure_reads(measurer, seeded, plan)
+                ]
+                gc.collect()
+                rss_after, rss_peak = rss_mb()
                 load = (load_before, os.getloadavg()[0])
                 profile_text = ""
                 if profile:
@@ -138,7 +210,14 @@ async def run_one(database: str, plan: Plan, *, profile: bool) -> int:
                         + report.profile_summary(stats, plan.profile_sends)
                     )
     rows = [report.figures(s) for s in measured]
-    targets = report.evaluate_targets(rows)
+    targets = report.evaluate_targets(rows) + report.read_targets(read_rows, rss_after)
+    memory = {
+        "rss_before_first_send_mb": rss_before_send,
+        "rss_after_run_mb": rss_after,
+        "rss_peak_mb": rss_peak,
+        "new_process_app_only_mb": import_rss_mb(with_litellm=False),
+        "new_process_app_and_litellm_mb": import_rss_mb(with_litellm=True),
+    }
     print(
         report.render(
             database=database,
@@ -149,6 +228,14 @@ async def run_one(database: str, plan: Plan, *, profile: bool) -> int:
             targets=targets,
             load=load,
         )
+    )
+    print(
+        "\n"
+        + report.read_table(read_rows)
+        + "\nms/node: p50 of the whole read / nodes; CPU: this process's CPU time (the app "
+        "runs in-process), less sensitive to other work on the machine\n"
+        + "resident memory (MB): "
+        + ", ".join(f"{k.removesuffix('_mb').replace('_', ' ')} {v:.0f}" for k, v in memory.items())
     )
     if profile_text:
         print(profile_text)
@@ -168,6 +255,10 @@ async def run_one(database: str, plan: Plan, *, profile: bool) -> int:
         },
         load=load,
     )
+    document["whole_reads"] = [
+        {**dataclasses.asdict(r), "per_node_ms": r.per_node_ms} for r in read_rows
+    ]
+    document["memory"] = memory
     path = report.write_json(database, document)
     print(f"\nwritten: {path}", flush=True)
     return EXIT_OK if all(t.passed for t in targets) else EXIT_TARGET_FAILED

@@ -83,7 +83,7 @@ class Measurer:
         self.client = client
         self._sent = 0
 
-    async def _post(self, query: str, variables: dict[str, Any]) -> tuple[float, dict[str, Any]]:
+    async def post(self, query: str, variables: dict[str, Any]) -> tuple[float, dict[str, Any]]:
         started = time.perf_counter()
         response = await self.client.post(
             GRAPHQL_PATH, json={"query": query, "variables": variables}
@@ -103,7 +103,7 @@ class Measurer:
         """One sendMessage; returns (ms, payload). Payload errors are failures."""
         self._sent += 1
         content = f"Benchmark message {self._sent}: what changed since the last checkpoint?"
-        elapsed, data = await self._post(
+        elapsed, data = await self.post(
             SEND, {"input": {"sessionId": ids.encode("Session", session_id), "content": content}}
         )
         payload: dict[str, Any] = data["sendMessage"]
@@ -125,7 +125,7 @@ class Measurer:
         """The same query, every time."""
 
         async def request() -> tuple[float, dict[str, Any]]:
-            return await self._post(query, variables)
+            return await self.post(query, variables)
 
         return request
 

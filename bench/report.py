@@ -307,3 +307,122 @@ def profile_summary(stats: pstats.Stats, requests: int) -> str:
             f"{name}  ({_package(filename)}:{line})"
         )
     return "\n".join(out)
+
+
+# --- whole reads (bench/reads.py) ----------------------------------------------
+
+READ_GRAPH = "space.lineageGraph (one request)"
+READ_LINEAGE_PAGES = "space.lineage(first: 1000) pages"
+READ_TURNS = "session.turns(first: {page}) pages"
+READ_TURN_NODES = "session.turns(first: {page}) nodes pages"
+PER_NODE_LIMIT_MS = 0.1  # issue 10, target 3
+RSS_LIMIT_MB = 250.0  # issue 10, target 5
+
+
+@dataclass(frozen=True)
+class ReadFigures:
+    name: str
+    size: int
+    unit: str
+    n: int
+    requests: int
+    returned: int
+    p50_ms: float
+    min_ms: float
+    max_ms: float
+    cpu_p50_ms: float
+    statements: list[int]
+
+    @property
+    def per_node_ms(self) -> float:
+        return self.p50_ms / self.returned if self.returned else 0.0
+
+    @property
+    def cpu_per_node_ms(self) -> float:
+        return self.cpu_p50_ms / self.returned if self.returned else 0.0
+
+
+def read_figures(series: Any) -> ReadFigures:
+    """Summarise a bench.reads.ReadSeries."""
+    return ReadFigures(
+        name=series.name,
+        size=series.size,
+        unit=series.unit,
+        n=len(series.samples_ms),
+        requests=series.requests,
+        returned=series.returned,
+        p50_ms=statistics.median(series.samples_ms),
+        min_ms=min(series.samples_ms),
+        max_ms=max(series.samples_ms),
+        cpu_p50_ms=statistics.median(series.cpu_ms),
+        statements=series.statements,
+    )
+
+
+def read_table(rows: Sequence[ReadFigures]) -> str:
+    header = (
+        f"{'whole read':<38}{'size':>18}{'req':>5}{'nodes':>7}{'n':>4}"
+        f"{'p50 ms':>9}{'min ms':>9}{'ms/node':>9}{'CPU ms/node':>12}{'SQL/read':>9}"
+    )
+    lines = [header, "-" * len(header)]
+    for r in rows:
+        sql = str(r.statements[0]) if len(set(r.statements)) == 1 else str(r.statements)
+        lines.append(
+            f"{r.name:<38}{f'{r.size:,} {r.unit}':>18}{r.requests:>5}{r.returned:>7}{r.n:>4}"
+            f"{r.p50_ms:>9.1f}{r.min_ms:>9.1f}{r.per_node_ms:>9.4f}{r.cpu_per_node_ms:>12.4f}"
+            f"{sql:>9}"
+        )
+    return "\n".join(lines)
+
+
+def read_targets(rows: Sequence[ReadFigures], rss_after_mb: float) -> list[Target]:
+    targets: list[Target] = []
+    graph = sorted((r for r in rows if r.name == READ_GRAPH), key=lambda r: r.size)
+    if graph:
+        largest = graph[-1]
+        targets.append(
+            Target(
+                f"lineageGraph p50 <= {PER_NODE_LIMIT_MS} ms per checkpoint at "
+                f"{largest.size:,} checkpoints",
+                largest.per_node_ms <= PER_NODE_LIMIT_MS,
+                f"{largest.per_node_ms:.4f} ms ({largest.p50_ms:.0f} ms for "
+                f"{largest.returned:,}; CPU {largest.cpu_per_node_ms:.4f} ms)",
+            )
+        )
+    if len(graph) >= 2:
+        counts = {c for r in graph for c in r.statements}
+        targets.append(
+            Target(
+                f"lineageGraph statements equal at {graph[0].size:,} and "
+                f"{graph[-1].size:,} checkpoints",
+                len(counts) == 1,
+                " vs ".join(str(sorted(set(r.statements))) for r in graph),
+            )
+        )
+    turns = [r for r in rows if r.unit == "turns"]
+    if turns:
+        best = min(turns, key=lambda r: r.per_node_ms)
+        targets.append(
+            Target(
+                f"every turn of {best.size:,} paged at <= {PER_NODE_LIMIT_MS} ms per turn",
+                best.per_node_ms <= PER_NODE_LIMIT_MS,
+                f"{best.per_node_ms:.4f} ms with {best.name} ({best.requests} requests, "
+                f"{best.p50_ms:.0f} ms; CPU {best.cpu_per_node_ms:.4f} ms)",
+            )
+        )
+        per_page = {c / r.requests for r in turns for c in r.statements}
+        targets.append(
+            Target(
+                "turn pages: statements per request equal at every page size",
+                len(per_page) == 1,
+                ", ".join(f"{r.name}: {r.statements[0] / r.requests:g}" for r in turns),
+            )
+        )
+    targets.append(
+        Target(
+            f"resident memory after the run <= {RSS_LIMIT_MB:g} MB",
+            rss_after_mb <= RSS_LIMIT_MB,
+            f"{rss_after_mb:.0f} MB (benchmark process: the app, its client and the seeding)",
+        )
+    )
+    return targets

@@ -97,6 +97,9 @@ class Seeded:
     fresh_sessions: dict[int, list[int]] = field(default_factory=dict)
     cold_session_id: int = 0
     lineage_spaces: dict[int, LineageSpace] = field(default_factory=dict)
+    # Sessions read whole, page by page (bench/reads.py), by turn count: no
+    # send ever adds to them.
+    read_sessions: dict[int, int] = field(default_factory=dict)
 
 
 class _Ids:
@@ -276,17 +279,62 @@ class Seeder:
         space_id = await self.space(owner_id, f"Lineage of {size}")
         main = await self.chain(space_id, size)
         total = size
+        sides = []
         for n, name in enumerate(side_branches, start=1):
             fork = main[size * n // (len(side_branches) + 1)]
-            await self.chain(
+            side = await self.chain(
                 space_id,
                 SIDE_BRANCH_LENGTH,
                 branch=name,
                 parent=fork,
                 first_moment=main[-1].created_at + n * SIDE_BRANCH_LENGTH * ROW_STEP,
             )
+            sides.append(side)
             total += SIDE_BRANCH_LENGTH
-        return LineageSpace(space_id, size, main[-1].id, total)
+        head = main[-1]
+        if sides:  # the first side branch merged back into main
+            head = await self.merge(space_id, into=head, merged=sides[0][-1])
+            total += 1
+        return LineageSpace(space_id, size, head.id, total)
+
+    async def merge(
+        self, space_id: int, *, into: models.Checkpoint, merged: models.Checkpoint
+    ) -> models.Checkpoint:
+        """A merge checkpoint on ``into``'s branch (parent ``into``, merge parent
+        ``merged``), hashed as mergeCheckpoints hashes it; the branch moves to it."""
+        (checkpoint_id,) = self.ids.take("checkpoint")
+        moment = max(into.created_at, merged.created_at) + ROW_STEP
+        content = _content(0, f"merge of {merged.branch_name}")
+        row = await models.Checkpoint.create(
+            id=checkpoint_id,
+            hash=checkpoint_hash(
+                content,
+                space_id=space_id,
+                parent_hash=into.hash,
+                created_at=moment,
+                branch_name=into.branch_name,
+                author_agent=AUTHOR,
+                merge_parent_hash=merged.hash,
+            ),
+            space_id=space_id,
+            parent_id=into.id,
+            merge_parent_id=merged.id,
+            branch_name=into.branch_name,
+            title=content.title,
+            objective=content.objective,
+            summary=content.summary,
+            decisions=list(content.decisions),
+            tasks=list(content.tasks),
+            open_questions=list(content.open_questions),
+            entities=list(content.entities),
+            author_agent=AUTHOR,
+            base_sequence=0,
+            created_at=moment,
+        )
+        await models.Branch.filter(space_id=space_id, name=into.branch_name).update(
+            head_id=row.id, updated_at=moment
+        )
+        return row
 
     async def fix_sequences(self) -> None:
         """PostgreSQL: move id sequences past the explicit ids (SQLite needs nothing)."""
@@ -314,6 +362,7 @@ async def seed(
     sessions_for_empty: int,
     fresh_sizes: Sequence[int],
     lineage_sizes: Sequence[int],
+    read_turn_sizes: Sequence[int] = (),
 ) -> Seeded:
     """Seed everything the measurements use.
 
@@ -324,7 +373,8 @@ async def seed(
       turns — ``sessions_for_empty`` of them for size 0, so every send there
       really sees an empty history, one otherwise;
     * per size in ``fresh_sizes``, one session in no space (FRESH mode);
-    * per size in ``lineage_sizes``, a lineage space (see ``lineage_space``).
+    * per size in ``lineage_sizes``, a lineage space (see ``lineage_space``);
+    * per size in ``read_turn_sizes``, a session in no space read whole by pages.
     """
     seeder = Seeder()
     owner_id = await seeder.owner()
@@ -349,6 +399,10 @@ async def seed(
         seeded.fresh_sessions[size] = [session_id]
     for size in lineage_sizes:
         seeded.lineage_spaces[size] = await seeder.lineage_space(owner_id, size, SIDE_BRANCHES)
+    for size in read_turn_sizes:
+        (session_id,) = await seeder.sessions(owner_id, None, 1, title=f"Read whole {size}")
+        await seeder.turns(session_id, size)
+        seeded.read_sessions[size] = session_id
     await seeder.fix_sequences()
     await seeder.analyze()
     return seeded

@@ -87,8 +87,14 @@ export const CREATE_CHECKPOINT = mutation("createCheckpoint", "CreateCheckpointI
 export const MERGE_CHECKPOINTS = mutation("mergeCheckpoints", "MergeCheckpointsInput",
   "checkpoint { id } fastForward");
 
-/** A transport failure or a top-level GraphQL error (a bug, not user data). */
-export class ApiError extends Error {}
+/** A transport failure or a top-level GraphQL error (a bug, or a query's bad input:
+ * `code` is the error's `extensions.code`, e.g. INVALID, when the server gave one). */
+export class ApiError extends Error {
+  constructor(message, code = null) {
+    super(message);
+    this.code = code;
+  }
+}
 
 let turnFragment = TURN_FRAGMENT;
 
@@ -109,7 +115,8 @@ async function request(query, variables = {}) {
   }
   const body = await response.json().catch(() => null);
   if (!body || body.errors?.length) {
-    throw new ApiError(body?.errors?.[0]?.message ?? `HTTP ${response.status}`);
+    const error = body?.errors?.[0];
+    throw new ApiError(error?.message ?? `HTTP ${response.status}`, error?.extensions?.code ?? null);
   }
   return body.data;
 }
@@ -225,4 +232,26 @@ export async function exportDocument(session, format) {
     return (await request(EXPORT_SPACE, { input })).exportSpace;
   }
   return (await request(EXPORT_SESSION, { input: { sessionId: session.id, format } })).exportSession;
+}
+
+// Search hits, 20 a page; each node with what grouping and opening it need (a
+// checkpoint's space is aliased: Space! there, Space elsewhere, cannot share a name).
+export const SEARCH_PAGE = 20;
+export const SEARCH = `query($query: String!, $spaceId: ID, $kinds: [SearchKind!], $after: String) {
+  search(query: $query, spaceId: $spaceId, kinds: $kinds, first: ${SEARCH_PAGE}, after: $after) {
+    pageInfo { hasNextPage endCursor }
+    edges { cursor kind snippet node { __typename
+      ... on Turn { id role sequenceNumber replyToSequence
+        session { id title space { id name } } }
+      ... on Checkpoint { id shortHash title branchName sourceSession { id }
+        checkpointSpace: space { id name } }
+      ... on Session { id title space { id name } }
+      ... on Space { id name } } } } }`;
+
+/** One page of hits ({kind, snippet, node}), best first; ApiError (code INVALID) for a bad query. */
+export async function search({ query, spaceId = null, kinds = null, after = null }) {
+  const { edges, pageInfo } = (await request(SEARCH, { query, spaceId, kinds, after })).search;
+  const plain = ({ checkpointSpace, ...node }) => (checkpointSpace ? { ...node, space: checkpointSpace } : node);
+  return { hits: edges.map(({ kind, snippet, node }) => ({ kind, snippet, node: plain(node) })),
+    hasMore: pageInfo.hasNextPage, cursor: pageInfo.endCursor };
 }

@@ -18,6 +18,8 @@ import "./components/compare-view.js";
 import "./components/merge-view.js";
 import "./components/shortcuts-dialog.js";
 import "./components/empty-state.js";
+import "./components/search-box.js";
+import "./components/search-results.js";
 
 const PREVIEW_DEBOUNCE_MS = 300;
 const EMPTY_LINEAGE = { branches: [], nodes: [] };
@@ -50,6 +52,7 @@ export class SmritiApp extends HTMLElement {
       toast: $("toast"), help: $("help-button"), leftToggle: $("left-toggle"),
       rightToggle: $("right-toggle"), left: $("left-pane"), right: $("right-pane"), scrim: $("scrim"),
     };
+    Object.assign(this.ui, { search: $("search-box"), results: $("search-results") });
     for (const type of Object.keys(HANDLERS)) this.addEventListener(type, this.onEvent);
     document.addEventListener("keydown", this.onKey);
     window.addEventListener("popstate", this.onPopState);
@@ -283,6 +286,7 @@ export class SmritiApp extends HTMLElement {
     event.preventDefault();
     if (action === "help") this.ui.shortcuts.show();
     else if (action === "compose" && this.state.session) this.ui.composer.focusInput();
+    else if (action === "search") this.ui.search.focusInput();
     else if (action === "stop") HANDLERS["stop-stream"].call(this);
     else if (action === "checkpoint" && this.state.session?.space) HANDLERS["open-checkpoint-form"].call(this);
     else if (action === "next" || action === "previous") this.moveFocus(action === "next" ? 1 : -1);

@@ -4,6 +4,7 @@ import * as api from "./api.js";
 import { loadDraft } from "./drafts.js";
 import { carriedFrom } from "./format.js";
 import { forgetKey, keyFor, rememberKey } from "./message-keys.js";
+import { searchHandlers } from "./search-handlers.js";
 
 const newKey = () =>
   globalThis.crypto?.randomUUID?.() ?? `${Date.now()}-${Math.random().toString(16).slice(2)}`;
@@ -225,12 +226,12 @@ export const HANDLERS = {
   async compare({ a, b }) {
     this.ui.compare.show(await api.compareCheckpoints(a, b));
   },
-  async "preview-merge"({ from, into }) {
+  async "preview-merge"({ from, into, branch = null }) {
     const spaceId = this.state.session?.space?.id;
     if (!spaceId) return;
     const preview = await api.previewMerge({ spaceId, into, from });
     if (!preview) return this.toast("That merge cannot be previewed any more.");
-    this.ui.merge.show(preview, spaceId);
+    this.ui.merge.show(preview, spaceId, { branch });
   },
   async "merge-checkpoints"({ input }) {
     const payload = await api.mergeCheckpoints(input);
@@ -343,3 +344,6 @@ export const HANDLERS = {
     await Promise.all([this.refreshLineage(), this.refreshPreview()]);
   },
 };
+
+// Searching and opening search hits (search-handlers.js).
+Object.assign(HANDLERS, searchHandlers(HANDLERS));

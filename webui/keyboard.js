@@ -1,6 +1,6 @@
 // Page-wide single-key shortcuts (ignored while typing or in a dialog).
 const KEYS = { "?": "help", j: "next", k: "previous", i: "compose", s: "checkpoint",
-  Escape: "stop" };
+  Escape: "stop", "/": "search" };
 
 /** The action a keydown asks for, or null. */
 export function keyAction(event) {

@@ -139,6 +139,20 @@ class Checkpoint:
 
 
 @dataclass(frozen=True, slots=True)
+class LineageEntry:
+    """A checkpoint as a drawing of the lineage needs it: its links and its
+    title, none of its content."""
+
+    id: int
+    hash: str
+    title: str
+    branch_name: str
+    parent_id: int | None
+    merge_parent_id: int | None
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
 class ChatMessage:
     """One message as a provider receives it."""
 

@@ -48,15 +48,20 @@ from graphql import (
 from graphql.execution import VariableValues
 from strawberry.extensions import SchemaExtension
 
+from api.graphql.types.lineage_graph import MAX_LINEAGE_GRAPH_NODES
+
 # A list field without `first`/`last` (Checkpoint.children, Space.branches,
 # Checkpoint.sourceTurns, ContextPlan.turns …) is counted at this size.
 UNPAGED_LIST = 100
 # Lists counted at another size than the default: the lineage connection's cap
-# (api/graphql/types/space.py), and a checkpoint's children: they are forks, and
+# (api/graphql/types/space.py), the lineage graph's nodes (at its cap: the
+# `first` that bounds them is on `Space.lineageGraph`, not on the list), and a
+# checkpoint's children: they are forks, and
 # across a lineage page there are at most as many children as checkpoints, so
 # 10 per checkpoint already over-counts any lineage with fewer forks than that.
 PAGE_CAPS: Mapping[tuple[str, str], int] = {
     ("Space", "lineage"): 1000,
+    ("LineageGraph", "nodes"): MAX_LINEAGE_GRAPH_NODES,
     ("Checkpoint", "children"): 10,
 }
 TOO_COSTLY = "QUERY_TOO_COSTLY"

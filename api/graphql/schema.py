@@ -21,6 +21,7 @@ from strawberry.types import ExecutionContext
 
 from api.errors import SmritiError
 from api.graphql.cost import TOO_COSTLY, Budget, QueryCost
+from api.graphql.execution import PlainFieldsExecutor
 from api.graphql.input_bounds import InputListBound
 from api.graphql.mutations.chat import ChatMutation
 from api.graphql.mutations.checkpoints import CheckpointMutation
@@ -130,6 +131,9 @@ def build_schema(settings: Settings | None = None) -> strawberry.Schema:
         subscription=Subscription,
         types=[Space, Session, Turn, Checkpoint],
         extensions=extensions,
+        # Plain leaf fields (most of what a long read returns) without
+        # graphql-core's per-field machinery: api/graphql/execution.py.
+        execution_context_class=PlainFieldsExecutor,
     )
 
 

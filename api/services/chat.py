@@ -167,8 +167,8 @@ async def prepare(
             override=override,
         )
     if (ref.provider, ref.model) != (session.active_provider, session.active_model):
-        session = await sessions.update(
-            session.owner_id, session.id, active_provider=ref.provider, active_model=ref.model
+        session = await sessions.configure(
+            session.owner_id, session.id, provider=ref.provider, model=ref.model
         )
     return Prepared(session, ref, user_turn, context, None)
 
@@ -211,6 +211,4 @@ async def title_session(services: Services, session_id: int, owner_id: int) -> N
     ref = services.registry.resolve(services.registry.background)
     completion = await services.registry.complete(build_title_messages(first), ref)
     title = parse_title(completion.text)
-    current = await sessions.get(owner_id, session_id)
-    if not current.title:
-        await sessions.update(owner_id, session_id, title=title)
+    await sessions.name_if_untitled(owner_id, session_id, title)

@@ -54,37 +54,27 @@ async def attach_space(
     services: Services, session: Session, space_id: int, memory_scope: MemoryScope | None
 ) -> Session:
     await spaces.get(session.owner_id, space_id)
-    values: dict[str, object] = {
-        "memory_scope": (memory_scope or session.memory_scope).value,
-    }
-    if space_id != session.space_id:
-        # A new space: its main branch, nothing mounted.
-        head = await checkpoints.head(space_id, MAIN_BRANCH)
-        values.update(
-            space_id=space_id,
-            branch_name=MAIN_BRANCH,
-            mount_checkpoint_id=None,
-            mount_base_sequence=None,
-            seeded_from_id=head.id if head else None,
+    if space_id == session.space_id:
+        return await sessions.configure(
+            session.owner_id, session.id, memory_scope=memory_scope or session.memory_scope
         )
-    return await sessions.update(session.owner_id, session.id, **values)
+    # A new space: its main branch, nothing mounted.
+    head = await checkpoints.head(space_id, MAIN_BRANCH)
+    return await sessions.move_to_space(
+        session.owner_id,
+        session.id,
+        space_id=space_id,
+        memory_scope=memory_scope or session.memory_scope,
+        seeded_from_id=head.id if head else None,
+    )
 
 
 async def detach_space(session: Session) -> Session:
-    return await sessions.update(
-        session.owner_id,
-        session.id,
-        space_id=None,
-        branch_name=MAIN_BRANCH,
-        mount_checkpoint_id=None,
-        mount_base_sequence=None,
-    )
+    return await sessions.detach(session.owner_id, session.id)
 
 
 async def unmount(session: Session) -> Session:
-    return await sessions.update(
-        session.owner_id, session.id, mount_checkpoint_id=None, mount_base_sequence=None
-    )
+    return await sessions.unmount(session.owner_id, session.id)
 
 
 async def update_session(
@@ -95,14 +85,14 @@ async def update_session(
     memory_scope: MemoryScope | None,
     model: str | None,
 ) -> Session:
-    values: dict[str, object] = {}
-    if title is not None:
-        values["title"] = validate_title(title)
-    if memory_scope is not None:
-        values["memory_scope"] = memory_scope.value
-    if model is not None:
-        ref = services.registry.resolve(model, require_available=False)
-        values.update(active_provider=ref.provider, active_model=ref.model)
-    if not values:
+    ref = services.registry.resolve(model, require_available=False) if model is not None else None
+    if title is None and memory_scope is None and ref is None:
         return session
-    return await sessions.update(session.owner_id, session.id, **values)
+    return await sessions.configure(
+        session.owner_id,
+        session.id,
+        title=validate_title(title) if title is not None else None,
+        memory_scope=memory_scope,
+        provider=ref.provider if ref else None,
+        model=ref.model if ref else None,
+    )

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 from tortoise.transactions import in_transaction
 
-from api.domain.types import Checkpoint, CheckpointContent, TurnRange
+from api.domain.types import Checkpoint, CheckpointContent, LineageEntry, TurnRange
 from api.errors import ErrorCode, InputError, NotFound
 from api.store import models, rows, sql
 from api.store.pages import Page, PageRequest
@@ -248,6 +248,20 @@ async def branches(space_ids: list[int]) -> dict[int, list[tuple[str, int]]]:
     for row in found:
         result[row.space_id].append((row.name, row.head_id))  # type: ignore[attr-defined]
     return result
+
+
+async def lineage_entries(space_id: int, *, after: int | None, limit: int) -> Page[LineageEntry]:
+    """Up to ``limit`` checkpoints of the space with an id above ``after``,
+    oldest first, as a graph draws them: one statement, no ORM rows (building
+    10,000 model instances with their content cost more than the query)."""
+    found = await sql.fetch_rows(
+        sql.connection(),
+        f"SELECT {rows.LINEAGE_COLUMNS} FROM checkpoint WHERE space_id = ? AND id > ? "
+        "ORDER BY id LIMIT ?",
+        [space_id, after or 0, limit + 1],
+    )
+    entries = tuple(rows.lineage_entry(record) for record in found[:limit])
+    return Page(entries, has_next=len(found) > limit, has_previous=after is not None)
 
 
 async def page(space_id: int, request: PageRequest) -> Page[Checkpoint]:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
 from api.domain.types import (
     Checkpoint,
     CheckpointContent,
+    LineageEntry,
     MemoryScope,
     Mount,
     Role,
@@ -82,9 +83,7 @@ def turn(row: models.Turn) -> Turn:
 def turn_record(record: Mapping[str, Any]) -> Turn:
     """A turn from a raw row (the hot path reads the window without the ORM:
     building 200 model instances cost five times the query itself)."""
-    created = record["created_at"]
-    if isinstance(created, str):  # SQLite stores ISO 8601 text
-        created = datetime.fromisoformat(created)
+    created = timestamp(record["created_at"])
     return Turn(
         id=record["id"],
         session_id=record["session_id"],
@@ -104,6 +103,27 @@ def turn_record(record: Mapping[str, Any]) -> Turn:
         reply_to_sequence=record["reply_to_sequence"],
         idempotency_key=record["idempotency_key"],
     )
+
+
+def timestamp(value: datetime | str) -> datetime:
+    """A timestamp column as a raw query returns it: SQLite stores ISO 8601 text."""
+    return datetime.fromisoformat(value) if isinstance(value, str) else value
+
+
+def lineage_entry(record: Sequence[Any]) -> LineageEntry:
+    """A row of ``LINEAGE_COLUMNS``, by position (a raw row, no dict built)."""
+    return LineageEntry(
+        id=record[0],
+        hash=record[1],
+        title=record[2],
+        branch_name=record[3],
+        parent_id=record[4],
+        merge_parent_id=record[5],
+        created_at=timestamp(record[6]),
+    )
+
+
+LINEAGE_COLUMNS = "id, hash, title, branch_name, parent_id, merge_parent_id, created_at"
 
 
 def checkpoint(row: models.Checkpoint) -> Checkpoint:

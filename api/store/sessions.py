@@ -71,10 +71,85 @@ async def page(
 
 
 @finished
-async def update(owner_id: int, session_id: int, **values: Any) -> Session:
-    """Set plain columns (title, space, scope, branch, model, mount)."""
-    values["updated_at"] = datetime.now(UTC)
-    updated = await models.Session.filter(id=session_id, owner_id=owner_id).update(**values)
+async def configure(
+    owner_id: int,
+    session_id: int,
+    *,
+    title: str | None = None,
+    memory_scope: MemoryScope | None = None,
+    provider: str | None = None,
+    model: str | None = None,
+) -> Session:
+    """Change what is given of the title, the memory scope and the active model
+    (``provider`` and ``model`` together); the rest stays as it is."""
+    changes: dict[str, Any] = {}
+    if title is not None:
+        changes["title"] = title
+    if memory_scope is not None:
+        changes["memory_scope"] = memory_scope.value
+    if (provider is None) != (model is None):
+        raise ValueError("provider and model are changed together")
+    if provider is not None:
+        changes.update(active_provider=provider, active_model=model)
+    return await _set(owner_id, session_id, changes)
+
+
+_UNMOUNTED_ON_MAIN: dict[str, Any] = {
+    "branch_name": MAIN_BRANCH,
+    "mount_checkpoint_id": None,
+    "mount_base_sequence": None,
+}
+
+
+@finished
+async def move_to_space(
+    owner_id: int,
+    session_id: int,
+    *,
+    space_id: int,
+    memory_scope: MemoryScope,
+    seeded_from_id: int | None,
+) -> Session:
+    """Attach to another space, on its main branch, nothing mounted."""
+    changes = {
+        **_UNMOUNTED_ON_MAIN,
+        "space_id": space_id,
+        "memory_scope": memory_scope.value,
+        "seeded_from_id": seeded_from_id,
+    }
+    return await _set(owner_id, session_id, changes)
+
+
+@finished
+async def detach(owner_id: int, session_id: int) -> Session:
+    """Leave the space (what the session was seeded from is kept, as history)."""
+    return await _set(owner_id, session_id, {**_UNMOUNTED_ON_MAIN, "space_id": None})
+
+
+@finished
+async def unmount(owner_id: int, session_id: int) -> Session:
+    return await _set(
+        owner_id, session_id, {"mount_checkpoint_id": None, "mount_base_sequence": None}
+    )
+
+
+@finished
+async def name_if_untitled(owner_id: int, session_id: int, title: str) -> bool:
+    """Set the title only while the session has none, in one statement: a title the
+    user typed in the meantime is never overwritten. True if it was set."""
+    updated = await models.Session.filter(id=session_id, owner_id=owner_id, title="").update(
+        title=title, updated_at=datetime.now(UTC)
+    )
+    return bool(updated)
+
+
+async def _set(owner_id: int, session_id: int, changes: dict[str, Any]) -> Session:
+    """The one place that writes a session's plain columns; only this module's
+    functions above name them."""
+    if not changes:
+        return await get(owner_id, session_id)
+    changes["updated_at"] = datetime.now(UTC)
+    updated = await models.Session.filter(id=session_id, owner_id=owner_id).update(**changes)
     if not updated:
         raise NotFound("No such session.", field="sessionId")
     return await get(owner_id, session_id)

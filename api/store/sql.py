@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from tortoise import connections
 from tortoise.backends.base.client import BaseDBAsyncClient
@@ -43,3 +43,13 @@ async def fetch_one(
 ) -> dict[str, Any] | None:
     rows = await fetch(conn, statement, params)
     return rows[0] if rows else None
+
+
+async def fetch_rows(
+    conn: BaseDBAsyncClient, statement: str, params: Sequence[Any] = ()
+) -> Sequence[Sequence[Any]]:
+    """Rows as the driver returns them (read by position): no dict per row,
+    for reads of thousands of rows."""
+    _, rows = await conn.execute_query(translate(conn, statement), list(params))
+    # Typed as dicts by Tortoise; really sqlite3.Row or asyncpg.Record, both indexable.
+    return cast("Sequence[Sequence[Any]]", rows)

@@ -12,7 +12,7 @@ from tortoise.transactions import in_transaction
 
 from api.domain.export_format import Branch, Export, SessionExport, SpaceExport
 from api.domain.types import Checkpoint, Session, Space, Turn
-from api.store import database, models, rows
+from api.store import database, models, rows, sql
 from api.store.config import tortoise_config
 from api.store.writes import finished
 
@@ -105,6 +105,7 @@ async def import_export(owner_id: int, export: Export) -> Imported:
     again; nor is a space-less session with the same creation time and title.
     """
     async with in_transaction("default") as conn:
+        await _one_import_at_a_time(conn, owner_id)
         spaces = [await _import_space(conn, owner_id, item) for item in export.spaces]
         sessions = []
         for item in export.sessions:
@@ -121,6 +122,25 @@ async def import_export(owner_id: int, export: Export) -> Imported:
             created = await _create_session(conn, owner_id, None, item)
             sessions.append((rows.session(created), True))
     return Imported(spaces=spaces, sessions=sessions)
+
+
+# pg_advisory_xact_lock's first key: "SMRI", for Smriti's imports.
+_IMPORT_LOCK = 0x534D5249
+
+
+async def _one_import_at_a_time(conn: Any, owner_id: int) -> None:
+    """Make concurrent imports for one owner take turns until they commit.
+
+    "Already here?" is a read followed by inserts; two imports of one document
+    running at once would both read "no" and both insert. On PostgreSQL a
+    transaction-scoped advisory lock orders them: the second reads after the
+    first has committed and finds its space. On SQLite nothing is needed: the
+    app's one connection runs one transaction at a time, and another process's
+    writer is held off by the database lock (the loser of that race fails whole,
+    writing nothing).
+    """
+    if sql.dialect(conn) == "postgres":
+        await conn.execute_query("SELECT pg_advisory_xact_lock($1, $2)", [_IMPORT_LOCK, owner_id])
 
 
 async def _import_space(conn: Any, owner_id: int, item: SpaceExport) -> tuple[Space, bool]:

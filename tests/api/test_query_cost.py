@@ -54,6 +54,13 @@ def nodes(document: str, **variables: Any) -> int | None:
             {},
             100 + 100 * 1000,
         ),
+        # The lineage graph's nodes count at its cap (its `first` is on the field
+        # above the list), its branches as an unpaged list.
+        (
+            '{ space(id: "x") { lineageGraph(first: 5) { nodes { id } branches { name } } } }',
+            {},
+            1 + 1 + 20_000 + 100,
+        ),
         # Fragments count where they are spread, every branch of an abstract type.
         (
             """{ node(id: "x") { ...on Checkpoint { children { id } } ...S } }

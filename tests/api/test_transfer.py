@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import json
 import os
@@ -278,3 +279,17 @@ async def test_a_merge_verifies_and_survives_export_and_import(
         exported = smriti("export", "--all", "--output", str(out), "--database", other)
         assert exported.returncode == 0, exported.stderr
     assert without_ids(json.loads(out.read_text())) == without_ids(first)
+
+
+async def test_concurrent_imports_of_one_document_create_one_space(gql: GraphQLClient) -> None:
+    built = await forked_space(gql)
+    document = await export_document(gql, built["space"])
+    document["spaces"][0]["createdAt"] = "2020-01-01T00:00:00.000000Z"  # another origin
+    text = json.dumps(document)
+    results = await asyncio.gather(*(gql(IMPORT, d=text) for _ in range(4)))
+    payloads = [result["importSpace"] for result in results]
+    assert sorted(payload["created"] for payload in payloads) == [0, 0, 0, 1]
+    assert {payload["spaces"][0]["id"] for payload in payloads} == {
+        next(p["spaces"][0]["id"] for p in payloads if p["created"] == 1)
+    }
+    assert len((await gql(COUNT))["spaces"]["edges"]) == 2

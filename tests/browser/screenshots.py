@@ -2,7 +2,8 @@
 
 Runs the real `smriti serve` on a temporary SQLite file, builds a small trip
 planning space through the UI (two checkpoints, a mount, a fork) and writes
-docs/screenshots/*.png in light and dark, and on a 390 px phone.
+docs/screenshots/*.png in light and dark, and on a 390 px phone; then a second space
+with two lines that conflict, merged from the branch list (the review, then the graph).
 """
 
 from __future__ import annotations
@@ -19,9 +20,11 @@ from playwright.sync_api import Browser, Page, expect
 from api.settings import REPOSITORY_ROOT
 from api.store.database import sqlite_url
 from tests.browser.support import (
+    CREATE_CHECKPOINT,
     VIEWPORT,
     chromium,
     create_space,
+    gql,
     new_session,
     open_app,
     save_checkpoint,
@@ -107,6 +110,17 @@ def shoot(browser: Browser, base_url: str, sid: str, scheme: str) -> None:
     page.locator("checkpoint-form").scroll_into_view_if_needed()
     page.wait_for_timeout(200)
     page.screenshot(path=OUT / "checkpoint-form.png")
+    page.locator("checkpoint-form").get_by_role("button", name="Cancel").click()
+
+    # `/` and a word: the hits grouped by session and checkpoint, matches marked.
+    page.keyboard.press("/")
+    page.get_by_role("searchbox", name="Search").fill("Sydney")
+    page.get_by_role("searchbox", name="Search").press("Enter")
+    results = page.get_by_role("dialog", name="Search results")
+    expect(results.get_by_role("status")).to_contain_text("results for “Sydney”")
+    results.get_by_role("button", name="Close search results").blur()
+    page.wait_for_timeout(200)
+    page.screenshot(path=OUT / "search-results.png")
     context.close()
 
 
@@ -128,7 +142,85 @@ def shoot_phone(browser: Browser, base_url: str, sid: str) -> None:
     context.close()
 
 
+def build_conflict(base_url: str) -> str:
+    """A Japan trip whose "rail" branch respells the JR pass that main dropped (a
+    conflict), seeded through the API; the main session's id."""
+    space = gql(base_url, 'mutation { createSpace(input: {name: "Japan"}) { space { id } } }')
+    space_id = space["createSpace"]["space"]["id"]
+    main = gql(
+        base_url,
+        'mutation($s: ID!) { createSession(input: {spaceId: $s, title: "Japan in autumn"}) '
+        "{ session { id } } }",
+        s=space_id,
+    )["createSession"]["session"]["id"]
+
+    def save(session: str, title: str, **lists: list[str]) -> str:
+        payload = gql(
+            base_url, CREATE_CHECKPOINT, input={"sessionId": session, "title": title, **lists}
+        )["createCheckpoint"]
+        assert payload["errors"] == [], payload
+        cid: str = payload["checkpoint"]["id"]
+        return cid
+
+    base = save(
+        main,
+        "Japan plan",
+        decisions=["Fly into Tokyo", "JR pass for 7 days", "Three nights in Kyoto"],
+        tasks=["Book the Kyoto ryokan"],
+        openQuestions=["Day trip to Nara?"],
+    )
+    rail = gql(
+        base_url,
+        """mutation($c: ID!) { forkSession(input: {checkpointId: $c, branchName: "rail",
+           title: "By train"}) { session { id } } }""",
+        c=base,
+    )["forkSession"]["session"]["id"]
+    save(
+        main,
+        "Budget trim",
+        decisions=["Fly into Tokyo", "Three nights in Kyoto", "Hostels in Osaka"],
+        tasks=["Book the Kyoto ryokan", "Compare hostel prices"],
+        openQuestions=["Day trip to Nara?"],
+    )
+    save(
+        rail,
+        "Rail itinerary",
+        decisions=[
+            "Fly into Tokyo",
+            "JR Pass for 7 days.",
+            "Three nights in Kyoto",
+            "Shinkansen to Hiroshima",
+        ],
+        tasks=["Book the Kyoto ryokan", "Reserve Shinkansen seats"],
+        openQuestions=["Day trip to Nara?"],
+    )
+    return main
+
+
+def shoot_merge(browser: Browser, base_url: str, sid: str) -> None:
+    """Merging the "rail" branch from the branch list: the review with its conflict,
+    then the lineage pane with the merge checkpoint it saved."""
+    context = browser.new_context(viewport=VIEWPORT, color_scheme="light")
+    page = context.new_page()
+    open_app(page, base_url, f"/?session={sid}")
+    graph = page.locator("lineage-graph")
+    graph.get_by_role("button", name="Branch rail", exact=True).click()
+    graph.get_by_role("group", name="Branch rail").get_by_role("button", name="Merge into…").click()
+    dialog = page.get_by_role("dialog", name="Merge checkpoints")
+    expect(dialog).to_contain_text("1 conflict(s)")
+    page.wait_for_timeout(200)
+    page.screenshot(path=OUT / "merge-conflict.png")
+    dialog.get_by_role("button", name="Save merge").click()
+    expect(dialog).to_be_hidden()
+    expect(graph.locator("g.node.merge")).to_have_count(1)
+    page.wait_for_timeout(200)
+    page.locator("#right-pane").screenshot(path=OUT / "lineage-merge.png")
+    context.close()
+
+
 def main() -> None:
+    # As in the browser tests (conftest.py): on a busy machine a reply can take over 5 s.
+    expect.set_options(timeout=10_000)
     OUT.mkdir(parents=True, exist_ok=True)
     with (
         tempfile.TemporaryDirectory() as tmp,
@@ -142,6 +234,7 @@ def main() -> None:
         for scheme in ("light", "dark"):
             shoot(browser, server.base_url, sid, scheme)
         shoot_phone(browser, server.base_url, sid)
+        shoot_merge(browser, server.base_url, build_conflict(server.base_url))
     for path in sorted(OUT.glob("*.png")):
         print(path.relative_to(REPOSITORY_ROOT))
 

@@ -200,3 +200,48 @@ def long_session(base_url: str, database: Path, count: int) -> str:
     sid: str = created["createSession"]["session"]["id"]
     seed_turns(database, sid, count)
     return sid
+
+
+# --- Lineages made through the API ---------------------------------------------
+
+CREATE_CHECKPOINT = """mutation($input: CreateCheckpointInput!) { createCheckpoint(input: $input) {
+  checkpoint { id shortHash } errors { message } } }"""
+
+
+def lineage_with_a_conflict(base_url: str) -> dict[str, Any]:
+    """main: Base → M1 drops "Use SQLite"; alt: Base → A1 respells it (a conflict)."""
+    space = gql(base_url, 'mutation { createSpace(input: {name: "Merges"}) { space { id } } }')
+    space_id = space["createSpace"]["space"]["id"]
+    main = gql(
+        base_url,
+        'mutation($s: ID!) { createSession(input: {spaceId: $s, title: "main"}) { session { id } } }',
+        s=space_id,
+    )["createSession"]["session"]["id"]
+
+    def save(session: str, title: str, decisions: list[str]) -> dict[str, Any]:
+        data = gql(
+            base_url,
+            CREATE_CHECKPOINT,
+            input={"sessionId": session, "title": title, "decisions": decisions},
+        )
+        saved: dict[str, Any] = data["createCheckpoint"]["checkpoint"]
+        return saved
+
+    base = save(main, "Base", ["Use Postgres", "Use SQLite"])
+    alt = gql(
+        base_url,
+        """mutation($c: ID!) { forkSession(input: {checkpointId: $c, branchName: "alt"}) {
+           session { id } } }""",
+        c=base["id"],
+    )["forkSession"]["session"]["id"]
+    m1 = save(main, "M1", ["Use Postgres", "Add a cache"])
+    a1 = save(alt, "A1", ["Use Postgres", "use SQLite!"])
+    return {"space": space_id, "main": main, "m1": m1, "a1": a1}
+
+
+def open_lineage(page: Page) -> None:
+    """Open the lineage drawer when the pane is one (below 900 px)."""
+    toggle = page.locator("#right-toggle")
+    if toggle.is_visible():
+        toggle.click()
+    expect(page.locator("lineage-graph svg")).to_be_visible()

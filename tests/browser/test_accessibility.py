@@ -8,7 +8,14 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tests.browser.axe import blocking, run_axe, summary
-from tests.browser.support import new_session, open_app, save_checkpoint, send
+from tests.browser.support import (
+    lineage_with_a_conflict,
+    new_session,
+    open_app,
+    open_lineage,
+    save_checkpoint,
+    send,
+)
 from tests.support.servers import SmritiServer
 
 SIZES = {"desktop": {"width": 1440, "height": 900}, "phone": {"width": 390, "height": 844}}
@@ -44,6 +51,14 @@ def test_main_screens_have_no_serious_or_critical_violations(
     send(page, "Add two days in Sintra.")
     check(page, f"{size} notebook", found)
 
+    page.keyboard.press("/")
+    page.get_by_role("searchbox", name="Search").fill("Lisbon")
+    page.get_by_role("searchbox", name="Search").press("Enter")
+    results = page.get_by_role("dialog", name="Search results")
+    expect(results.get_by_role("status")).to_have_text(re.compile("^[0-9]+ results for “Lisbon”"))
+    check(page, f"{size} search results", found)
+    page.keyboard.press("Escape")
+
     page.get_by_role("button", name="Show context").click()
     check(page, f"{size} context", found)
     page.keyboard.press("Escape")
@@ -57,5 +72,24 @@ def test_main_screens_have_no_serious_or_critical_violations(
     # (On a phone the lineage opens as a drawer.)
     expect(page.locator("checkpoint-details")).to_contain_text(re.compile("Lisbon plan"))
     check(page, f"{size} lineage", found)
+    context.close()
+    assert found == {screen: [] for screen in found}
+
+
+@pytest.mark.parametrize("size", sorted(SIZES))
+def test_the_branch_panel_and_a_merge_review_have_no_serious_or_critical_violations(
+    browser: Browser, server: SmritiServer, size: str
+) -> None:
+    lab = lineage_with_a_conflict(server.base_url)
+    context = browser.new_context(viewport=SIZES[size], color_scheme="light", bypass_csp=True)
+    page = context.new_page()
+    found: dict[str, list[str]] = {}
+    open_app(page, server.base_url, f"/?session={lab['main']}")
+    open_lineage(page)
+    page.locator("lineage-graph").get_by_role("button", name="Branch alt", exact=True).click()
+    check(page, f"{size} branch panel", found)
+    page.get_by_role("group", name="Branch alt").get_by_role("button", name="Merge into…").click()
+    expect(page.get_by_role("dialog", name="Merge checkpoints")).to_contain_text("1 conflict(s)")
+    check(page, f"{size} merge review", found)
     context.close()
     assert found == {screen: [] for screen in found}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from playwright.sync_api import Page, expect
 
 from tests.browser.support import gql, open_app
@@ -122,3 +124,99 @@ def test_two_hundred_checkpoints_on_ten_branches_stay_readable(
     )
     assert widths["lanes"] <= 4, widths
     assert widths["graph"] <= widths["pane"], widths
+
+
+MERGE = """mutation($s: ID!, $f: ID!, $t: String!) { mergeCheckpoints(input: {spaceId: $s,
+  into: "main", from: $f, title: $t}) { checkpoint { id } fastForward errors { message } } }"""
+# In-page: each merge edge's path, lane and ends; each node's centre and lane (by x).
+MERGE_GEOMETRY = """() => {
+  const svg = document.querySelector("lineage-graph svg");
+  const edges = [...svg.querySelectorAll("path.merge-edge")].map((p) => ({
+    from: p.dataset.from, to: p.dataset.to, lane: +p.dataset.lane, d: p.getAttribute("d") }));
+  const nodes = Object.fromEntries([...svg.querySelectorAll("g.node")].map((g) => {
+    const c = g.querySelector("circle");
+    return [g.dataset.id, [+c.getAttribute("cx"), +c.getAttribute("cy")]];
+  }));
+  const rings = [...svg.querySelectorAll("g.node.merge")].map((g) => g.dataset.id);
+  return { edges, nodes, rings };
+}"""
+# Lanes are 18 px apart from x = 14; rows 30 px apart from y = 18 (a desktop pointer).
+X = [14, 32, 50]
+Y = [18, 48, 78, 108, 138]
+
+
+def merge(base_url: str, space: str, from_id: str, title: str) -> str:
+    payload = gql(base_url, MERGE, s=space, f=from_id, t=title)["mergeCheckpoints"]
+    assert payload["errors"] == [] and payload["fastForward"] is False
+    cid: str = payload["checkpoint"]["id"]
+    return cid
+
+
+def test_a_merge_edge_runs_down_the_merged_branch_kept_alive_to_the_merge_row(
+    page: Page, server: SmritiServer
+) -> None:
+    """Rows: Base, A1 (alt), M1, L1 (late, forked at M1), Merge of A1 into main. The
+    alt lane is kept to the merge row, so "late" takes a third lane instead of alt's."""
+    base = server.base_url
+    space = gql(base, SPACE, n="Merge graph")["createSpace"]["space"]["id"]
+    main = gql(base, SESSION, s=space)["createSession"]["session"]["id"]
+    root = checkpoint(base, main, "Base")
+    a1 = checkpoint(base, fork(base, root, "alt"), "A1")
+    m1 = checkpoint(base, main, "M1")
+    l1 = checkpoint(base, fork(base, m1, "late"), "L1")
+    merged = merge(base, space, a1, "Merge alt")
+
+    open_graph(page, base, main)
+    found = page.evaluate(MERGE_GEOMETRY)
+    assert found["nodes"] == {
+        root: [X[0], Y[0]],
+        a1: [X[1], Y[1]],
+        m1: [X[0], Y[2]],
+        l1: [X[2], Y[3]],
+        merged: [X[0], Y[4]],
+    }
+    # Down alt's lane to half a row above the merge, then into main's lane.
+    assert found["edges"] == [
+        {"from": a1, "to": merged, "lane": 1, "d": "M32,48 L32,123 C32,138 14,123 14,138"}
+    ]
+    assert found["rings"] == [merged]
+    assert page.evaluate(CROSSINGS, 8) == {"crossings": [], "overlapping": 0}
+    node = page.locator(f'lineage-graph g.node[data-id="{merged}"]')
+    expect(node).to_have_attribute(
+        "aria-label", re.compile(r", merge of alt \([0-9a-f]{7}\) into main ")
+    )
+
+
+def test_a_checkpoint_merged_from_the_middle_of_its_line_gets_an_edge_lane(
+    page: Page, server: SmritiServer
+) -> None:
+    """Rows: Base, A1, A2 (alt), M1, Merge of A1 into main: alt's lane holds A2 on
+    the way, so the edge turns into a lane of its own and passes neither A2 nor M1."""
+    base = server.base_url
+    space = gql(base, SPACE, n="Mid-line merge")["createSpace"]["space"]["id"]
+    main = gql(base, SESSION, s=space)["createSession"]["session"]["id"]
+    root = checkpoint(base, main, "Base")
+    alt = fork(base, root, "alt")
+    a1 = checkpoint(base, alt, "A1")
+    a2 = checkpoint(base, alt, "A2")
+    m1 = checkpoint(base, main, "M1")
+    merged = merge(base, space, a1, "Merge A1")
+
+    open_graph(page, base, main)
+    found = page.evaluate(MERGE_GEOMETRY)
+    assert found["nodes"] == {
+        root: [X[0], Y[0]],
+        a1: [X[1], Y[1]],
+        a2: [X[1], Y[2]],
+        m1: [X[0], Y[3]],
+        merged: [X[0], Y[4]],
+    }
+    assert found["edges"] == [
+        {
+            "from": a1,
+            "to": merged,
+            "lane": 2,
+            "d": "M32,48 C32,63 50,48 50,63 L50,123 C50,138 14,123 14,138",
+        }
+    ]
+    assert page.evaluate(CROSSINGS, 8) == {"crossings": [], "overlapping": 0}

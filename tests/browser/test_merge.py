@@ -1,46 +1,23 @@
-"""Merging from the lineage details: review, resolve a conflict, save; the graph draws it."""
+"""Merging from the lineage: a checkpoint's details or a branch, the review with its
+conflicts, a fast-forward; the graph draws the merge."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
-from playwright.sync_api import Page, expect
+import pytest
+from playwright.sync_api import Browser, Page, expect
 
-from tests.browser.support import gql, open_app
+from tests.browser.support import (
+    CREATE_CHECKPOINT,
+    VIEWPORT,
+    gql,
+    lineage_with_a_conflict,
+    open_app,
+    open_lineage,
+)
 from tests.support.servers import SmritiServer
-
-CREATE = """mutation($input: CreateCheckpointInput!) { createCheckpoint(input: $input) {
-  checkpoint { id shortHash } errors { message } } }"""
-
-
-def lineage_with_a_conflict(base_url: str) -> dict[str, Any]:
-    """main: Base → M1 drops "Use SQLite"; alt: Base → A1 respells it (a conflict)."""
-    space = gql(base_url, 'mutation { createSpace(input: {name: "Merges"}) { space { id } } }')
-    space_id = space["createSpace"]["space"]["id"]
-    main = gql(
-        base_url,
-        'mutation($s: ID!) { createSession(input: {spaceId: $s, title: "main"}) { session { id } } }',
-        s=space_id,
-    )["createSession"]["session"]["id"]
-
-    def save(session: str, title: str, decisions: list[str]) -> dict[str, Any]:
-        data = gql(
-            base_url, CREATE, input={"sessionId": session, "title": title, "decisions": decisions}
-        )
-        saved: dict[str, Any] = data["createCheckpoint"]["checkpoint"]
-        return saved
-
-    base = save(main, "Base", ["Use Postgres", "Use SQLite"])
-    alt = gql(
-        base_url,
-        """mutation($c: ID!) { forkSession(input: {checkpointId: $c, branchName: "alt"}) {
-           session { id } } }""",
-        c=base["id"],
-    )["forkSession"]["session"]["id"]
-    save(main, "M1", ["Use Postgres", "Add a cache"])
-    a1 = save(alt, "A1", ["Use Postgres", "use SQLite!"])
-    return {"main": main, "a1": a1}
 
 
 def test_merge_a_branch_resolving_a_conflict(page: Page, server: SmritiServer) -> None:
@@ -80,7 +57,7 @@ def test_a_fast_forward_moves_the_branch_tag(page: Page, server: SmritiServer) -
         'mutation($s: ID!) { createSession(input: {spaceId: $s, title: "m"}) { session { id } } }',
         s=space_id,
     )["createSession"]["session"]["id"]
-    base = gql(base_url, CREATE, input={"sessionId": main, "title": "Base"})
+    base = gql(base_url, CREATE_CHECKPOINT, input={"sessionId": main, "title": "Base"})
     base_id = base["createCheckpoint"]["checkpoint"]["id"]
     alt = gql(
         base_url,
@@ -88,7 +65,7 @@ def test_a_fast_forward_moves_the_branch_tag(page: Page, server: SmritiServer) -
            session { id } } }""",
         c=base_id,
     )["forkSession"]["session"]["id"]
-    a1 = gql(base_url, CREATE, input={"sessionId": alt, "title": "A1"})
+    a1 = gql(base_url, CREATE_CHECKPOINT, input={"sessionId": alt, "title": "A1"})
     short = a1["createCheckpoint"]["checkpoint"]["shortHash"]
     open_app(page, base_url, f"/?session={main}")
     page.get_by_role("button", name=re.compile(f"^Checkpoint {short} A1")).click()
@@ -101,3 +78,147 @@ def test_a_fast_forward_moves_the_branch_tag(page: Page, server: SmritiServer) -
     expect(dialog).to_be_hidden()
     node = page.locator("lineage-graph g.node", has_text="A1")
     expect(node.locator(".head-tag")).to_have_text(["alt", "main"])
+
+
+BRANCHES = """query($s: ID!) { space(id: $s) {
+  branches { name head { id title objective summary branchName decisions tasks openQuestions
+    entities authorAgent sourceSession { id } parent { id } mergeParent { id } } }
+  lineage(first: 100) { edges { node { id } } } } }"""
+WIDTHS = [390, 1024, 1440]
+
+
+def heads(base_url: str, space_id: str) -> tuple[dict[str, dict[str, Any]], int]:
+    """Each branch's head (its fields as the API gives them), and how many checkpoints."""
+    space = gql(base_url, BRANCHES, s=space_id)["space"]
+    found = {branch["name"]: branch["head"] for branch in space["branches"]}
+    return found, len(space["lineage"]["edges"])
+
+
+def sideways(page: Page) -> int:
+    scrolled: int = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    return scrolled
+
+
+@pytest.mark.parametrize("width", WIDTHS, ids=[f"{w}px" for w in WIDTHS])
+def test_merge_a_branch_from_the_branch_list_keeping_a_conflict(
+    browser: Browser, server: SmritiServer, width: int
+) -> None:
+    lab = lineage_with_a_conflict(server.base_url)
+    a1 = lab["a1"]
+    context = browser.new_context(viewport={"width": width, "height": VIEWPORT["height"]})
+    page = context.new_page()
+    open_app(page, server.base_url, f"/?session={lab['main']}")
+    open_lineage(page)
+    graph = page.locator("lineage-graph")
+    branch = graph.get_by_role("button", name="Branch alt", exact=True)
+    expect(branch).to_have_attribute("aria-expanded", "false")
+    branch.click()
+    expect(branch).to_have_attribute("aria-expanded", "true")
+    panel = graph.get_by_role("group", name="Branch alt")
+    expect(panel).to_contain_text(f"alt · head {a1['shortHash']} A1")
+    expect(panel.get_by_label("Merge branch alt into").locator("option")).to_have_text(["main"])
+    panel.get_by_role("button", name="Merge into…").click()
+
+    dialog = page.get_by_role("dialog", name="Merge checkpoints")
+    expect(dialog).to_be_visible()
+    expect(dialog).to_contain_text(f"from branch alt (head {a1['shortHash']} A1)")
+    expect(dialog).to_contain_text("1 conflict(s): choose for each whether to keep it.")
+    expect(dialog.locator("section[data-field=decisions] li")).to_have_text(
+        ["Use Postgres kept", "Add a cache ours", "use SQLite! conflict: removed by ours"]
+    )
+    keep = dialog.get_by_label("Keep “use SQLite!”")
+    expect(keep).to_be_checked()
+    dialog.get_by_label("Merge title").fill("Alt merged into main")
+    dialog.get_by_label("Merge objective").fill("One database plan")
+    dialog.get_by_label("Merge summary").fill("Postgres first; SQLite kept for tests.")
+    assert sideways(page) == 0
+    dialog.get_by_role("button", name="Save merge").click()
+    expect(dialog).to_be_hidden()
+
+    found, count = heads(server.base_url, lab["space"])
+    merged = found["main"]
+    assert count == 4  # Base, M1, A1 and the merge
+    assert {key: value for key, value in merged.items() if key != "id"} == {
+        "title": "Alt merged into main",
+        "objective": "One database plan",
+        "summary": "Postgres first; SQLite kept for tests.",
+        "branchName": "main",
+        "decisions": ["Use Postgres", "Add a cache", "use SQLite!"],
+        "tasks": [],
+        "openQuestions": [],
+        "entities": [],
+        "authorAgent": "user",
+        "sourceSession": None,
+        "parent": {"id": lab["m1"]["id"]},
+        "mergeParent": {"id": a1["id"]},
+    }
+    assert found["alt"]["id"] == a1["id"]  # the branch merged in stays where it was
+    node = graph.locator(f'g.node[data-id="{merged["id"]}"]')
+    expect(node).to_have_class(re.compile(r"\bmerge\b"))
+    expect(node.locator("circle.merge-ring")).to_have_count(1)
+    expect(node).to_have_attribute(
+        "aria-label",
+        re.compile(
+            f"^Checkpoint [0-9a-f]{{7}} Alt merged into main on main, merge of alt "
+            f"\\({a1['shortHash']}\\) into main \\(head\\)$"
+        ),
+    )
+    details = page.locator("checkpoint-details")
+    expect(details).to_contain_text(
+        f"parent {lab['m1']['shortHash']} · merged {a1['shortHash']} from alt"
+    )
+    assert sideways(page) == 0
+    context.close()
+
+
+def test_a_branch_fast_forward_is_said_and_moves_the_head(page: Page, server: SmritiServer) -> None:
+    base_url = server.base_url
+    space_id = gql(
+        base_url, 'mutation { createSpace(input: {name: "FF branch"}) { space { id } } }'
+    )["createSpace"]["space"]["id"]
+    main = gql(
+        base_url,
+        'mutation($s: ID!) { createSession(input: {spaceId: $s, title: "m"}) { session { id } } }',
+        s=space_id,
+    )["createSession"]["session"]["id"]
+    base = gql(base_url, CREATE_CHECKPOINT, input={"sessionId": main, "title": "Base"})[
+        "createCheckpoint"
+    ]
+    alt = gql(
+        base_url,
+        """mutation($c: ID!) { forkSession(input: {checkpointId: $c, branchName: "alt"}) {
+           session { id } } }""",
+        c=base["checkpoint"]["id"],
+    )["forkSession"]["session"]["id"]
+    a1 = gql(
+        base_url, CREATE_CHECKPOINT, input={"sessionId": alt, "title": "A1", "decisions": ["Go"]}
+    )
+    a1_id = a1["createCheckpoint"]["checkpoint"]["id"]
+    a1_short = a1["createCheckpoint"]["checkpoint"]["shortHash"]
+
+    open_app(page, base_url, f"/?session={main}")
+    graph = page.locator("lineage-graph")
+    graph.get_by_role("button", name="Branch alt", exact=True).click()
+    graph.get_by_role("group", name="Branch alt").get_by_role("button", name="Merge into…").click()
+    dialog = page.get_by_role("dialog", name="Merge checkpoints")
+    note = dialog.locator(".merge-note")
+    expect(note).to_have_text("Fast-forward: main moves to alt's head; nothing new is saved.")
+    expect(note).to_have_class(re.compile(r"\bfast-forward\b"))
+    expect(dialog.locator(".merge-fields")).to_have_count(0)
+    expect(dialog.get_by_label("Merge title")).to_have_count(0)
+    dialog.get_by_role("button", name="Fast-forward").click()
+    expect(dialog).to_be_hidden()
+
+    found, count = heads(base_url, space_id)
+    assert count == 2  # nothing new saved
+    assert found["main"]["id"] == a1_id
+    assert found["alt"]["id"] == a1_id
+    expect(graph.locator("g.node", has_text="A1").locator(".head-tag")).to_have_text(
+        ["alt", "main"]
+    )
+    expect(graph.locator("g.node.merge")).to_have_count(0)
+    # Both branches are at A1 now: neither can take the other.
+    graph.get_by_role("button", name="Branch main", exact=True).click()
+    expect(graph.get_by_role("group", name="Branch main")).to_have_text(
+        f"main · head {a1_short} A1 (on alt)Every other branch is at this checkpoint already."
+    )

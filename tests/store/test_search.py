@@ -141,7 +141,7 @@ async def test_checkpoints_sessions_and_spaces_are_indexed_and_renames_reindexed
     assert [k for k, _ in await _find(owner, "rainbarrel hoses")] == [Kind.CHECKPOINT]
     assert await _find(owner, "seedlings") == [(Kind.SESSION, "Seedlings")]
 
-    await sessions.update(owner, sid, title="Sprouts")
+    await sessions.configure(owner, sid, title="Sprouts")
     await spaces.update(owner, space.id, name="Orchard", description=None)
     assert await _find(owner, "seedlings") == []
     assert await _find(owner, "sprouts") == [(Kind.SESSION, "Sprouts")]

@@ -118,3 +118,33 @@ async def test_two_checkpoints_saved_at_once_on_one_branch_form_a_chain(app: Sta
     ids = sorted(c.id for c in saved)  # type: ignore[attr-defined]
     # One root, and every other checkpoint's parent is a distinct earlier one.
     assert parents == [0, *ids[:-1]]
+
+
+async def test_an_automatic_title_never_overwrites_one_the_user_set(app: Starlette) -> None:
+    owner, _, session_id = await make_session(space=False)
+    # make_session titles it "t": the background title must leave it alone.
+    assert await sessions.name_if_untitled(owner, session_id, "Auto") is False
+    assert (await sessions.get(owner, session_id)).title == "t"
+    await sessions.configure(owner, session_id, title="")
+    assert await sessions.name_if_untitled(owner, session_id, "Auto") is True
+    assert (await sessions.get(owner, session_id)).title == "Auto"
+
+
+async def test_configure_changes_only_what_is_given(app: Starlette) -> None:
+    owner, space_id, session_id = await make_session()
+    before = await sessions.get(owner, session_id)
+    after = await sessions.configure(owner, session_id, provider="p", model="m")
+    assert (after.title, after.memory_scope, after.space_id) == (
+        before.title,
+        before.memory_scope,
+        space_id,
+    )
+    assert (after.active_provider, after.active_model) == ("p", "m")
+    with pytest.raises(ValueError, match="together"):
+        await sessions.configure(owner, session_id, model="m")
+    detached = await sessions.detach(owner, session_id)
+    assert (detached.space_id, detached.branch_name, detached.mount) == (
+        None,
+        "main",
+        None,
+    )

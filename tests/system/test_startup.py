@@ -87,3 +87,15 @@ def test_an_unreachable_postgresql_server_is_refused() -> None:
         f"smriti: cannot open the database postgres://smriti:***@127.0.0.1:{port}/smriti: "
         f"[Errno 111] Connect call failed ('127.0.0.1', {port})\n"
     )
+
+
+def test_a_bad_numeric_setting_stops_serve_with_one_line(tmp_path: Path) -> None:
+    server = SmritiServer(
+        f"sqlite:///{tmp_path / 's.sqlite3'}", env={"SMRITI_MAX_WINDOW_TURNS": "ten"}
+    )
+    done = server.failed_start(timeout=30)
+    assert (done.returncode, done.stdout, done.stderr) == (
+        2,
+        "",
+        "smriti: SMRITI_MAX_WINDOW_TURNS must be a whole number, not 'ten'.\n",
+    )

@@ -238,8 +238,8 @@ async def test_two_servers_started_together_on_a_new_database_both_start(
 @pytest.mark.parametrize(
     ("value", "message"),
     [
-        ("0", "smriti: SMRITI_WORKERS must be at least 1, not 0\n"),
-        ("two", "smriti: SMRITI_WORKERS must be a whole number, not 'two'\n"),
+        ("0", "smriti: SMRITI_WORKERS must be at least 1, not 0.\n"),
+        ("two", "smriti: SMRITI_WORKERS must be a whole number, not 'two'.\n"),
     ],
 )
 def test_a_bad_worker_count_is_refused(database_url: str, value: str, message: str) -> None:

@@ -33,7 +33,7 @@ export class CheckpointDetails extends HTMLElement {
           onclick: () => emit(this, "select-checkpoint", { id: null }) }, "×")),
       h("p", { class: "muted" }, `Branch ${cp.branchName}`,
         cp.parent ? ` · parent ${cp.parent.shortHash}` : " · root",
-        cp.mergeParent ? ` · merged ${cp.mergeParent.shortHash}` : "",
+        cp.mergeParent ? ` · merged ${cp.mergeParent.shortHash}${mergedFrom(cp, nodes)}` : "",
         ` · ${new Date(cp.createdAt).toLocaleString()}`),
       checkpointBody(cp),
       h("div", { class: "actions" },
@@ -60,3 +60,9 @@ export class CheckpointDetails extends HTMLElement {
 }
 
 customElements.define("checkpoint-details", CheckpointDetails);
+
+/** " from <branch>": the branch of a merge's second parent, when it is loaded. */
+function mergedFrom(cp, nodes) {
+  const from = nodes.find((node) => node.id === cp.mergeParent.id);
+  return from ? ` from ${from.branchName}` : "";
+}

@@ -1,9 +1,11 @@
 // Right pane: the space's lineage as an SVG graph, oldest checkpoint at the top, laid
 // out by lineage-layout.js (lanes per live branch, edges that never pass another
 // node), heads marked, the mounted checkpoint highlighted, branches with no checkpoint
-// of their own as tips. Click or Enter on a node sends select-checkpoint.
+// of their own as tips, merges ringed with a dashed edge from the line merged in.
+// Click or Enter on a node sends select-checkpoint; the legend is <branch-list>.
 import { emit, h, replace, sameState } from "../dom.js";
-import { branchOrder, edgePath, layout } from "../lineage-layout.js";
+import { branchOrder, edgePath, layout, mergePath } from "../lineage-layout.js";
+import "./branch-list.js";
 
 const NS = "http://www.w3.org/2000/svg";
 const LANE = 18;
@@ -16,7 +18,7 @@ const rowHeight = () => (matchMedia("(hover: none), (pointer: coarse)").matches 
 function svg(tag, attrs = {}, ...children) {
   const element = document.createElementNS(NS, tag);
   for (const [name, value] of Object.entries(attrs)) element.setAttribute(name, value);
-  for (const child of children) element.append(child);
+  for (const child of children) if (child) element.append(child);
   return element;
 }
 
@@ -61,7 +63,7 @@ export class LineageGraph extends HTMLElement {
     const ROW = rowHeight();
     const order = branchOrder(nodes, branches);
     const colour = (name) => `lane-${order.indexOf(name) % 6}`;
-    const { rows, lane, lanes, rowOf } = layout(nodes, branches);
+    const { rows, lane, lanes, rowOf, merges } = layout(nodes, branches);
     // A branch's head is tagged on its checkpoint; a branch fast-forwarded onto
     // another branch's checkpoint (it has checkpoints of its own) is tagged there too.
     // A branch with none of its own is drawn as a tip instead.
@@ -80,17 +82,20 @@ export class LineageGraph extends HTMLElement {
         class: `edge ${colour(row.branch)}${row.kind === "tip" ? " tip-edge" : ""}`,
         "data-from": row.parentId, "data-to": row.key }));
     }
-    // A merge's second parent: a dashed edge from the checkpoint merged in.
-    for (const row of rows) {
-      const from = row.node?.mergeParent?.id;
-      if (from === undefined || !rowOf.has(from)) continue;
-      const source = point(from);
-      const { x, y } = point(row.key);
-      edges.append(svg("path", { d: edgePath(source.x, source.y, x, y, ROW),
-        class: `edge merge-edge ${colour(nodes.find((n) => n.id === from).branchName)}`,
-        "data-from": from, "data-to": row.key }));
+    // A merge's second parent: a dashed edge from the checkpoint merged in, down the
+    // lane the layout keeps for it.
+    for (const merge of merges) {
+      const source = point(merge.from);
+      const { x, y } = point(merge.to);
+      edges.append(svg("path", { d: mergePath(source.x, source.y, LEFT + merge.lane * LANE, x, y, ROW),
+        class: `edge merge-edge ${colour(merge.branch)}`, "data-from": merge.from, "data-to": merge.to,
+        "data-lane": merge.lane }));
     }
+    const byId = new Map(nodes.map((node) => [node.id, node]));
     const group = svg("g", { class: "nodes" });
+    // The selected and mounted rows are shaded under the edges, so an edge ending at
+    // such a node (a merge's turn into its lane) stays visible.
+    const marks = svg("g", { class: "marks", "aria-hidden": "true" });
     for (const row of rows) {
       const { x, y } = point(row.key);
       if (row.kind === "tip") {
@@ -105,22 +110,30 @@ export class LineageGraph extends HTMLElement {
       if (node.id === mountedId) classes.push("mounted");
       if (node.id === selectedId) classes.push("selected");
       if (isHead(node)) classes.push("head");
+      if (node.mergeParent) classes.push("merge");
+      const shade = ["mounted", "selected"].filter((name) => classes.includes(name));
+      if (shade.length) {
+        marks.append(svg("rect", { class: `mark ${shade.join(" ")}`, x: 2, y: y - ROW / 2 + 2,
+          width: "100%", height: ROW - 4, rx: 5 }));
+      }
       const label = svg("text", { x: labelX, y: y + 4 },
         svg("tspan", { class: "hash" }, node.shortHash), svg("tspan", { dx: 6 }, clip(node.title)));
       for (const name of headsOf(node)) label.append(svg("tspan", { dx: 6, class: "head-tag" }, name));
       const item = svg("g", { class: classes.join(" "), tabindex: "0", role: "button",
         "data-id": node.id,
         "aria-label": `Checkpoint ${node.shortHash} ${node.title} on ${node.branchName}` +
-          `${isHead(node) ? " (head)" : ""}${node.id === mountedId ? " (mounted)" : ""}` },
+          `${mergeNote(node, byId)}${isHead(node) ? " (head)" : ""}` +
+          `${node.id === mountedId ? " (mounted)" : ""}` },
         svg("rect", { class: "hit", x: 2, y: y - ROW / 2 + 2, width: "100%", height: ROW - 4, rx: 5 }),
-        svg("circle", { cx: x, cy: y, r: isHead(node) ? 6 : 5 }), label);
+        svg("circle", { cx: x, cy: y, r: isHead(node) ? 6 : 5 }),
+        node.mergeParent ? svg("circle", { class: "merge-ring", cx: x, cy: y, r: 9 }) : null, label);
       group.append(item);
     }
     const chart = svg("svg", { class: "graph", width: "100%", height: TOP + rows.length * ROW,
-      role: "group", "aria-label": "Checkpoint lineage" }, edges, group);
-    replace(this, title, h("div", { class: "legend muted" },
-      order.map((name) => h("span", { class: `lane-key ${colour(name)}` }, name))),
-      chart);
+      role: "group", "aria-label": "Checkpoint lineage" }, marks, edges, group);
+    this.branchList ??= document.createElement("branch-list");
+    this.branchList.state = { order, branches, nodes };
+    replace(this, title, this.branchList, chart);
   }
 
   pick(event) {
@@ -132,6 +145,15 @@ export class LineageGraph extends HTMLElement {
 }
 
 customElements.define("lineage-graph", LineageGraph);
+
+/** ", merge of <branch> into <branch>" for a merge checkpoint ("" otherwise); the
+ * merged-in checkpoint's short hash when it is not in the graph. */
+function mergeNote(node, byId) {
+  if (!node.mergeParent) return "";
+  const from = byId.get(node.mergeParent.id);
+  const what = from ? `${from.branchName} (${from.shortHash})` : node.mergeParent.shortHash;
+  return `, merge of ${what} into ${node.branchName}`;
+}
 
 /** "Verified" when every hash and parent link of the space recomputes; an alarm naming
  * the first checkpoint that does not (its stored fields were changed behind Smriti). */

@@ -20,8 +20,9 @@ export class MergeView extends HTMLElement {
     this.append(this.dialog);
   }
 
-  /** Show a `previewMerge` result for `spaceId`. */
-  show(preview, spaceId) {
+  /** Show a `previewMerge` result for `spaceId`; `branch`: the branch merged in
+   * (its head is `theirs`), when the merge was asked for a branch. */
+  show(preview, spaceId, { branch = null } = {}) {
     const { ours, theirs, commonAncestor, fastForward, upToDate } = preview;
     this.errors = h("p", { class: "error", role: "alert" });
     const choices = [];
@@ -48,14 +49,16 @@ export class MergeView extends HTMLElement {
     const input = () => ({ spaceId, into: preview.into, from: theirs.id, title: title.value,
       objective: objective.value, summary: summary.value,
       resolutions: choices.map(({ field, item, input: box }) => ({ field, item, keep: box.checked })) });
-    const note = upToDate ? `Branch ${preview.into} already contains this checkpoint.`
-      : fastForward ? `Fast-forward: ${preview.into} moves to this checkpoint; nothing new is saved.`
+    const what = branch ? `${branch}'s head` : "this checkpoint";
+    const note = upToDate ? `Branch ${preview.into} already contains ${what}.`
+      : fastForward ? `Fast-forward: ${preview.into} moves to ${what}; nothing new is saved.`
         : preview.conflictCount === 0 ? "No conflicts: every item merges cleanly."
           : `${preview.conflictCount} conflict(s): choose for each whether to keep it.`;
     replace(this.body,
-      h("p", {}, "Into ", h("strong", {}, preview.into), " (head ", name(ours), ") from ", name(theirs)),
+      h("p", {}, "Into ", h("strong", {}, preview.into), " (head ", name(ours), ") from ",
+        branch ? ["branch ", h("strong", {}, branch), " (head ", name(theirs), ")"] : name(theirs)),
       h("p", {}, "Common ancestor: ", commonAncestor ? name(commonAncestor) : "none"),
-      h("p", { class: "muted merge-note" }, note),
+      h("p", { class: `merge-note${fastForward ? " fast-forward" : " muted"}` }, note),
       fastForward || upToDate ? null : h("div", { class: "merge-fields" }, fields),
       fastForward || upToDate ? null : h("div", { class: "merge-text" },
         h("label", {}, "Title ", title), h("label", {}, "Objective ", objective),

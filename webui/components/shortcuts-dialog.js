@@ -3,6 +3,7 @@ import { h } from "../dom.js";
 
 export const SHORTCUTS = [
   ["?", "Show this list"],
+  ["/", "Search"],
   ["j / k", "Next / previous cell"],
   ["i", "Write a message (focus the composer)"],
   ["Shift+Enter or Ctrl+Enter", "Send the message"],

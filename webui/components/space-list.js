@@ -88,6 +88,19 @@ export class SpaceList extends HTMLElement {
     this.edit({ kind: "new-space" });
   }
 
+  /** Bring a space's group into view, focused and briefly highlighted (a search hit);
+   * false when the list has no such space. */
+  showSpace(id) {
+    const group = [...this.querySelectorAll(".space-group")].find((g) => g.dataset.space === id);
+    if (!group) return false;
+    group.tabIndex = -1;
+    group.scrollIntoView({ block: "nearest" });
+    group.focus({ preventScroll: true });
+    group.classList.add("flash");
+    setTimeout(() => group.classList.remove("flash"), 1600);
+    return true;
+  }
+
   isEditing(kind, id) {
     return this.editing?.kind === kind && this.editing.id === id;
   }

@@ -14,6 +14,7 @@ from api.graphql.context import Info
 from api.graphql.pagination import connection, page_request, turns_of
 from api.graphql.types.enums import MemoryScope
 from api.graphql.types.turn import Turn
+from api.settings import MAX_TURN_PAGE_SIZE
 from api.store import turns
 
 if TYPE_CHECKING:
@@ -43,6 +44,18 @@ class Mount:
     @strawberry.field(description="The mounted checkpoint.")
     async def checkpoint(self, info: Info) -> CheckpointRef | None:
         return await _checkpoint(info, self.checkpoint_id)
+
+
+@strawberry.type(
+    name="TurnConnection",
+    description="A page of a session's turns: `edges` (each with its cursor) or `nodes` "
+    "(the same turns, without a cursor each; `pageInfo` has the page's cursors).",
+)
+class TurnConnection(relay.Connection[Turn]):
+    nodes: list[Turn] = strawberry.field(
+        description="The turns of the page, in order: `edges { node }` without the edges, "
+        "cheaper when reading many turns."
+    )
 
 
 @strawberry.type(description="A conversation: an append-only stream of turns.")
@@ -118,29 +131,51 @@ class Session(relay.Node):
         return Mount(base_sequence=mount.base_sequence, checkpoint_id=mount.checkpoint_id)
 
     @strawberry.field(
-        description="The turns, in sequence order. Use `last`/`before` to read from the end."
+        description="The turns, in sequence order. Use `last`/`before` to read from the end. "
+        "Without `first` or `last`, the first 100."
     )
     async def turns(
         self,
         info: Info,
         first: Annotated[
             int | None,
-            strawberry.argument(description="How many from the start side (at most 100)."),
+            strawberry.argument(
+                description=f"How many from the start side (at most {MAX_TURN_PAGE_SIZE:,} "
+                "by default, SMRITI_MAX_TURN_PAGE_SIZE)."
+            ),
         ] = None,
         after: Annotated[
             str | None, strawberry.argument(description="Turns after this cursor.")
         ] = None,
         last: Annotated[
-            int | None, strawberry.argument(description="How many from the end side (at most 100).")
+            int | None,
+            strawberry.argument(
+                description=f"How many from the end side (at most {MAX_TURN_PAGE_SIZE:,} "
+                "by default, SMRITI_MAX_TURN_PAGE_SIZE)."
+            ),
         ] = None,
         before: Annotated[
             str | None, strawberry.argument(description="Turns before this cursor.")
         ] = None,
-    ) -> relay.Connection[Turn]:
-        cap = info.context.services.settings.max_page_size
+    ) -> TurnConnection:
+        settings = info.context.services.settings
+        if first is None and last is None:
+            # Without first/last a page is the ordinary size, as the query
+            # cost counts an unpaged list (api/graphql/cost.py).
+            first = settings.max_page_size
         scope = turns_of(self.id)
         request = page_request(
-            scope=scope, first=first, after=after, last=last, before=before, cap=cap
+            scope=scope,
+            first=first,
+            after=after,
+            last=last,
+            before=before,
+            cap=settings.max_turn_page_size,
         )
         page = await turns.page(self.id, request)
-        return connection(page, Turn.from_domain, lambda t: t.sequence_number, scope=scope)
+        found = connection(page, Turn.from_domain, lambda t: t.sequence_number, scope=scope)
+        return TurnConnection(
+            edges=found.edges,
+            page_info=found.page_info,
+            nodes=[edge.node for edge in found.edges],
+        )

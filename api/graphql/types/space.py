@@ -11,8 +11,15 @@ from strawberry import relay
 
 from api.domain import types as domain
 from api.domain.types import MAIN_BRANCH
+from api.graphql import ids
 from api.graphql.context import Info
-from api.graphql.pagination import CHECKPOINTS, SESSIONS, connection, page_request
+from api.graphql.pagination import CHECKPOINTS, SESSIONS, connection, cursor, page_request
+from api.graphql.types.lineage_graph import (
+    MAX_LINEAGE_GRAPH_NODES,
+    LineageBranch,
+    LineageGraph,
+    LineageNode,
+)
 from api.store import checkpoints, sessions
 
 if TYPE_CHECKING:
@@ -101,6 +108,45 @@ class Space(relay.Node):
         request = page_request(scope=CHECKPOINTS, first=first, after=after, cap=1000)
         page = await checkpoints.page(self.id, request)
         return connection(page, Checkpoint.from_domain, lambda c: c.id, scope=CHECKPOINTS)
+
+    @strawberry.field(
+        description="The whole lineage in one compact answer: every checkpoint (id, hash, "
+        "title, branch, parent ids, creation time), oldest first, and the branches' tips. "
+        "It costs about a twentieth of `lineage` per checkpoint, and two SQL statements "
+        "whatever its size; for a checkpoint's content, ask `checkpoint(id:)`."
+    )
+    async def lineage_graph(
+        self,
+        info: Info,
+        first: Annotated[
+            int | None,
+            strawberry.argument(
+                description=f"How many checkpoints at most (at most {MAX_LINEAGE_GRAPH_NODES:,}, "
+                "the default)."
+            ),
+        ] = None,
+        after: Annotated[
+            str | None,
+            strawberry.argument(
+                description="The `endCursor` of a previous answer (or any cursor of `lineage`)."
+            ),
+        ] = None,
+    ) -> LineageGraph:
+        request = page_request(
+            scope=CHECKPOINTS, first=first, after=after, cap=MAX_LINEAGE_GRAPH_NODES
+        )
+        assert request.first is not None  # page_request defaults it to the cap
+        page = await checkpoints.lineage_entries(self.id, after=request.after, limit=request.first)
+        branches = await info.context.loaders.branches_by_space_id.load(self.id)
+        return LineageGraph(
+            nodes=[LineageNode.from_domain(entry) for entry in page.items],
+            branches=[
+                LineageBranch(name=name, head_id=strawberry.ID(ids.encode("Checkpoint", head)))
+                for name, head in branches
+            ],
+            has_next_page=page.has_next,
+            end_cursor=cursor(CHECKPOINTS, page.items[-1].id) if page.items else None,
+        )
 
     @strawberry.field(description="The sessions attached to this space, oldest first.")
     async def sessions(
