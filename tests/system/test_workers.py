@@ -226,10 +226,16 @@ async def test_two_servers_started_together_on_a_new_database_both_start(
     """Only one applies the migrations; the other waits for it, then finds none to apply."""
     first = SmritiServer(database_url, workers=1)
     second = SmritiServer(database_url, workers=1)
-    await asyncio.gather(asyncio.to_thread(first.__enter__), asyncio.to_thread(second.__enter__))
+    # Both starts are waited for, and both servers stopped, even if one failed.
+    started = await asyncio.gather(
+        asyncio.to_thread(first.__enter__),
+        asyncio.to_thread(second.__enter__),
+        return_exceptions=True,
+    )
     first.__exit__(None, None, None)
     second.__exit__(None, None, None)
 
+    assert started == [first, second], [first.output, second.output]
     outputs = [first.output, second.output]
     assert sum(o.count("Applied the migrations ") for o in outputs) == 1
     assert all(o.count("Application startup complete.") == 1 for o in outputs)
