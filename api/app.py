@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -50,9 +51,11 @@ def create_app(
     *,
     registry: ProviderRegistry | None = None,
     graphiql_vendor_dir: Path = graphiql.VENDOR_DIR,
+    migrate: bool = True,
 ) -> Starlette:
     """Build the app. A malformed providers file raises ConfigError here,
-    before anything listens."""
+    before anything listens. ``migrate=False``: the database is already up to
+    date (`smriti serve` migrates once, before its workers start)."""
     if registry is None:
         registry = provider_registry(settings)
     services = Services(settings=settings, registry=registry)
@@ -60,7 +63,8 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        await database.migrate(settings.database_url)
+        if migrate:
+            await database.migrate(settings.database_url)
         async with database.register(app, settings.database_url):
             # LiteLLM takes seconds to import; do it now, off the event loop, so the
             # server answers at once and the first message does not pay for it.
@@ -90,3 +94,19 @@ def create_app(
     )
     app.state.services = services
     return app
+
+
+# How `smriti serve` hands its flags to worker processes, which build their app
+# from an import string: JSON of Settings.from_environment's keyword arguments.
+SERVE_FLAGS_VARIABLE = "SMRITI_SERVE_FLAGS"
+
+
+def serve_app() -> Starlette:
+    """The app factory each `smriti serve` worker process calls.
+
+    Settings are read from the environment the worker inherited, as the
+    parent read them, plus the parent's flags; the parent has already checked
+    the database and applied its migrations, so no worker migrates again.
+    """
+    flags = json.loads(os.environ.get(SERVE_FLAGS_VARIABLE, "{}"))
+    return create_app(Settings.from_environment(**flags), migrate=False)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import sys
+from typing import Any
 
 from api import __version__
 
@@ -28,6 +30,12 @@ def _parser() -> argparse.ArgumentParser:
         "--providers", help="providers.yaml (default: $SMRITI_PROVIDERS_FILE or the bundled one)."
     )
     serve.add_argument("--log-level", default="info")
+    serve.add_argument(
+        "--workers",
+        type=_at_least_one,
+        help="Server processes (default: $SMRITI_WORKERS, else one per core on "
+        "PostgreSQL and 1 on SQLite).",
+    )
     commands.add_parser("export-schema", help="Print the GraphQL schema (SDL).")
     verify = commands.add_parser(
         "verify", help="Recompute every checkpoint hash and parent link; exit 1 if one fails."
@@ -58,6 +66,16 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _at_least_one(text: str) -> int:
+    try:
+        count = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a whole number, not {text!r}") from None
+    if count < 1:
+        raise argparse.ArgumentTypeError(f"at least 1, not {count}")
+    return count
+
+
 def _database_option(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--database", help="Database URL (default: $SMRITI_DATABASE_URL or a SQLite file)."
@@ -80,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
 
     import uvicorn
 
-    from api.app import create_app
+    from api import workers as processes
     from api.errors import ConfigError
     from api.settings import Settings
     from api.store import database
@@ -89,33 +107,57 @@ def main(argv: list[str] | None = None) -> int:
         settings = Settings.from_environment(
             database_url=args.database, providers_file=args.providers, host=args.host
         )
-        app = create_app(settings)
+    except ConfigError as exc:
+        print(f"smriti: {exc.message}", file=sys.stderr)
+        return 2
+    workers = args.workers or settings.workers or processes.default_workers(settings.database_url)
+    from api.app import SERVE_FLAGS_VARIABLE, create_app, provider_registry
+
+    try:
+        # Workers build their own app; the parent only checks what would stop them.
+        app = create_app(settings, migrate=False) if workers == 1 else None
+        if app is None:
+            provider_registry(settings)
     except ConfigError as exc:
         print(f"smriti: {exc.message}", file=sys.stderr)
         return 2
     where = database.describe(settings.database_url)
     try:
-        asyncio.run(database.prepare(settings.database_url))
+        # Once, here, before any worker starts: no worker migrates again.
+        applied = asyncio.run(database.prepare(settings.database_url))
     except database.StartupError as exc:
         print(f"smriti: {exc}", file=sys.stderr)
         # A driver thread stuck on the database would keep a normal exit waiting.
         sys.stderr.flush()
         os._exit(EXIT_DATABASE)
+    if applied:
+        print(f"Applied the migrations {', '.join(applied)} to {where}", file=sys.stderr)
     print(
-        f"Smriti on http://{args.host}:{args.port}/ (GraphiQL at /graphql), database {where}",
+        f"Smriti on http://{args.host}:{args.port}/ (GraphiQL at /graphql), database {where}, "
+        f"{workers} worker{'s' if workers > 1 else ''}",
         file=sys.stderr,
     )
-    uvicorn.run(
-        app,
-        host=args.host,
-        port=args.port,
-        log_level=args.log_level,
-        timeout_graceful_shutdown=5,
+    options: dict[str, Any] = {
+        "log_level": args.log_level,
+        # Per worker: each finishes its replies' saves (Services.drain) in this time.
+        "timeout_graceful_shutdown": 5,
         # Named, not "auto": without the library, auto serves no websocket at all
         # ("Unsupported upgrade request") where this fails at start-up.
-        ws="websockets-sansio",
+        "ws": "websockets-sansio",
+    }
+    if app is not None:
+        uvicorn.run(app, host=args.host, port=args.port, **options)
+        return 0
+    # Workers build their app from an import string and inherit the
+    # environment: the flags travel in it, every other setting is read there.
+    os.environ[SERVE_FLAGS_VARIABLE] = json.dumps(
+        {
+            "database_url": settings.database_url,
+            "providers_file": str(settings.providers_file) if settings.providers_file else None,
+            "host": args.host,
+        }
     )
-    return 0
+    return processes.run(workers, args.host, args.port, **options)
 
 
 if __name__ == "__main__":

@@ -58,6 +58,8 @@ class Settings:
     # allowed_hosts) may be in the Host header, against DNS rebinding.
     bound_to_loopback: bool = True
     allowed_hosts: tuple[str, ...] = field(default_factory=tuple)
+    # `smriti serve` processes (SMRITI_WORKERS); None: api.workers.default_workers.
+    workers: int | None = None
 
     @property
     def body_limit(self) -> int:
@@ -107,6 +109,9 @@ class Settings:
             else None,
             bound_to_loopback=is_loopback(host),
             allowed_hosts=_names(env.get("SMRITI_ALLOWED_HOSTS", "")),
+            workers=_whole(env, "SMRITI_WORKERS", 1, 1)
+            if env.get("SMRITI_WORKERS", "").strip()
+            else None,
         )
 
 

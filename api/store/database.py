@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import os
 import sqlite3
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+import asyncpg  # type: ignore[import-untyped]
 from tortoise import Tortoise
+from tortoise.backends.base.config_generator import expand_db_url
 from tortoise.contrib.starlette import RegisterTortoise
 from tortoise.exceptions import BaseORMException
 from tortoise.migrations.api import migrate as run_migrations
@@ -114,14 +119,15 @@ def check_sqlite_file(path: Path) -> None:
         raise StartupError(f"cannot open the database {path}: {reason}") from exc
 
 
-async def prepare(db_url: str, *, timeout: float = 60.0) -> None:
+async def prepare(db_url: str, *, timeout: float = 60.0) -> list[str]:
     """Check the database and apply its migrations before the server listens, so a
-    database that cannot be used stops start-up with one line (StartupError)."""
+    database that cannot be used stops start-up with one line (StartupError).
+    The names of the migrations applied now."""
     path = sqlite_path(db_url)
     if path is not None:
         check_sqlite_file(path)
     try:
-        await asyncio.wait_for(migrate(db_url), timeout)
+        return await asyncio.wait_for(migrate(db_url), timeout)
     except TimeoutError as exc:
         raise StartupError(
             f"the database {describe(db_url)} did not answer within {timeout:g} s"
@@ -130,10 +136,65 @@ async def prepare(db_url: str, *, timeout: float = 60.0) -> None:
         raise StartupError(f"cannot open the database {describe(db_url)}: {exc}") from exc
 
 
-async def migrate(db_url: str) -> None:
-    """Apply every migration that has not run yet (idempotent)."""
-    await run_migrations(config=tortoise_config(db_url))
-    await Tortoise.close_connections()
+# pg_advisory_lock's key for "migrating Smriti's schema" (any fixed number).
+MIGRATION_LOCK = 0x534D52495449  # "SMRITI"
+
+
+async def migrate(db_url: str) -> list[str]:
+    """Apply every migration that has not run yet (idempotent); the names applied.
+
+    Servers starting together on one database take turns: the first applies
+    what is missing, the others then find nothing left to do (instead of
+    failing on, or applying twice, what the first is in the middle of).
+    """
+    applied: list[str] = []
+
+    def planned(_connection: str, plan: list[Any], _fake: bool, _dry_run: bool) -> None:
+        applied.extend(step.migration.name for step in plan if not step.backward)
+
+    async with _one_migrator(db_url):
+        await run_migrations(config=tortoise_config(db_url), reporter=planned)
+        await Tortoise.close_connections()
+    return applied
+
+
+@asynccontextmanager
+async def _one_migrator(db_url: str) -> AsyncIterator[None]:
+    """Hold the database's migration lock while the body runs.
+
+    PostgreSQL: the advisory lock MIGRATION_LOCK, released when its connection
+    closes, whatever happens. SQLite: an exclusive flock on a file beside the
+    database (``<file>-migrate-lock``, left in place: removing a lock file races
+    with the next locker); not on the database file itself, whose own locks
+    SQLite takes with fcntl, which some systems merge with flock's.
+    """
+    path = sqlite_path(db_url)
+    if path is not None:
+        with open(f"{path}-migrate-lock", "a") as lock:
+            while True:
+                try:
+                    fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    await asyncio.sleep(0.05)
+            yield  # closing the file releases the lock
+        return
+    if not db_url.startswith("postgres:"):
+        yield
+        return
+    credentials = expand_db_url(db_url)["credentials"]
+    connection = await asyncpg.connect(
+        **{
+            key: credentials[key]
+            for key in ("host", "port", "user", "password", "database", "ssl")
+            if credentials.get(key) is not None
+        }
+    )
+    try:
+        await connection.execute("SELECT pg_advisory_lock($1)", MIGRATION_LOCK)
+        yield
+    finally:
+        await connection.close()
 
 
 def register(app: Any, db_url: str) -> RegisterTortoise:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -19,11 +20,21 @@ import httpx
 UNPRIVILEGED: tuple[str, ...] = ("unshare", "--user") if os.geteuid() == 0 else ()
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a running process so far (/proc/PID/stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
         return port
+
+
+# uvicorn prints this once per worker process when its lifespan has started.
+STARTED = "Application startup complete."
 
 
 class SmritiServer:
@@ -37,6 +48,7 @@ class SmritiServer:
         env: dict[str, str] | None = None,
         prefix: tuple[str, ...] = (),
         python: str = sys.executable,
+        workers: int | None = None,
     ) -> None:
         self.port = free_port()
         self.prefix = prefix  # e.g. UNPRIVILEGED: run the server without root's rights
@@ -44,6 +56,7 @@ class SmritiServer:
         self.database_url = database_url
         self.providers = providers
         self.env = env or {}
+        self.workers = workers  # --workers; None: the server's default
         self.process: subprocess.Popen[bytes] | None = None
         self._log: IO[bytes] | None = None
         self.output = ""  # everything the server printed, once it has stopped
@@ -72,6 +85,8 @@ class SmritiServer:
         ]
         if self.providers:
             command += ["--providers", str(self.providers)]
+        if self.workers is not None:
+            command += ["--workers", str(self.workers)]
         return command
 
     def environment(self) -> dict[str, str]:
@@ -109,12 +124,31 @@ class SmritiServer:
                 self._log.seek(0)
                 raise RuntimeError(f"smriti serve exited: {self._log.read().decode()}")
             try:
-                if httpx.get(f"{self.base_url}/healthz", timeout=1).status_code == 200:
-                    return self
+                healthy = httpx.get(f"{self.base_url}/healthz", timeout=1).status_code == 200
             except httpx.TransportError:
-                time.sleep(0.1)
+                healthy = False
+            # Every worker, not just the first to answer, has finished its start-up.
+            if healthy and self.printed().count(STARTED) >= (self.workers or 1):
+                return self
+            time.sleep(0.1)
         self.__exit__(None, None, None)
         raise TimeoutError("smriti serve did not start in 30 s")
+
+    def printed(self) -> str:
+        """What the running server has printed so far."""
+        if self._log is None:
+            return self.output
+        # pread: the server shares this file's offset, which a seek would move.
+        fd = self._log.fileno()
+        return os.pread(fd, os.fstat(fd).st_size, 0).decode(errors="replace")
+
+    def worker_pids(self) -> list[int]:
+        """The process ids of the server's workers, as uvicorn announces them."""
+        return [int(pid) for pid in re.findall(r"Started server process \[(\d+)\]", self.printed())]
+
+    def cpu_seconds(self) -> dict[int, float]:
+        """Each worker's CPU time so far (user + system, from /proc), by process id."""
+        return {pid: cpu_seconds(pid) for pid in self.worker_pids()}
 
     def __exit__(
         self,

@@ -76,7 +76,7 @@ def test_both_absolute_spellings_open_that_file_and_say_which(tmp_path: Path, sl
     assert path.stat().st_size > 0
     assert (
         f"Smriti on http://127.0.0.1:{server.port}/ (GraphiQL at /graphql), "
-        f"database SQLite file {path}\n"
+        f"database SQLite file {path}, 1 worker\n"
     ) in server.output
 
 

@@ -28,14 +28,18 @@ SAVED = f"""query($id: ID!) {{ session(id: $id) {{ lastSequenceNumber
   turns(first: 100) {{ edges {{ node {{ {TURN} }} }} }} }} }}"""
 
 
-@pytest.fixture(scope="module")
-async def served(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Served]:
-    """One server for the module: each new process spends seconds loading LiteLLM."""
+@pytest.fixture(scope="module", params=[1, 2], ids=["1-worker", "2-workers"])
+async def served(
+    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> AsyncIterator[Served]:
+    """One server for the module: each new process spends seconds loading LiteLLM.
+    Every test runs on one worker and on two (a stream and its Stop stay on the
+    worker its connection reached; the turns are read back through either)."""
     folder = tmp_path_factory.mktemp("streaming")
     with FakeOpenAI() as fake:
         providers = write_providers_file(folder, fake)
         async with module_database(folder) as url:
-            with SmritiServer(url, providers=providers) as server:
+            with SmritiServer(url, providers=providers, workers=request.param) as server:
                 yield Served(server, fake)
 
 
