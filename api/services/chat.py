@@ -157,7 +157,8 @@ async def prepare(
             idempotency_key=idempotency_key,
         )
     except turns.DuplicateKey:
-        # A concurrent retry with the same key won the race: answer as it will.
+        # A concurrent send with the same key wrote the user turn first: this
+        # one goes on as a retry of it (save_reply keeps one reply per turn).
         return await prepare(
             services,
             session,
@@ -183,17 +184,26 @@ async def save_reply(
     stopping) stops waiting, and the turn is written all the same.
     """
     ref = prepared.ref
-    return await turns.append(
-        prepared.session.id,
-        role=Role.ASSISTANT,
-        content=text,
-        token_count=services.registry.count_tokens(text, ref),
-        provider=ref.provider,
-        model=ref.model,
-        usage=usage,
-        interrupted=interrupted,
-        reply_to_sequence=prepared.user_turn.sequence_number,
-    )
+    try:
+        return await turns.append(
+            prepared.session.id,
+            role=Role.ASSISTANT,
+            content=text,
+            token_count=services.registry.count_tokens(text, ref),
+            provider=ref.provider,
+            model=ref.model,
+            usage=usage,
+            interrupted=interrupted,
+            reply_to_sequence=prepared.user_turn.sequence_number,
+            # Only a turn sent with an idempotency key can be answered twice
+            # (the key sent again before the first reply was saved); checking
+            # costs a statement, so other turns skip it.
+            first_reply_only=prepared.user_turn.idempotency_key is not None,
+        )
+    except turns.AlreadyAnswered as answered:
+        # The same idempotency key, sent again before the first reply was
+        # saved, was answered first: that reply is the answer, for both.
+        return answered.reply
 
 
 def after_reply(services: Services, prepared: Prepared) -> None:

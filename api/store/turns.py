@@ -46,6 +46,22 @@ class DuplicateKey(Refused):
     """A turn with this idempotency key already exists in the session."""
 
 
+class AlreadyAnswered(Refused):
+    """The user turn a reply was for has its reply already (``reply``)."""
+
+    def __init__(self, reply: Turn) -> None:
+        super().__init__(reply.sequence_number)
+        self.reply = reply
+
+
+# The first reply to a user turn, read after the sequence UPDATE (see append):
+# only turns after the user's, so the read is short whatever the session's length.
+_FIRST_REPLY = (
+    f"SELECT {_TURN_COLUMNS} FROM turn WHERE session_id = ? AND sequence_number > ? "
+    "AND reply_to_sequence = ? ORDER BY sequence_number LIMIT 1"
+)
+
+
 @finished
 async def append(
     session_id: int,
@@ -59,13 +75,27 @@ async def append(
     interrupted: bool = False,
     reply_to_sequence: int | None = None,
     idempotency_key: str | None = None,
+    first_reply_only: bool = False,
 ) -> Turn:
+    """Write a turn with the next sequence number. With ``first_reply_only``, a
+    reply to a turn that has one already is not written: AlreadyAnswered."""
     usage = usage or Usage()
     try:
         async with in_transaction("default") as conn:
             allocated = await sql.fetch_one(conn, _NEXT_SEQUENCE, [session_id])
             if allocated is None:
                 raise NotFound("No such session.", field="sessionId")
+            if first_reply_only and reply_to_sequence is not None:
+                # One reply per user turn. The UPDATE above holds the session's
+                # row (PostgreSQL) or the database's write lock (SQLite) until
+                # commit, so two replies to one turn (the same idempotency key
+                # sent twice at once) pass here one after the other, and the
+                # second sees the first. Raising rolls back its sequence number.
+                earlier = await sql.fetch_one(
+                    conn, _FIRST_REPLY, [session_id, reply_to_sequence, reply_to_sequence]
+                )
+                if earlier is not None:
+                    raise AlreadyAnswered(rows.turn_record(earlier))
             row = await sql.fetch_one(
                 conn,
                 _INSERT_TURN,

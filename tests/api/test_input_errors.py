@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from tests.support.fake_openai import FakeOpenAI
@@ -195,3 +197,19 @@ async def test_a_checkpoint_needs_a_space(gql: GraphQLClient) -> None:
         "checkpoint": None,
         "errors": [{"code": "NO_SPACE", "field": "sessionId"}],
     }
+
+
+async def test_one_key_sent_at_once_many_times_gets_one_reply(
+    gql: GraphQLClient, fake_openai: FakeOpenAI
+) -> None:
+    sid = (await create_session(gql, model="lab/my-model", title="t"))["id"]
+    fake_openai.reply("Once.")
+    results = await asyncio.gather(
+        *(send(gql, sid, "Say it once", idempotencyKey="k-3") for _ in range(6))
+    )
+    assert [r["errors"] for r in results] == [[]] * 6
+    # Every caller gets the one user turn and the one reply that was saved.
+    assert {r["userTurn"]["sequenceNumber"] for r in results} == {1}
+    assert {r["assistantTurn"]["sequenceNumber"] for r in results} == {2}
+    assert {r["assistantTurn"]["content"] for r in results} == {"Once."}
+    assert await turns_of(gql, sid) == [(1, "USER", "Say it once"), (2, "ASSISTANT", "Once.")]
