@@ -28,6 +28,12 @@ def _parser() -> argparse.ArgumentParser:
         "--providers", help="providers.yaml (default: $SMRITI_PROVIDERS_FILE or the bundled one)."
     )
     serve.add_argument("--log-level", default="info")
+    serve.add_argument(
+        "--auth",
+        choices=["auto", "accounts"],
+        help="accounts: everyone signs in. auto (default; $SMRITI_AUTH): accounts as soon "
+        "as one exists; a server bound beyond loopback needs one.",
+    )
     commands.add_parser("export-schema", help="Print the GraphQL schema (SDL).")
     verify = commands.add_parser(
         "verify", help="Recompute every checkpoint hash and parent link; exit 1 if one fails."
@@ -55,6 +61,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     load.add_argument("file", help="The JSON document (- for standard input).")
     _database_option(load)
+    from api.accounts_cli import add_commands
+
+    add_commands(commands, _database_option)
     return parser
 
 
@@ -73,6 +82,10 @@ def main(argv: list[str] | None = None) -> int:
 
         sys.stdout.write(export_schema())
         return 0
+    if args.command in ("users", "tokens"):
+        from api import accounts_cli
+
+        return accounts_cli.run(args)
     if args.command in ("verify", "export", "import"):
         from api import lineage_cli
 
@@ -87,7 +100,10 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         settings = Settings.from_environment(
-            database_url=args.database, providers_file=args.providers, host=args.host
+            database_url=args.database,
+            providers_file=args.providers,
+            host=args.host,
+            auth=args.auth,
         )
         app = create_app(settings)
     except ConfigError as exc:
@@ -101,6 +117,16 @@ def main(argv: list[str] | None = None) -> int:
         # A driver thread stuck on the database would keep a normal exit waiting.
         sys.stderr.flush()
         os._exit(EXIT_DATABASE)
+    if not settings.bound_to_loopback:
+        from api.accounts_cli import has_accounts
+
+        if not asyncio.run(has_accounts(settings.database_url)):
+            print(
+                f"smriti: serving on {args.host} needs an account; create the first with "
+                "`smriti users add NAME --admin` (same --database), then start again.",
+                file=sys.stderr,
+            )
+            return 2
     print(
         f"Smriti on http://{args.host}:{args.port}/ (GraphiQL at /graphql), database {where}",
         file=sys.stderr,
