@@ -37,6 +37,7 @@ class SmritiServer:
         env: dict[str, str] | None = None,
         prefix: tuple[str, ...] = (),
         python: str = sys.executable,
+        args: tuple[str, ...] = (),
     ) -> None:
         self.port = free_port()
         self.prefix = prefix  # e.g. UNPRIVILEGED: run the server without root's rights
@@ -44,6 +45,7 @@ class SmritiServer:
         self.database_url = database_url
         self.providers = providers
         self.env = env or {}
+        self.args = args  # more `smriti serve` options, e.g. ("--host", "0.0.0.0")
         self.process: subprocess.Popen[bytes] | None = None
         self._log: IO[bytes] | None = None
         self.output = ""  # everything the server printed, once it has stopped
@@ -72,7 +74,7 @@ class SmritiServer:
         ]
         if self.providers:
             command += ["--providers", str(self.providers)]
-        return command
+        return command + list(self.args)
 
     def environment(self) -> dict[str, str]:
         return {
