@@ -46,10 +46,16 @@ class Authenticator:
     async def accounts_mode(self) -> bool:
         if self._accounts:
             return True
-        now = time.monotonic()
-        if now - self._checked_at >= RECHECK_SECONDS:
-            self._checked_at = now
-            self._accounts = await accounts.any_account()
+        started = time.monotonic()
+        if started - self._checked_at < RECHECK_SECONDS:
+            return False  # a check that finished less than a second ago found none
+        # No lock and no early timestamp: a request arriving while another's check
+        # is running asks the database itself rather than trusting a stale "no".
+        found = await accounts.any_account()
+        if found:
+            self._accounts = True
+        else:
+            self._checked_at = max(self._checked_at, started)
         return self._accounts
 
     async def local_actor(self) -> Actor:
