@@ -10,7 +10,6 @@ page of this server (its Origin is the Host it asks): no CORS is granted.
 from __future__ import annotations
 
 import json
-import time
 from datetime import timedelta
 from typing import Any
 from urllib.parse import urlsplit
@@ -26,8 +25,6 @@ from api.settings import Settings
 from api.store import spaces
 
 COOKIE = "smriti_session"
-# How long "no account yet" is believed before the database is asked again.
-RECHECK_SECONDS = 1.0
 MAX_LOGIN_BODY = 4096
 
 
@@ -40,22 +37,14 @@ class Authenticator:
         )
         # Once on, accounts mode stays on: accounts are disabled, never deleted.
         self._accounts = settings.auth == "accounts" or not settings.bound_to_loopback
-        self._checked_at = -RECHECK_SECONDS
         self._local: Actor | None = None
 
     async def accounts_mode(self) -> bool:
         if self._accounts:
             return True
-        started = time.monotonic()
-        if started - self._checked_at < RECHECK_SECONDS:
-            return False  # a check that finished less than a second ago found none
-        # No lock and no early timestamp: a request arriving while another's check
-        # is running asks the database itself rather than trusting a stale "no".
-        found = await accounts.any_account()
-        if found:
-            self._accounts = True
-        else:
-            self._checked_at = max(self._checked_at, started)
+        # Asked on every request until an account exists (a tiny table):
+        # an account made with `smriti users add` while serving counts at once.
+        self._accounts = await accounts.any_account()
         return self._accounts
 
     async def local_actor(self) -> Actor:
