@@ -40,6 +40,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     verify.add_argument("--space", help="One space (its number or global id; default: all).")
     _database_option(verify)
+    _user_option(verify)
     export = commands.add_parser("export", help="Write spaces or sessions as a document.")
     which = export.add_mutually_exclusive_group()
     which.add_argument("--space", help="One space (its number or global id).")
@@ -54,6 +55,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     export.add_argument("--output", help="Write to this file (default: standard output).")
     _database_option(export)
+    _user_option(export)
     load = commands.add_parser(
         "import",
         help="Recreate an exported JSON document (hashes verified; never twice), "
@@ -61,6 +63,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     load.add_argument("file", help="The JSON document (- for standard input).")
     _database_option(load)
+    _user_option(load)
     from api.accounts_cli import add_commands
 
     add_commands(commands, _database_option)
@@ -70,6 +73,12 @@ def _parser() -> argparse.ArgumentParser:
 def _database_option(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--database", help="Database URL (default: $SMRITI_DATABASE_URL or a SQLite file)."
+    )
+
+
+def _user_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--user", help="Whose data, once the database has accounts (default: the local user)."
     )
 
 

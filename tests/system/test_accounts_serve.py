@@ -82,6 +82,14 @@ async def test_a_token_over_http_and_websocket_and_no_secret_is_kept(tmp_path: P
     token = created.stdout.strip()
     assert token.startswith("smr_") and len(token) >= 4 + 43
     assert token not in created.stderr
+    # The lineage tools now need to be told whose data.
+    unnamed = smriti("export", "--database", url)
+    assert (unnamed.returncode, unnamed.stderr) == (
+        2,
+        "smriti: this database has accounts: say whose data with --user NAME.\n",
+    )
+    exported = smriti("export", "--user", "ada", "--session", sid, "--database", url)
+    assert exported.returncode == 0, exported.stderr
     listed = smriti("users", "list", "--database", url)
     assert listed.stdout.split("\t")[:2] == ["ada", "admin"]
 
