@@ -9,7 +9,7 @@ from typing import Any
 
 from cross_web import AsyncHTTPRequestAdapter, HTTPException
 from graphql import GraphQLError, parse
-from starlette.requests import Request
+from starlette.requests import HTTPConnection, Request
 from starlette.responses import HTMLResponse, RedirectResponse
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
@@ -144,7 +144,7 @@ class SmritiGraphQL(GraphQL[Context, None]):
         websocket may name its caller in connection_init instead (TransportWSHandler).
         """
         state = scope.setdefault("state", {})
-        if not await self.auth.accounts_mode():
+        if not await self.auth.accounts_mode(HTTPConnection(scope)):
             state["actor"] = await self.auth.local_actor()
         elif scope["type"] == "http":
             request = Request(scope, receive)

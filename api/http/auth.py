@@ -37,14 +37,28 @@ class Authenticator:
         )
         # Once on, accounts mode stays on: accounts are disabled, never deleted.
         self._accounts = settings.auth == "accounts" or not settings.bound_to_loopback
+        self._known = False  # whether the database has been asked yet
         self._local: Actor | None = None
 
-    async def accounts_mode(self) -> bool:
+    async def accounts_mode(
+        self, connection: HTTPConnection | None = None, *, look: bool = False
+    ) -> bool:
+        """Whether requests must authenticate.
+
+        The database is asked once at the first request, and again whenever a
+        request carries credentials (a bearer token or a session cookie) or is a
+        sign-in: an account made with `smriti users add` while a loopback server
+        runs turns accounts on at its first use, or at the next start. A request
+        without credentials costs no query in local mode (the statement budgets of
+        tests/api hold), and a server bound beyond loopback is always in accounts mode.
+        """
         if self._accounts:
             return True
-        # Asked on every request until an account exists (a tiny table):
-        # an account made with `smriti users add` while serving counts at once.
+        credentials = connection is not None and _carries_credentials(connection)
+        if self._known and not look and not credentials:
+            return False
         self._accounts = await accounts.any_account()
+        self._known = True
         return self._accounts
 
     async def local_actor(self) -> Actor:
@@ -71,6 +85,10 @@ class Authenticator:
                 secret = bearer_secret(value)
                 return await accounts.actor_for_token(secret) if secret else None
         return None
+
+
+def _carries_credentials(connection: HTTPConnection) -> bool:
+    return "authorization" in connection.headers or COOKIE in connection.cookies
 
 
 def same_origin(connection: HTTPConnection) -> bool:
@@ -115,6 +133,7 @@ def auth_routes(auth: Authenticator) -> list[Route]:
     """POST /auth/login, POST /auth/logout, GET /auth/me."""
 
     async def login(request: Request) -> Response:
+        await auth.accounts_mode(look=True)
         if not same_origin(request):
             return JSONResponse({"error": "Sign in from this server's sign-in page."}, 403)
         body = await request.body()
@@ -162,7 +181,8 @@ def auth_routes(auth: Authenticator) -> list[Route]:
         return response
 
     async def me(request: Request) -> Response:
-        if not await auth.accounts_mode():
+        # The notebook asks this first on every page load: look again.
+        if not await auth.accounts_mode(look=True):
             return JSONResponse({"mode": "local", "name": None, "isAdmin": True})
         actor, _ = await auth.from_headers(request)
         if actor is None:

@@ -60,9 +60,7 @@ async def test_the_first_account_keeps_the_local_data_and_turns_accounts_on(
     assert adopted is True
     _, second = await accounts.add_user("bob", PASSWORD, is_admin=False)
     assert second is False
-    # Accounts mode from the next request: no credentials, 401.
-    response = await gql.http.post("/graphql", json={"query": WHO})
-    assert response.status_code == 401
+    # A running server notices at the first request that carries credentials...
     _, secret = await accounts.create_token(
         account.id, name="t", read_only=False, expires_in_days=None
     )
@@ -74,6 +72,9 @@ async def test_the_first_account_keeps_the_local_data_and_turns_accounts_on(
         },
         headers={"Authorization": f"Bearer {secret}"},
     )
+    # ...and from then on a request without them gets 401.
+    response = await gql.http.post("/graphql", json={"query": WHO})
+    assert response.status_code == 401
     assert mine.json() == {
         "data": {"space": {"name": "Before"}},
         "extensions": mine.json()["extensions"],
