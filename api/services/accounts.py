@@ -196,9 +196,12 @@ async def sign_in(
         account, stored = await store.by_name(name)
     except InputError:
         account, stored = None, None
-    if len(password) > MAX_PASSWORD_CHARS:
-        password = password[:MAX_PASSWORD_CHARS]  # never hash unbounded input
-    ok = _verify(stored or _DUMMY_HASH, password) and stored is not None
+    too_long = len(password) > MAX_PASSWORD_CHARS  # no password is: never hash unbounded input
+    ok = (
+        _verify(stored or _DUMMY_HASH, password[:MAX_PASSWORD_CHARS])
+        and stored is not None
+        and not too_long
+    )
     if account is None or not ok or account.disabled:
         limiter.failed(*keys)
         raise InputError(WRONG)
