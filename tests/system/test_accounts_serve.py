@@ -166,3 +166,35 @@ async def test_a_token_over_http_and_websocket_and_no_secret_is_kept(tmp_path: P
         assert leaked not in server.output
         for path in db_file.parent.iterdir():
             assert leaked.encode() not in path.read_bytes(), (path, "holds a secret")
+
+
+def test_the_users_commands(tmp_path: Path) -> None:
+    url = sqlite_url(tmp_path / "db.sqlite3")
+    short = smriti("users", "add", "bo", "--password-stdin", "--database", url, stdin="short\n")
+    assert (short.returncode, short.stderr) == (
+        2,
+        "smriti: A password has at least 8 characters.\n",
+    )
+    assert smriti("users", "add", "bo", "--database", url, stdin=PASSWORD + "\n").returncode == 0
+    again = smriti("users", "add", "bo", "--database", url, stdin=PASSWORD + "\n")
+    assert (again.returncode, again.stderr) == (2, "smriti: There is already a user named 'bo'.\n")
+    changed = smriti("users", "passwd", "bo", "--database", url, stdin="another passphrase\n")
+    assert (changed.returncode, changed.stderr) == (0, "new password for bo\n")
+    assert smriti("users", "disable", "bo", "--database", url).returncode == 0
+    listed = smriti("users", "list", "--database", url)
+    assert listed.stdout.split("\t")[:2] == ["bo", "disabled"]
+    refused = smriti("tokens", "create", "--user", "bo", "--name", "x", "--database", url)
+    assert (refused.returncode, refused.stdout, refused.stderr) == (
+        2,
+        "",
+        "smriti: bo is disabled.\n",
+    )
+    missing = smriti("users", "disable", "nobody", "--database", url)
+    assert (missing.returncode, missing.stderr) == (2, "smriti: No user named 'nobody'.\n")
+    expiry = smriti(
+        "tokens", "create", "--user", "bo", "--name", "x", "--expires", "soon", "--database", url
+    )
+    assert (expiry.returncode, expiry.stderr) == (
+        2,
+        "smriti: --expires is a number of days like 30d, not 'soon'.\n",
+    )
