@@ -31,4 +31,6 @@ RUN pip install --no-deps --no-build-isolation -e . \
 USER smriti
 VOLUME /data
 EXPOSE 8000
+# Bound to all interfaces, so accounts mode: create the first account first
+# (`docker run --rm -i -v smriti-data:/data IMAGE smriti users add NAME --admin --password-stdin`).
 CMD ["smriti", "serve", "--host", "0.0.0.0", "--port", "8000"]

@@ -23,6 +23,7 @@ from starlette.staticfiles import StaticFiles
 
 from api import graphiql
 from api.graphql.view import graphql_view
+from api.http.auth import auth_routes
 from api.http.headers import SecurityHeaders
 from api.http.hosts import trusted_hosts
 from api.providers import LiteLLMTransport, ProviderRegistry, default_config, load_config
@@ -79,6 +80,7 @@ def create_app(
         Route("/graphql", graphql, methods=["GET", "POST"]),
         WebSocketRoute("/graphql", graphql),
         Route("/healthz", health),
+        *auth_routes(graphql.auth),
     ]
     if graphql.local_ide_html:
         routes.append(Mount(graphiql.VENDOR_URL, StaticFiles(directory=graphiql_vendor_dir)))

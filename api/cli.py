@@ -36,12 +36,19 @@ def _parser() -> argparse.ArgumentParser:
         help="Server processes (default: $SMRITI_WORKERS, else one per core on "
         "PostgreSQL and 1 on SQLite).",
     )
+    serve.add_argument(
+        "--auth",
+        choices=["auto", "accounts"],
+        help="accounts: everyone signs in. auto (default; $SMRITI_AUTH): accounts as soon "
+        "as one exists; a server bound beyond loopback needs one.",
+    )
     commands.add_parser("export-schema", help="Print the GraphQL schema (SDL).")
     verify = commands.add_parser(
         "verify", help="Recompute every checkpoint hash and parent link; exit 1 if one fails."
     )
     verify.add_argument("--space", help="One space (its number or global id; default: all).")
     _database_option(verify)
+    _user_option(verify)
     export = commands.add_parser("export", help="Write spaces or sessions as a document.")
     which = export.add_mutually_exclusive_group()
     which.add_argument("--space", help="One space (its number or global id).")
@@ -56,6 +63,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     export.add_argument("--output", help="Write to this file (default: standard output).")
     _database_option(export)
+    _user_option(export)
     load = commands.add_parser(
         "import",
         help="Recreate an exported JSON document (hashes verified; never twice), "
@@ -63,6 +71,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     load.add_argument("file", help="The JSON document (- for standard input).")
     _database_option(load)
+    _user_option(load)
+    from api.accounts_cli import add_commands
+
+    add_commands(commands, _database_option)
     return parser
 
 
@@ -82,6 +94,12 @@ def _database_option(command: argparse.ArgumentParser) -> None:
     )
 
 
+def _user_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--user", help="Whose data, once the database has accounts (default: the local user)."
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -91,6 +109,10 @@ def main(argv: list[str] | None = None) -> int:
 
         sys.stdout.write(export_schema())
         return 0
+    if args.command in ("users", "tokens"):
+        from api import accounts_cli
+
+        return accounts_cli.run(args)
     if args.command in ("verify", "export", "import"):
         from api import lineage_cli
 
@@ -105,7 +127,10 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         settings = Settings.from_environment(
-            database_url=args.database, providers_file=args.providers, host=args.host
+            database_url=args.database,
+            providers_file=args.providers,
+            host=args.host,
+            auth=args.auth,
         )
     except ConfigError as exc:
         print(f"smriti: {exc.message}", file=sys.stderr)
@@ -132,6 +157,16 @@ def main(argv: list[str] | None = None) -> int:
         os._exit(EXIT_DATABASE)
     if applied:
         print(f"Applied the migrations {', '.join(applied)} to {where}", file=sys.stderr)
+    if not settings.bound_to_loopback:
+        from api.accounts_cli import has_accounts
+
+        if not asyncio.run(has_accounts(settings.database_url)):
+            print(
+                f"smriti: serving on {args.host} needs an account; create the first with "
+                "`smriti users add NAME --admin` (same --database), then start again.",
+                file=sys.stderr,
+            )
+            return 2
     print(
         f"Smriti on http://{args.host}:{args.port}/ (GraphiQL at /graphql), database {where}, "
         f"{workers} worker{'s' if workers > 1 else ''}",
@@ -155,6 +190,7 @@ def main(argv: list[str] | None = None) -> int:
             "database_url": settings.database_url,
             "providers_file": str(settings.providers_file) if settings.providers_file else None,
             "host": args.host,
+            "auth": args.auth,
         }
     )
     return processes.run(workers, args.host, args.port, **options)

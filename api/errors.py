@@ -5,6 +5,9 @@
     │     codes: INVALID, EMPTY_CONTENT, CONTENT_TOO_LARGE, NOT_FOUND,
     │            UNKNOWN_MODEL, WRONG_SPACE, BRANCH_EXISTS, BRANCH_RESERVED,
     │            NO_SPACE, AMBIGUOUS_HASH, CONFLICT
+    │     └── Forbidden   FORBIDDEN (a read-only token writing)
+    ├── Unauthenticated         UNAUTHENTICATED: no valid credentials (HTTP 401)
+    ├── RateLimited             RATE_LIMITED: too many failed sign-ins
     ├── ProviderError           the model call failed; the user's turn is kept
     │     codes: PROVIDER_AUTH, PROVIDER_RATE_LIMIT, PROVIDER_TIMEOUT,
     │            PROVIDER_UNREACHABLE, CONTEXT_TOO_LONG, PROVIDER_UNAVAILABLE,
@@ -42,6 +45,9 @@ class ErrorCode(enum.StrEnum):
     PROVIDER_ERROR = "PROVIDER_ERROR"
     MALFORMED_OUTPUT = "MALFORMED_OUTPUT"
     TAMPERED = "TAMPERED"
+    FORBIDDEN = "FORBIDDEN"
+    UNAUTHENTICATED = "UNAUTHENTICATED"
+    RATE_LIMITED = "RATE_LIMITED"
 
 
 class SmritiError(Exception):
@@ -84,6 +90,30 @@ class ProviderError(SmritiError):
         retry_after: float | None = None,
     ):
         super().__init__(message, code=code, field=field)
+        self.retry_after = retry_after
+
+
+class Forbidden(InputError):
+    """The caller is known but may not do this (a read-only token writing).
+
+    Only for what the caller can see: what they may not read is NotFound."""
+
+    code = ErrorCode.FORBIDDEN
+
+
+class Unauthenticated(SmritiError):
+    """No valid credentials (accounts mode): HTTP 401, never a payload."""
+
+    code = ErrorCode.UNAUTHENTICATED
+
+
+class RateLimited(SmritiError):
+    """Too many failed sign-ins; ``retry_after`` seconds until the next try."""
+
+    code = ErrorCode.RATE_LIMITED
+
+    def __init__(self, message: str, *, retry_after: int):
+        super().__init__(message)
         self.retry_after = retry_after
 
 

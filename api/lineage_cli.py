@@ -26,10 +26,33 @@ def run(args: argparse.Namespace) -> int:
         print(f"smriti: {exc.message}", file=sys.stderr)
         return 2
     if args.command == "verify":
-        return asyncio.run(_verify(url, args.space))
+        return asyncio.run(_verify(url, args.space, args.user))
     if args.command == "export":
         return asyncio.run(_export(url, args))
-    return asyncio.run(_import(url, args.file))
+    return asyncio.run(_import(url, args.file, args.user))
+
+
+async def _owner(user: str | None) -> int | None:
+    """The local user, or with accounts the one --user names (required then);
+    None (said on stderr) when that cannot be."""
+    from api.services import accounts
+    from api.store import accounts as account_store
+    from api.store import spaces
+
+    if user is None:
+        if await accounts.any_account():
+            print(
+                "smriti: this database has accounts: say whose data with --user NAME.",
+                file=sys.stderr,
+            )
+            return None
+        return await spaces.local_user_id()
+    try:
+        account, _ = await account_store.by_name(user)
+    except NotFound as exc:
+        print(f"smriti: {exc.message}", file=sys.stderr)
+        return None
+    return account.id
 
 
 def _key(value: str, type_name: str) -> int | None:
@@ -39,10 +62,12 @@ def _key(value: str, type_name: str) -> int | None:
 
 
 async def _export(db_url: str, args: argparse.Namespace) -> int:
-    from api.store import spaces, transfer
+    from api.store import transfer
 
     async with transfer.opened(db_url):
-        owner = await spaces.local_user_id()
+        owner = await _owner(args.user)
+        if owner is None:
+            return EXIT_USAGE
         try:
             text = await _document(owner, args)
         except SmritiError as exc:
@@ -84,9 +109,9 @@ def _required(value: str, type_name: str) -> int:
     return key
 
 
-async def _import(db_url: str, file: str) -> int:
+async def _import(db_url: str, file: str, user: str | None) -> int:
     from api.services import transfer as service
-    from api.store import spaces, transfer
+    from api.store import transfer
 
     try:
         text = sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")
@@ -97,7 +122,9 @@ async def _import(db_url: str, file: str) -> int:
 
     registry = provider_registry(Settings.from_environment(database_url=db_url))
     async with transfer.opened(db_url):
-        owner = await spaces.local_user_id()
+        owner = await _owner(user)
+        if owner is None:
+            return EXIT_USAGE
         try:
             imported = await service.import_document(owner, text, registry)
         except SmritiError as exc:
@@ -113,12 +140,14 @@ async def _import(db_url: str, file: str) -> int:
     return 0
 
 
-async def _verify(db_url: str, space: str | None) -> int:
+async def _verify(db_url: str, space: str | None, user: str | None) -> int:
     from api.services import transfer as service
-    from api.store import spaces, transfer
+    from api.store import transfer
 
     async with transfer.opened(db_url):
-        owner = await spaces.local_user_id()
+        owner = await _owner(user)
+        if owner is None:
+            return EXIT_USAGE
         if space is None:
             targets = await transfer.space_ids(owner)
         else:

@@ -60,6 +60,14 @@ class Settings:
     allowed_hosts: tuple[str, ...] = field(default_factory=tuple)
     # `smriti serve` processes (SMRITI_WORKERS); None: api.workers.default_workers.
     workers: int | None = None
+    # "accounts": every request signs in, even before an account exists. None
+    # (the default): accounts as soon as one exists, or when not bound to loopback.
+    auth: str | None = None
+    # A browser session ends after this long without a request.
+    session_idle_seconds: int = 7 * 24 * 3600
+    # Failed sign-ins allowed per account and per address within the window.
+    sign_in_failures: int = 10
+    sign_in_window_seconds: int = 15 * 60
 
     @property
     def body_limit(self) -> int:
@@ -81,6 +89,7 @@ class Settings:
         database_url: str | None = None,
         providers_file: str | None = None,
         host: str = "127.0.0.1",
+        auth: str | None = None,
     ) -> Settings:
         from api.store.database import normalize_url, sqlite_url
 
@@ -112,6 +121,8 @@ class Settings:
             workers=_whole(env, "SMRITI_WORKERS", 1, 1)
             if env.get("SMRITI_WORKERS", "").strip()
             else None,
+            auth=_auth(auth or env.get("SMRITI_AUTH", "")),
+            session_idle_seconds=_whole(env, "SMRITI_SESSION_IDLE_SECONDS", 7 * 24 * 3600, 60),
         )
 
 
@@ -139,6 +150,15 @@ def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
         raise ConfigError(f"{name} must be a number of seconds, not {raw[:40]!r}.") from None
     if not 0 < value < float("inf"):
         raise ConfigError(f"{name} must be a number of seconds above 0, not {raw[:40]!r}.")
+    return value
+
+
+def _auth(raw: str) -> str | None:
+    value = raw.strip().lower()
+    if value in ("", "auto"):
+        return None
+    if value != "accounts":
+        raise ConfigError(f"SMRITI_AUTH must be 'accounts' or 'auto', not {raw[:40]!r}.")
     return value
 
 

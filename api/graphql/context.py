@@ -7,6 +7,8 @@ from typing import Any
 
 from strawberry.types import Info as StrawberryInfo
 
+from api.domain.accounts import Actor
+from api.errors import Forbidden
 from api.graphql.loaders import Loaders, make_loaders
 from api.services.base import Services
 
@@ -17,10 +19,25 @@ class Context:
     owner_id: int
     # A GET has a smaller query budget (api/graphql/cost.py): any page can send one.
     via_get: bool = False
+    # Who is asking; None only on a websocket before its connection_init is read.
+    actor: Actor | None = None
+    # A websocket's connection_init payload (Strawberry sets it).
+    connection_params: Any = None
     loaders: Loaders = field(init=False)
 
     def __post_init__(self) -> None:
         self.loaders = make_loaders(self.owner_id)
+
+    def act_as(self, actor: Actor) -> None:
+        """The caller, once a websocket's connection_init has said who it is."""
+        self.actor = actor
+        self.owner_id = actor.user_id
+        self.loaders = make_loaders(actor.user_id)
+
+    def check_writable(self) -> None:
+        """Forbidden for a read-only token."""
+        if self.actor is not None and self.actor.read_only:
+            raise Forbidden("This API token is read-only: it cannot change anything.")
 
 
 Info = StrawberryInfo[Context, Any]

@@ -47,6 +47,7 @@ class Subscription:
         ],
     ) -> AsyncGenerator[MessageStreamEvent, None]:
         try:
+            info.context.check_writable()  # it saves turns: not for a read-only token
             session_id = ids.decode(input.session_id, "Session", field="sessionId")
             session = await sessions.get(info.context.owner_id, session_id)
             override = send_options(input)

@@ -9,13 +9,17 @@ from typing import Any
 
 from cross_web import AsyncHTTPRequestAdapter, HTTPException
 from graphql import GraphQLError, parse
-from starlette.requests import Request
-from starlette.responses import HTMLResponse
+from starlette.requests import HTTPConnection, Request
+from starlette.responses import HTMLResponse, RedirectResponse
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 from strawberry.http import GraphQLRequestData
 from strawberry.http.websocket_origin import normalize_allowed_origins
 from strawberry.subscriptions import GRAPHQL_SSE_PROTOCOL, GRAPHQL_TRANSPORT_WS_PROTOCOL
+from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import (
+    BaseGraphQLTransportWSHandler,
+)
+from strawberry.subscriptions.protocols.graphql_transport_ws.types import ConnectionInitMessage
 from strawberry.types.graphql import OperationType
 from strawberry.utils.operation import get_operation_type
 
@@ -23,8 +27,8 @@ from api import graphiql
 from api.errors import ConfigError
 from api.graphql.context import Context
 from api.graphql.schema import build_schema
+from api.http.auth import Authenticator, forbidden_origin, same_origin, unauthenticated
 from api.services.base import Services
-from api.store import spaces
 
 # Subscriptions over a websocket at /graphql, or as Server-Sent Events from a
 # POST to /graphql with `Accept: text/event-stream` (graphql-sse, distinct
@@ -32,15 +36,40 @@ from api.store import spaces
 SUBSCRIPTION_PROTOCOLS = (GRAPHQL_TRANSPORT_WS_PROTOCOL, GRAPHQL_SSE_PROTOCOL)
 
 
+class TransportWSHandler(BaseGraphQLTransportWSHandler[Context, None]):
+    """graphql-transport-ws, with the caller named in connection_init when the
+    handshake had no session cookie: no valid token closes the socket with 4401."""
+
+    view: SmritiGraphQL
+
+    async def handle_connection_init(self, message: ConnectionInitMessage) -> None:
+        context = self.context
+        if context.actor is None and not self.connection_init_received:
+            payload = message.get("payload") or {}
+            actor = (
+                await self.view.auth.from_payload(payload) if isinstance(payload, dict) else None
+            )
+            if actor is None:
+                self.connection_init_received = True
+                if self.connection_init_timeout_task:
+                    self.connection_init_timeout_task.cancel()
+                await self.websocket.close(code=4401, reason="Unauthorized")
+                return
+            context.act_as(actor)
+        await super().handle_connection_init(message)
+
+
 class SmritiGraphQL(GraphQL[Context, None]):
     """Strawberry's ASGI view with Smriti's per-request context."""
+
+    graphql_transport_ws_handler_class = TransportWSHandler
 
     def __init__(
         self, services: Services, *, vendor_dir: Path = graphiql.VENDOR_DIR, **kwargs: Any
     ) -> None:
         super().__init__(build_schema(services.settings), **kwargs)
         self.services = services
-        self.owner_id: int | None = None
+        self.auth = Authenticator(services.settings)
         self.max_query_tokens = services.settings.max_query_tokens
         # Decided once: the assets are fetched at install time, not while serving.
         self.local_ide_html = graphiql.local_page(super().graphql_ide_html, vendor_dir)
@@ -107,11 +136,45 @@ class SmritiGraphQL(GraphQL[Context, None]):
             )
         return parsed
 
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        """Who is asking, settled before Strawberry sees the request.
+
+        Accounts mode: an HTTP request (query, mutation, SSE) without valid
+        credentials gets 401; a browser's POST from another origin 403. A
+        websocket may name its caller in connection_init instead (TransportWSHandler).
+        """
+        state = scope.setdefault("state", {})
+        if not await self.auth.accounts_mode(HTTPConnection(scope)):
+            state["actor"] = await self.auth.local_actor()
+        elif scope["type"] == "http":
+            request = Request(scope, receive)
+            actor, by_cookie = await self.auth.from_headers(request)
+            if actor is None:
+                if request.method == "GET" and "text/html" in request.headers.get("accept", ""):
+                    # GraphiQL: sign in first, then come back.
+                    await RedirectResponse("/login.html?next=/graphql", 303)(scope, receive, send)
+                    return
+                await unauthenticated()(scope, receive, send)
+                return
+            if by_cookie and request.method != "GET" and not same_origin(request):
+                await forbidden_origin()(scope, receive, send)
+                return
+            state["actor"] = actor
+        elif scope["type"] == "websocket":
+            actor, _ = await self.auth.from_headers(WebSocket(scope, receive, send))
+            state["actor"] = actor
+        await super().__call__(scope, receive, send)
+
     async def get_context(self, request: Request | WebSocket, response: Any) -> Context:
-        if self.owner_id is None:
-            self.owner_id = await spaces.local_user_id()
         via_get = isinstance(request, Request) and request.method == "GET"
-        return Context(services=self.services, owner_id=self.owner_id, via_get=via_get)
+        actor = request.scope.get("state", {}).get("actor")
+        # A websocket without a cookie acts as nobody until its connection_init.
+        return Context(
+            services=self.services,
+            owner_id=actor.user_id if actor else 0,
+            via_get=via_get,
+            actor=actor,
+        )
 
 
 def operation_type(

@@ -18,9 +18,49 @@ class User(Model):
     id = fields.BigIntField(primary_key=True)
     name = fields.CharField(max_length=100, unique=True)
     created_at = fields.DatetimeField()
+    # An account is a user with a password (an Argon2id hash); the local user has none.
+    password_hash = fields.CharField(max_length=200, null=True)
+    is_admin = fields.BooleanField(default=False, db_default=False)
+    disabled = fields.BooleanField(default=False, db_default=False)
 
     class Meta:
         table = "smriti_user"
+
+
+class ApiToken(Model):
+    """A bearer token: only its SHA-256 is kept, plus a short prefix to recognise it by."""
+
+    id = fields.BigIntField(primary_key=True)
+    user: fields.ForeignKeyRelation[User] = fields.ForeignKeyField(
+        "models.User", related_name="api_tokens", on_delete=OnDelete.CASCADE
+    )
+    name = fields.CharField(max_length=100)
+    token_hash = fields.CharField(max_length=64, unique=True)
+    prefix = fields.CharField(max_length=16)
+    read_only = fields.BooleanField(default=False, db_default=False)
+    created_at = fields.DatetimeField()
+    last_used_at = fields.DatetimeField(null=True)
+    expires_at = fields.DatetimeField(null=True)
+    revoked_at = fields.DatetimeField(null=True)
+
+    class Meta:
+        table = "api_token"
+        indexes = (("user_id", "id"),)
+
+
+class WebSession(Model):
+    """A signed-in browser: only the SHA-256 of its cookie is kept."""
+
+    id = fields.BigIntField(primary_key=True)
+    user: fields.ForeignKeyRelation[User] = fields.ForeignKeyField(
+        "models.User", related_name="web_sessions", on_delete=OnDelete.CASCADE
+    )
+    session_hash = fields.CharField(max_length=64, unique=True)
+    created_at = fields.DatetimeField()
+    last_seen_at = fields.DatetimeField()
+
+    class Meta:
+        table = "web_session"
 
 
 class Space(Model):

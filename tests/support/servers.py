@@ -49,6 +49,7 @@ class SmritiServer:
         prefix: tuple[str, ...] = (),
         python: str = sys.executable,
         workers: int | None = None,
+        args: tuple[str, ...] = (),
     ) -> None:
         self.port = free_port()
         self.prefix = prefix  # e.g. UNPRIVILEGED: run the server without root's rights
@@ -57,6 +58,7 @@ class SmritiServer:
         self.providers = providers
         self.env = env or {}
         self.workers = workers  # --workers; None: the server's default
+        self.args = args  # more `smriti serve` options, e.g. ("--host", "0.0.0.0")
         self.process: subprocess.Popen[bytes] | None = None
         self._log: IO[bytes] | None = None
         self.output = ""  # everything the server printed, once it has stopped
@@ -87,7 +89,7 @@ class SmritiServer:
             command += ["--providers", str(self.providers)]
         if self.workers is not None:
             command += ["--workers", str(self.workers)]
-        return command
+        return command + list(self.args)
 
     def environment(self) -> dict[str, str]:
         return {

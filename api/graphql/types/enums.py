@@ -102,3 +102,13 @@ class ErrorCode(enum.Enum):
         "TAMPERED",
         description="An imported checkpoint's hash does not match its fields or parent.",
     )
+    FORBIDDEN = strawberry.enum_value(
+        "FORBIDDEN", description="A read-only API token cannot change anything."
+    )
+    UNAUTHENTICATED = strawberry.enum_value(
+        "UNAUTHENTICATED",
+        description="No valid credentials: sign in, or send `Authorization: Bearer smr_…`.",
+    )
+    RATE_LIMITED = strawberry.enum_value(
+        "RATE_LIMITED", description="Too many failed sign-ins; wait before trying again."
+    )

@@ -1,0 +1,127 @@
+"""The caller (viewer), and their API tokens: createApiToken, revokeApiToken."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import strawberry
+
+from api.graphql import ids
+from api.graphql.context import Info
+from api.graphql.mutations.base import attempt
+from api.graphql.types.account import ApiToken
+from api.graphql.types.errors import error_type
+from api.services import accounts
+from api.store import accounts as store
+
+CreateApiTokenError = error_type("CreateApiTokenError", "createApiToken")
+RevokeApiTokenError = error_type("RevokeApiTokenError", "revokeApiToken")
+
+
+@strawberry.type(description="Who is asking: the signed-in user, or the user of an API token.")
+class Viewer:
+    user_id: strawberry.Private[int]
+    name: str = strawberry.field(description="Their user name (`local` without accounts).")
+    is_admin: bool = strawberry.field(description="Whether they administer this server.")
+    read_only: bool = strawberry.field(
+        description="Whether this request came with a read-only API token."
+    )
+    token_name: str | None = strawberry.field(
+        description="The name of the API token this request came with; null for a browser."
+    )
+
+    @strawberry.field(description="Their API tokens, newest first, revoked ones included.")
+    async def api_tokens(self) -> list[ApiToken]:
+        return [ApiToken.from_domain(token) for token in await store.tokens(self.user_id)]
+
+
+@strawberry.type
+class ViewerQuery:
+    @strawberry.field(description="Who is asking.")
+    def viewer(self, info: Info) -> Viewer:
+        actor = info.context.actor
+        assert actor is not None  # the view settles it before anything runs
+        return Viewer(
+            user_id=actor.user_id,
+            name=actor.name,
+            is_admin=actor.is_admin,
+            read_only=actor.read_only,
+            token_name=actor.token_name,
+        )
+
+
+@strawberry.input(description="A new API token for yourself.")
+class CreateApiTokenInput:
+    name: str = strawberry.field(description="What it is for (1 to 100 characters).")
+    read_only: bool = strawberry.field(
+        default=False, description="It may read but never change anything."
+    )
+    expires_in_days: int | None = strawberry.field(
+        default=None, description="Days until it stops working (1 to 3650); null: never."
+    )
+
+
+@strawberry.type(description="The result of createApiToken.")
+class CreateApiTokenPayload:
+    api_token: ApiToken | None = strawberry.field(description="The new token.")
+    secret: str | None = strawberry.field(
+        description="The token itself (`smr_…`), for `Authorization: Bearer`. Shown this "
+        "once: only its hash is kept."
+    )
+    errors: list[CreateApiTokenError] = strawberry.field(description="Why it failed, if it did.")
+
+
+@strawberry.input(description="The token to revoke.")
+class RevokeApiTokenInput:
+    id: strawberry.ID = strawberry.field(description="The token's id.")
+
+
+@strawberry.type(description="The result of revokeApiToken.")
+class RevokeApiTokenPayload:
+    api_token: ApiToken | None = strawberry.field(description="The token, now revoked.")
+    errors: list[RevokeApiTokenError] = strawberry.field(description="Why it failed, if it did.")
+
+
+@strawberry.type
+class AccountMutation:
+    @strawberry.mutation(
+        description="Create an API token for yourself; its secret is in this answer only."
+    )
+    async def create_api_token(
+        self,
+        info: Info,
+        input: Annotated[
+            CreateApiTokenInput, strawberry.argument(description="The createApiToken arguments.")
+        ],
+    ) -> CreateApiTokenPayload:
+        actor = info.context.actor
+        assert actor is not None
+
+        async def work() -> tuple[ApiToken, str]:
+            token, secret = await accounts.create_token(
+                actor.user_id,
+                name=input.name,
+                read_only=input.read_only,
+                expires_in_days=input.expires_in_days,
+            )
+            return ApiToken.from_domain(token), secret
+
+        created, errors = await attempt(work(), CreateApiTokenError)
+        if created is None:
+            return CreateApiTokenPayload(api_token=None, secret=None, errors=errors)
+        return CreateApiTokenPayload(api_token=created[0], secret=created[1], errors=[])
+
+    @strawberry.mutation(description="Revoke one of your API tokens: it stops working at once.")
+    async def revoke_api_token(
+        self,
+        info: Info,
+        input: Annotated[
+            RevokeApiTokenInput, strawberry.argument(description="The revokeApiToken arguments.")
+        ],
+    ) -> RevokeApiTokenPayload:
+        async def work() -> ApiToken:
+            token_id = ids.decode(input.id, "ApiToken", field="id")
+            return ApiToken.from_domain(await store.revoke_token(info.context.owner_id, token_id))
+
+        token, errors = await attempt(work(), RevokeApiTokenError)
+        return RevokeApiTokenPayload(api_token=token, errors=errors)

@@ -1,0 +1,196 @@
+"""Who is asking: the local user, or (accounts mode) a token or a signed-in browser.
+
+Accounts mode is on when the settings ask for it (``--auth accounts``), when
+the server is not bound to loopback, or as soon as one account exists. In it,
+every GraphQL request carries ``Authorization: Bearer smr_…`` or the session
+cookie set by ``POST /auth/login``. A browser's POST also has to come from a
+page of this server (its Origin is the Host it asks): no CORS is granted.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from typing import Any
+from urllib.parse import urlsplit
+
+from starlette.requests import HTTPConnection, Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from api.domain.accounts import Actor, bearer_secret
+from api.errors import InputError, RateLimited
+from api.services import accounts
+from api.settings import Settings
+from api.store import spaces
+
+COOKIE = "smriti_session"
+MAX_LOGIN_BODY = 4096
+
+
+class Authenticator:
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.idle = timedelta(seconds=settings.session_idle_seconds)
+        self.limiter = accounts.SignInLimiter(
+            limit=settings.sign_in_failures, window=settings.sign_in_window_seconds
+        )
+        # Once on, accounts mode stays on: accounts are disabled, never deleted.
+        self._accounts = settings.auth == "accounts" or not settings.bound_to_loopback
+        self._known = False  # whether the database has been asked yet
+        self._local: Actor | None = None
+
+    async def accounts_mode(
+        self, connection: HTTPConnection | None = None, *, look: bool = False
+    ) -> bool:
+        """Whether requests must authenticate.
+
+        The database is asked once at the first request, and again whenever a
+        request carries credentials (a bearer token or a session cookie) or is a
+        sign-in: an account made with `smriti users add` while a loopback server
+        runs turns accounts on at its first use, or at the next start. A request
+        without credentials costs no query in local mode (the statement budgets of
+        tests/api hold), and a server bound beyond loopback is always in accounts mode.
+        """
+        if self._accounts:
+            return True
+        credentials = connection is not None and _carries_credentials(connection)
+        if self._known and not look and not credentials:
+            return False
+        self._accounts = await accounts.any_account()
+        self._known = True
+        return self._accounts
+
+    async def local_actor(self) -> Actor:
+        if self._local is None:
+            user_id = await spaces.local_user_id()
+            self._local = Actor(user_id=user_id, name=spaces.LOCAL_USER, is_admin=True)
+        return self._local
+
+    async def from_headers(self, connection: HTTPConnection) -> tuple[Actor | None, bool]:
+        """(actor, by_cookie) from the Authorization header or the session cookie."""
+        header = connection.headers.get("authorization")
+        if header is not None:
+            secret = bearer_secret(header)
+            return (await accounts.actor_for_token(secret) if secret else None), False
+        cookie = connection.cookies.get(COOKIE)
+        if cookie:
+            return await accounts.actor_for_cookie(cookie, self.idle), True
+        return None, False
+
+    async def from_payload(self, payload: dict[str, Any]) -> Actor | None:
+        """A websocket's connection_init payload: {"Authorization": "Bearer smr_…"}."""
+        for key, value in payload.items():
+            if key.lower() == "authorization" and isinstance(value, str):
+                secret = bearer_secret(value)
+                return await accounts.actor_for_token(secret) if secret else None
+        return None
+
+
+def _carries_credentials(connection: HTTPConnection) -> bool:
+    return "authorization" in connection.headers or COOKIE in connection.cookies
+
+
+def same_origin(connection: HTTPConnection) -> bool:
+    """Whether the request's Origin names the host it was sent to."""
+    origin = connection.headers.get("origin")
+    host = connection.headers.get("host")
+    if not origin or not host or origin == "null":
+        return False
+    return urlsplit(origin).netloc.lower() == host.lower()
+
+
+def unauthenticated(message: str = "Sign in, or send `Authorization: Bearer smr_…`.") -> Response:
+    """HTTP 401 with a top-level GraphQL error."""
+    return JSONResponse(
+        {"data": None, "errors": [{"message": message, "extensions": {"code": "UNAUTHENTICATED"}}]},
+        status_code=401,
+        headers={"WWW-Authenticate": 'Bearer realm="smriti"'},
+    )
+
+
+def forbidden_origin() -> Response:
+    return JSONResponse(
+        {
+            "data": None,
+            "errors": [
+                {
+                    "message": "A browser request must come from this server's own pages "
+                    "(its Origin must match its Host).",
+                    "extensions": {"code": "FORBIDDEN"},
+                }
+            ],
+        },
+        status_code=403,
+    )
+
+
+def _client_address(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
+
+
+def auth_routes(auth: Authenticator) -> list[Route]:
+    """POST /auth/login, POST /auth/logout, GET /auth/me."""
+
+    async def login(request: Request) -> Response:
+        await auth.accounts_mode(look=True)
+        if not same_origin(request):
+            return JSONResponse({"error": "Sign in from this server's sign-in page."}, 403)
+        body = await request.body()
+        if len(body) > MAX_LOGIN_BODY:
+            return JSONResponse({"error": "The request is too large."}, 413)
+        try:
+            fields = json.loads(body)
+            name, password = fields["name"], fields["password"]
+            if not isinstance(name, str) or not isinstance(password, str):
+                raise TypeError
+        except (ValueError, KeyError, TypeError):
+            return JSONResponse({"error": 'Send {"name": …, "password": …} as JSON.'}, 400)
+        try:
+            actor, secret = await accounts.sign_in(
+                name, password, _client_address(request), auth.limiter
+            )
+        except RateLimited as exc:
+            return JSONResponse(
+                {"error": exc.message, "retryAfterSeconds": exc.retry_after},
+                429,
+                headers={"Retry-After": str(exc.retry_after)},
+            )
+        except InputError as exc:
+            return JSONResponse({"error": exc.message}, 401)
+        response = JSONResponse({"name": actor.name, "isAdmin": actor.is_admin})
+        response.set_cookie(
+            COOKIE,
+            secret,
+            max_age=auth.settings.session_idle_seconds,
+            path="/",
+            httponly=True,
+            samesite="lax",
+            secure=request.url.scheme == "https",
+        )
+        return response
+
+    async def logout(request: Request) -> Response:
+        if not same_origin(request):
+            return JSONResponse({"error": "Sign out from this server's pages."}, 403)
+        cookie = request.cookies.get(COOKIE)
+        if cookie:
+            await accounts.sign_out(cookie)
+        response = JSONResponse({"signedOut": True})
+        response.delete_cookie(COOKIE, path="/", httponly=True, samesite="lax")
+        return response
+
+    async def me(request: Request) -> Response:
+        # The notebook asks this first on every page load: look again.
+        if not await auth.accounts_mode(look=True):
+            return JSONResponse({"mode": "local", "name": None, "isAdmin": True})
+        actor, _ = await auth.from_headers(request)
+        if actor is None:
+            return JSONResponse({"mode": "accounts", "name": None}, 401)
+        return JSONResponse({"mode": "accounts", "name": actor.name, "isAdmin": actor.is_admin})
+
+    return [
+        Route("/auth/login", login, methods=["POST"]),
+        Route("/auth/logout", logout, methods=["POST"]),
+        Route("/auth/me", me, methods=["GET"]),
+    ]

@@ -1,0 +1,223 @@
+"""Users with passwords, their API tokens and their browser sessions."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from tortoise.exceptions import IntegrityError
+from tortoise.transactions import in_transaction
+
+from api.domain.accounts import Account, ApiToken
+from api.errors import InputError, NotFound
+from api.store import models
+from api.store.spaces import LOCAL_USER
+from api.store.writes import finished
+
+# last_used_at is written at most this often per token.
+LAST_USED_GRANULARITY = timedelta(minutes=1)
+
+
+def _account(row: models.User) -> Account:
+    return Account(
+        id=int(row.id),
+        name=row.name,
+        is_admin=row.is_admin,
+        disabled=row.disabled,
+        has_password=row.password_hash is not None,
+        created_at=row.created_at,
+    )
+
+
+def _token(row: models.ApiToken) -> ApiToken:
+    return ApiToken(
+        id=int(row.id),
+        user_id=int(row.user_id),  # type: ignore[attr-defined]
+        name=row.name,
+        prefix=row.prefix,
+        read_only=row.read_only,
+        created_at=row.created_at,
+        last_used_at=row.last_used_at,
+        expires_at=row.expires_at,
+        revoked_at=row.revoked_at,
+    )
+
+
+async def any_account() -> bool:
+    """Whether one user has a password: from then on, the server runs with accounts."""
+    return await models.User.filter(password_hash__isnull=False).exists()
+
+
+@finished
+async def add(name: str, password_hash: str, *, is_admin: bool) -> tuple[Account, bool]:
+    """A new account; (account, adopted).
+
+    The first account takes over the local user's row (adopted=True): the spaces
+    and sessions made before accounts existed become the first account's.
+    """
+    now = datetime.now(UTC)
+    async with in_transaction():
+        if await models.User.filter(name=name).exists():
+            raise InputError(f"There is already a user named {name!r}.")
+        local = None
+        if not await models.User.filter(password_hash__isnull=False).exists():
+            local = await models.User.get_or_none(name=LOCAL_USER, password_hash=None)
+        if local is not None:
+            local.name = name
+            local.password_hash = password_hash
+            local.is_admin = is_admin
+            await local.save(update_fields=["name", "password_hash", "is_admin"])
+            return _account(local), True
+        try:
+            row = await models.User.create(
+                name=name, password_hash=password_hash, is_admin=is_admin, created_at=now
+            )
+        except IntegrityError:
+            raise InputError(f"There is already a user named {name!r}.") from None
+        return _account(row), False
+
+
+async def accounts() -> list[Account]:
+    return [
+        _account(row)
+        for row in await models.User.filter(password_hash__isnull=False).order_by("id")
+    ]
+
+
+async def by_name(name: str) -> tuple[Account, str | None]:
+    """An account and its password hash (for a sign-in); NotFound if there is none."""
+    row = await models.User.get_or_none(name=name, password_hash__isnull=False)
+    if row is None:
+        raise NotFound(f"No user named {name!r}.", field="name")
+    return _account(row), row.password_hash
+
+
+async def by_id(user_id: int) -> Account | None:
+    row = await models.User.get_or_none(id=user_id)
+    return None if row is None else _account(row)
+
+
+@finished
+async def disable(name: str) -> None:
+    """A disabled user's tokens and sessions stop working; nothing is deleted."""
+    async with in_transaction():
+        updated = await models.User.filter(name=name, password_hash__isnull=False).update(
+            disabled=True
+        )
+        if not updated:
+            raise NotFound(f"No user named {name!r}.", field="name")
+        await models.WebSession.filter(user__name=name).delete()
+
+
+@finished
+async def set_password(name: str, password_hash: str) -> None:
+    """A new password signs every browser out."""
+    async with in_transaction():
+        row = await models.User.get_or_none(name=name, password_hash__isnull=False)
+        if row is None:
+            raise NotFound(f"No user named {name!r}.", field="name")
+        row.password_hash = password_hash
+        await row.save(update_fields=["password_hash"])
+        await models.WebSession.filter(user_id=row.id).delete()
+
+
+@finished
+async def set_password_hash(user_id: int, password_hash: str) -> None:
+    """Replace an outdated hash (argon2's check_needs_rehash) after a sign-in."""
+    await models.User.filter(id=user_id).update(password_hash=password_hash)
+
+
+@finished
+async def create_token(
+    user_id: int,
+    *,
+    name: str,
+    token_hash: str,
+    prefix: str,
+    read_only: bool,
+    expires_at: datetime | None,
+) -> ApiToken:
+    row = await models.ApiToken.create(
+        user_id=user_id,
+        name=name,
+        token_hash=token_hash,
+        prefix=prefix,
+        read_only=read_only,
+        created_at=datetime.now(UTC),
+        expires_at=expires_at,
+    )
+    return _token(row)
+
+
+async def tokens(user_id: int) -> list[ApiToken]:
+    """A user's tokens that still work or were revoked, newest first."""
+    rows = await models.ApiToken.filter(user_id=user_id).order_by("-id")
+    return [_token(row) for row in rows]
+
+
+@finished
+async def revoke_token(user_id: int, token_id: int) -> ApiToken:
+    async with in_transaction():
+        row = await models.ApiToken.get_or_none(id=token_id, user_id=user_id)
+        if row is None:
+            raise NotFound("No such API token.", field="id")
+        if row.revoked_at is None:
+            row.revoked_at = datetime.now(UTC)
+            await row.save(update_fields=["revoked_at"])
+        return _token(row)
+
+
+async def token_owner(token_hash: str, now: datetime) -> tuple[Account, ApiToken] | None:
+    """The live token with this hash and its (enabled) user; None otherwise.
+
+    Marks it used, at most once a minute.
+    """
+    row = await models.ApiToken.get_or_none(token_hash=token_hash).select_related("user")
+    if row is None or row.revoked_at is not None:
+        return None
+    if row.expires_at is not None and row.expires_at <= now:
+        return None
+    user = row.user
+    if user.disabled or user.password_hash is None:
+        return None
+    if row.last_used_at is None or now - row.last_used_at >= LAST_USED_GRANULARITY:
+        await _mark_used(int(row.id), now)
+        row.last_used_at = now
+    return _account(user), _token(row)
+
+
+@finished
+async def _mark_used(token_id: int, now: datetime) -> None:
+    await models.ApiToken.filter(id=token_id).update(last_used_at=now)
+
+
+@finished
+async def create_web_session(user_id: int, session_hash: str) -> None:
+    now = datetime.now(UTC)
+    await models.WebSession.create(
+        user_id=user_id, session_hash=session_hash, created_at=now, last_seen_at=now
+    )
+
+
+async def web_session_owner(session_hash: str, now: datetime, idle: timedelta) -> Account | None:
+    """The enabled user signed in with this cookie, unless it has been idle too long."""
+    row = await models.WebSession.get_or_none(session_hash=session_hash).select_related("user")
+    if row is None:
+        return None
+    if now - row.last_seen_at > idle:
+        await end_web_session(session_hash)
+        return None
+    if row.user.disabled or row.user.password_hash is None:
+        return None
+    if now - row.last_seen_at >= LAST_USED_GRANULARITY:
+        await _seen(int(row.id), now)
+    return _account(row.user)
+
+
+@finished
+async def _seen(session_id: int, now: datetime) -> None:
+    await models.WebSession.filter(id=session_id).update(last_seen_at=now)
+
+
+@finished
+async def end_web_session(session_hash: str) -> None:
+    await models.WebSession.filter(session_hash=session_hash).delete()

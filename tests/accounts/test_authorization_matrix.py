@@ -1,0 +1,354 @@
+"""The authorization matrix (issue 9): every operation of the schema, every actor.
+
+Generated from the schema: `test_every_operation_has_a_row` fails when a Query
+field, Mutation or Subscription has no row. Each cell then runs for real
+against an accounts-mode app whose owner's objects exist first.
+
+Actors: owner (a full token), other (another user's token), read_only (the
+owner's read-only token), and anonymous / revoked / expired / disabled (no
+token, a revoked one, an expired one, a disabled user's), which are all
+unauthenticated. Outcomes:
+
+    OK        the owner's answer: no error, the object itself
+    HIDDEN    the owner's objects do not exist for them: null / NOT_FOUND
+    OWN       it works, on their own (empty) data: none of the owner's ids appear
+    FORBIDDEN the payload's typed FORBIDDEN error, nothing written
+    DENIED    HTTP 401 with a top-level UNAUTHENTICATED error
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from api.graphql.schema import build_schema
+from api.settings import Settings
+from tests.accounts.world import World, accounts_app
+from tests.support.streams import STREAM, sse_events
+
+OK, HIDDEN, OWN, FORBIDDEN, DENIED = "OK", "HIDDEN", "OWN", "FORBIDDEN", "DENIED"
+ACTORS = ("anonymous", "revoked", "expired", "disabled", "other", "read_only", "owner")
+ERR = "errors { code message field }"
+
+# operation: (document, variables from the world's ids)
+OPERATIONS: dict[str, tuple[str, Any]] = {
+    "search": ('query { search(query: "hello") { edges { node { __typename } } } }', {}),
+    "node": ("query($id: ID!) { node(id: $id) { id } }", {"id": "space"}),
+    "spaces": ("query { spaces { edges { node { id } } } }", {}),
+    "sessions": ("query { sessions { edges { node { id } } } }", {}),
+    "space": ("query($id: ID!) { space(id: $id) { id } }", {"id": "space"}),
+    "session": ("query($id: ID!) { session(id: $id) { id } }", {"id": "session"}),
+    "checkpoint": ("query($id: ID!) { checkpoint(id: $id) { id } }", {"id": "c1"}),
+    "checkpointByHash": (
+        "query($s: ID!, $h: String!) { checkpointByHash(spaceId: $s, hash: $h) { id } }",
+        {"s": "space", "h": "c1Hash"},
+    ),
+    "providers": ("query { providers { chatDefault } }", {}),
+    "contextPreview": (
+        'query($s: ID!) { contextPreview(input: {sessionId: $s, content: "hi"}) { mode } }',
+        {"s": "session"},
+    ),
+    "compareCheckpoints": (
+        "query($a: ID!, $b: ID!) { compareCheckpoints(a: $a, b: $b) { a { id } } }",
+        {"a": "c1", "b": "c2"},
+    ),
+    "previewMerge": (
+        'query($s: ID!, $f: ID!) { previewMerge(input: {spaceId: $s, into: "main", '
+        "from: $f, draftWithModel: false}) { fastForward } }",
+        {"s": "space", "f": "c2"},
+    ),
+    "verifyLineage": ("query($s: ID!) { verifyLineage(spaceId: $s) { ok } }", {"s": "space"}),
+    "exportSpace": (
+        "query($s: ID!) { exportSpace(input: {spaceId: $s, format: JSON}) { fileName } }",
+        {"s": "space"},
+    ),
+    "exportSession": (
+        "query($s: ID!) { exportSession(input: {sessionId: $s, format: JSON}) { fileName } }",
+        {"s": "loose"},
+    ),
+    "viewer": ("query { viewer { name apiTokens { name } } }", {}),
+    "createSpace": (
+        f'mutation {{ createSpace(input: {{name: "New"}}) {{ space {{ id }} {ERR} }} }}',
+        {},
+    ),
+    "updateSpace": (
+        f'mutation($id: ID!) {{ updateSpace(input: {{id: $id, name: "Renamed"}}) {{ space {{ id }} {ERR} }} }}',
+        {"id": "space"},
+    ),
+    "deleteSpace": (
+        f"mutation($id: ID!) {{ deleteSpace(input: {{id: $id}}) {{ deletedId {ERR} }} }}",
+        {"id": "space"},
+    ),
+    "createSession": (
+        f"mutation($s: ID!) {{ createSession(input: {{spaceId: $s}}) {{ session {{ id }} {ERR} }} }}",
+        {"s": "space"},
+    ),
+    "updateSession": (
+        f'mutation($id: ID!) {{ updateSession(input: {{id: $id, title: "T"}}) {{ session {{ id }} {ERR} }} }}',
+        {"id": "session"},
+    ),
+    "attachSpace": (
+        f"mutation($s: ID!, $p: ID!) {{ attachSpace(input: {{sessionId: $s, spaceId: $p}}) "
+        f"{{ session {{ id }} {ERR} }} }}",
+        {"s": "loose", "p": "space"},
+    ),
+    "detachSpace": (
+        f"mutation($s: ID!) {{ detachSpace(input: {{sessionId: $s}}) {{ session {{ id }} {ERR} }} }}",
+        {"s": "session"},
+    ),
+    "mountCheckpoint": (
+        f"mutation($s: ID!, $c: ID!) {{ mountCheckpoint(input: {{sessionId: $s, checkpointId: $c}}) "
+        f"{{ session {{ id }} {ERR} }} }}",
+        {"s": "session", "c": "c1"},
+    ),
+    "unmountCheckpoint": (
+        f"mutation($s: ID!) {{ unmountCheckpoint(input: {{sessionId: $s}}) {{ session {{ id }} {ERR} }} }}",
+        {"s": "session"},
+    ),
+    "forkSession": (
+        f'mutation($c: ID!) {{ forkSession(input: {{checkpointId: $c, branchName: "other"}}) '
+        f"{{ session {{ id }} {ERR} }} }}",
+        {"c": "c1"},
+    ),
+    "deleteSession": (
+        f"mutation($id: ID!) {{ deleteSession(input: {{id: $id}}) {{ deletedId {ERR} }} }}",
+        {"id": "session"},
+    ),
+    "sendMessage": (
+        f'mutation($s: ID!) {{ sendMessage(input: {{sessionId: $s, content: "more"}}) '
+        f"{{ userTurn {{ id }} {ERR} }} }}",
+        {"s": "session"},
+    ),
+    "draftCheckpoint": (
+        f"mutation($s: ID!) {{ draftCheckpoint(input: {{sessionId: $s}}) {{ draft {{ title }} {ERR} }} }}",
+        {"s": "session"},
+    ),
+    "createCheckpoint": (
+        f'mutation($s: ID!) {{ createCheckpoint(input: {{sessionId: $s, title: "Two"}}) '
+        f"{{ checkpoint {{ id }} {ERR} }} }}",
+        {"s": "session"},
+    ),
+    "mergeCheckpoints": (
+        f'mutation($s: ID!, $f: ID!) {{ mergeCheckpoints(input: {{spaceId: $s, into: "main", '
+        f'from: $f, title: "Merged", resolutions: []}}) {{ fastForward {ERR} }} }}',
+        {"s": "space", "f": "c2"},
+    ),
+    "importSpace": (
+        f"mutation($d: String!) {{ importSpace(input: {{document: $d}}) {{ created {ERR} }} }}",
+        {"d": "document"},
+    ),
+    "createApiToken": (
+        f'mutation {{ createApiToken(input: {{name: "script", readOnly: true}}) '
+        f"{{ secret apiToken {{ name readOnly }} {ERR} }} }}",
+        {},
+    ),
+    "revokeApiToken": (
+        f"mutation($id: ID!) {{ revokeApiToken(input: {{id: $id}}) {{ apiToken {{ revokedAt }} {ERR} }} }}",
+        {"id": "spareToken"},
+    ),
+    "messageStream": (STREAM, {"input": "streamInput"}),
+}
+
+_U = (DENIED, DENIED, DENIED, DENIED)  # anonymous, revoked, expired, disabled
+# operation: outcome per actor, in ACTORS order.
+MATRIX: dict[str, tuple[str, ...]] = {
+    "search": (*_U, OWN, OK, OK),
+    "node": (*_U, HIDDEN, OK, OK),
+    "spaces": (*_U, OWN, OK, OK),
+    "sessions": (*_U, OWN, OK, OK),
+    "space": (*_U, HIDDEN, OK, OK),
+    "session": (*_U, HIDDEN, OK, OK),
+    "checkpoint": (*_U, HIDDEN, OK, OK),
+    "checkpointByHash": (*_U, HIDDEN, OK, OK),
+    "providers": (*_U, OK, OK, OK),
+    "contextPreview": (*_U, HIDDEN, OK, OK),
+    "compareCheckpoints": (*_U, HIDDEN, OK, OK),
+    "previewMerge": (*_U, HIDDEN, OK, OK),
+    "verifyLineage": (*_U, HIDDEN, OK, OK),
+    "exportSpace": (*_U, HIDDEN, OK, OK),
+    "exportSession": (*_U, HIDDEN, OK, OK),
+    "viewer": (*_U, OWN, OK, OK),
+    "createSpace": (*_U, OWN, FORBIDDEN, OK),
+    "updateSpace": (*_U, HIDDEN, FORBIDDEN, OK),
+    "deleteSpace": (*_U, HIDDEN, FORBIDDEN, OK),
+    "createSession": (*_U, HIDDEN, FORBIDDEN, OK),
+    "updateSession": (*_U, HIDDEN, FORBIDDEN, OK),
+    "attachSpace": (*_U, HIDDEN, FORBIDDEN, OK),
+    "detachSpace": (*_U, HIDDEN, FORBIDDEN, OK),
+    "mountCheckpoint": (*_U, HIDDEN, FORBIDDEN, OK),
+    "unmountCheckpoint": (*_U, HIDDEN, FORBIDDEN, OK),
+    "forkSession": (*_U, HIDDEN, FORBIDDEN, OK),
+    "deleteSession": (*_U, HIDDEN, FORBIDDEN, OK),
+    "sendMessage": (*_U, HIDDEN, FORBIDDEN, OK),
+    "draftCheckpoint": (*_U, HIDDEN, FORBIDDEN, OK),
+    "createCheckpoint": (*_U, HIDDEN, FORBIDDEN, OK),
+    "mergeCheckpoints": (*_U, HIDDEN, FORBIDDEN, OK),
+    "importSpace": (*_U, OWN, FORBIDDEN, OK),
+    "createApiToken": (*_U, OWN, FORBIDDEN, OK),
+    "revokeApiToken": (*_U, HIDDEN, FORBIDDEN, OK),
+    "messageStream": (*_U, HIDDEN, FORBIDDEN, OK),
+}
+
+
+def schema_operations() -> set[str]:
+    schema = build_schema()._schema
+    return {
+        name
+        for root in (schema.query_type, schema.mutation_type, schema.subscription_type)
+        if root is not None
+        for name in root.fields
+    }
+
+
+def test_every_operation_has_a_row() -> None:
+    operations = schema_operations()
+    assert operations - set(MATRIX) == set(), "operations without a row in MATRIX"
+    assert set(MATRIX) - operations == set(), "rows for operations the schema lacks"
+    assert set(OPERATIONS) == set(MATRIX)
+    assert all(len(row) == len(ACTORS) for row in MATRIX.values())
+
+
+async def build_objects(world: World) -> None:
+    """The owner's space, a session with two turns, checkpoint c1; a fork with c2."""
+    ids = world.ids
+    run = world.data
+    ids["space"] = (
+        await run("owner", 'mutation { createSpace(input: {name: "Trips"}) { space { id } } }')
+    )["createSpace"]["space"]["id"]
+    created = await run(
+        "owner",
+        "mutation($s: ID!) { createSession(input: {spaceId: $s}) { session { id } } }",
+        s=ids["space"],
+    )
+    ids["session"] = created["createSession"]["session"]["id"]
+    loose = await run("owner", "mutation { createSession(input: {}) { session { id } } }")
+    ids["loose"] = loose["createSession"]["session"]["id"]
+    send = 'mutation($s: ID!) { sendMessage(input: {sessionId: $s, content: "hello"}) { userTurn { id } } }'
+    await run("owner", send, s=ids["session"])
+    checkpoint = (
+        "mutation($s: ID!, $t: String!) { createCheckpoint(input: {sessionId: $s, title: $t}) "
+        "{ checkpoint { id hash } } }"
+    )
+    c1 = (await run("owner", checkpoint, s=ids["session"], t="One"))["createCheckpoint"][
+        "checkpoint"
+    ]
+    # A 12-character prefix: a full 64-character hash fails on main (see the report).
+    ids["c1"], ids["c1Hash"] = c1["id"], c1["hash"][:12]
+    await run("owner", send, s=ids["session"])  # turns after c1, to draft from
+    fork = await run(
+        "owner",
+        'mutation($c: ID!) { forkSession(input: {checkpointId: $c, branchName: "idea"}) { session { id } } }',
+        c=ids["c1"],
+    )
+    forked = fork["forkSession"]["session"]["id"]
+    await run("owner", send, s=forked)
+    c2 = (await run("owner", checkpoint, s=forked, t="Two"))["createCheckpoint"]["checkpoint"]
+    ids["c2"] = c2["id"]
+    exported = await run(
+        "owner",
+        "query($s: ID!) { exportSpace(input: {spaceId: $s, format: JSON}) { document } }",
+        s=ids["space"],
+    )
+    ids["document"] = exported["exportSpace"]["document"]
+    ids["streamInput"] = {"sessionId": ids["session"], "content": "streamed"}  # type: ignore[assignment]
+
+
+def variables(world: World, operation: str) -> dict[str, Any]:
+    return {name: world.ids[key] for name, key in OPERATIONS[operation][1].items()}
+
+
+async def run_cell(world: World, operation: str, actor: str) -> tuple[int, dict[str, Any]]:
+    document = OPERATIONS[operation][0]
+    if operation == "messageStream":
+        response = await world.http.post(
+            "/graphql",
+            json={"query": document, "variables": variables(world, operation)},
+            headers={**world.headers[actor], "Accept": "text/event-stream"},
+        )
+        if response.status_code != 200:
+            return response.status_code, response.json()
+        events = [
+            data["data"]["messageStream"]
+            for kind, data in sse_events(response.text)
+            if kind == "next"
+        ]
+        return 200, {"data": {"messageStream": events[-1]}}
+    response = await world.post(actor, document, **variables(world, operation))
+    return response.status_code, response.json()
+
+
+def owner_ids(world: World) -> set[str]:
+    return {world.ids[k] for k in ("space", "session", "loose", "c1", "c2")}
+
+
+def check(
+    world: World, operation: str, actor: str, outcome: str, status: int, body: dict[str, Any]
+) -> None:
+    where = (operation, actor, outcome, body)
+    if outcome == DENIED:
+        assert status == 401, where
+        assert body["data"] is None, where
+        assert [e["extensions"]["code"] for e in body["errors"]] == ["UNAUTHENTICATED"], where
+        return
+    assert status == 200, where
+    data = body.get("data") or {}
+    value = data.get(operation)
+    errors = body.get("errors") or []
+    payload_errors = value.get("errors", []) if isinstance(value, dict) else []
+    if outcome == OK:
+        assert errors == [] and value is not None, where
+        assert payload_errors == [], where
+        if operation == "messageStream":
+            assert value["__typename"] == "StreamAssistantTurn", where
+        if operation == "createApiToken":
+            assert value["secret"].startswith("smr_"), where
+    elif outcome == OWN:
+        assert errors == [] and payload_errors == [], where
+        text = json.dumps(value)
+        assert not any(i in text for i in owner_ids(world)), where
+    elif outcome == HIDDEN:
+        codes = [e.get("extensions", {}).get("code") for e in errors] + [
+            e["code"] for e in payload_errors
+        ]
+        if operation == "messageStream":
+            assert value["__typename"] == "StreamFailed", where
+        if value is None or operation == "messageStream" or payload_errors:
+            assert set(codes) <= {"NOT_FOUND"}, where
+            if isinstance(value, dict) and operation != "messageStream":
+                assert codes, where
+        else:
+            pytest.fail(f"visible to another user: {where}")
+        assert "FORBIDDEN" not in json.dumps(body), where
+    elif outcome == FORBIDDEN:
+        assert errors == [], where
+        assert [e["code"] for e in payload_errors] == ["FORBIDDEN"], where
+    else:  # pragma: no cover
+        raise AssertionError(outcome)
+
+
+async def snapshot(world: World) -> str:
+    """Everything the owner has, to see that a refused write wrote nothing."""
+    query = (
+        "query { viewer { apiTokens { name revokedAt } } spaces { edges { node { id name } } } "
+        "sessions { edges { node { id title lastSequenceNumber space { id } mount { baseSequence } } } } }"
+    )
+    return json.dumps(await world.data("owner", query))
+
+
+@pytest.mark.parametrize("operation", sorted(MATRIX))
+async def test_matrix(settings: Settings, operation: str) -> None:
+    async with accounts_app(settings) as world:
+        await build_objects(world)
+        for actor, outcome in zip(ACTORS, MATRIX[operation], strict=True):
+            before = await snapshot(world) if outcome != OK else None
+            status, body = await run_cell(world, operation, actor)
+            check(world, operation, actor, outcome, status, body)
+            if outcome in (DENIED, FORBIDDEN, HIDDEN):
+                assert await snapshot(world) == before, (operation, actor, "wrote something")
+
+
+def test_the_matrix_size() -> None:
+    """For the closing note: operations by actors."""
+    assert (len(MATRIX), len(ACTORS)) == (len(schema_operations()), 7)
