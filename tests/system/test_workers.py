@@ -126,6 +126,11 @@ async def test_a_key_sent_at_once_to_both_workers_writes_one_user_turn(
 
     users = [t for t in turns if t["role"] == "USER"]
     assert sorted(t["content"] for t in users) == [f"once {key}" for key in keys]
+    # ... and one reply to each: the losers of the race return the winner's.
+    assert len(turns) == 2 * len(keys)
+    assert {r["assistantTurn"]["sequenceNumber"] for r in results} == {
+        t["sequenceNumber"] for t in turns if t["role"] == "ASSISTANT"
+    }
     by_key = {
         key: {r["userTurn"]["sequenceNumber"] for r in results[i * 16 : (i + 1) * 16]}
         for i, key in enumerate(keys)
@@ -302,3 +307,20 @@ def test_every_worker_checks_the_host_with_the_settings_it_was_given(database_ur
         foreign = [httpx.get(url, headers={"Host": "evil.example"}).status_code for _ in range(16)]
         allowed = [httpx.get(url, headers={"Host": "smriti.lan"}).status_code for _ in range(16)]
     assert (foreign, allowed) == ([400] * 16, [200] * 16)
+
+
+async def test_every_worker_asks_for_credentials_with_auth_accounts(database_url: str) -> None:
+    # The --auth flag reaches the workers (they build their settings from the
+    # parent's flags): an anonymous request is refused by each of them.
+    with SmritiServer(database_url, workers=2, args=("--auth", "accounts")) as server:
+
+        async def anonymous() -> list[int]:
+            async def one() -> int:
+                async with httpx.AsyncClient(timeout=60) as http:
+                    response = await http.post(server.graphql_url, json={"query": CREATE})
+                    return response.status_code
+
+            return list(await asyncio.gather(*(one() for _ in range(200))))
+
+        statuses = await on_both_workers(server, anonymous)
+    assert set(statuses) == {401}
