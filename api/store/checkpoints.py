@@ -238,12 +238,21 @@ async def children(parent_ids: list[int]) -> dict[int, list[Checkpoint]]:
     return result
 
 
+HASH_LENGTH = 64  # SHA-256, hex
+
+
 async def by_hash_prefix(space_id: int, prefix: str, *, limit: int = 2) -> list[Checkpoint]:
     # Hex digits sort below "g", so [prefix, prefix + "g") is exactly the
-    # hashes starting with prefix, answered by the (space_id, hash) index.
-    found = await models.Checkpoint.filter(
-        space_id=space_id, hash__gte=prefix, hash__lt=prefix + "g"
-    ).limit(limit)
+    # hashes starting with prefix, answered by the (space_id, hash) index. A
+    # whole hash is looked up as it is: prefix + "g" would be one character
+    # longer than the column, which the ORM refuses.
+    if len(prefix) > HASH_LENGTH:
+        return []
+    if len(prefix) == HASH_LENGTH:
+        query = models.Checkpoint.filter(space_id=space_id, hash=prefix)
+    else:
+        query = models.Checkpoint.filter(space_id=space_id, hash__gte=prefix, hash__lt=prefix + "g")
+    found = await query.limit(limit)
     return [rows.checkpoint(row) for row in found]
 
 

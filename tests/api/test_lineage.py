@@ -98,6 +98,11 @@ async def test_checkpoint_by_hash_prefix(gql: GraphQLClient) -> None:
     assert data["checkpointByHash"] == {"title": "C0"}
     data = await gql(query, s=space, h="0000000000000000")
     assert data["checkpointByHash"] is None
+    # The whole hash (64 characters) too; it was "Unexpected error."
+    data = await gql(query, s=space, h=saved[1]["hash"])
+    assert data["checkpointByHash"] == {"title": "C1"}
+    data = await gql(query, s=space, h=saved[1]["hash"].upper())
+    assert data["checkpointByHash"] == {"title": "C1"}
     body = await gql.raw(query, s=space, h="abc")
     assert body["errors"][0]["message"] == (
         "A checkpoint hash is 4 to 64 hexadecimal characters (0-9, a-f)."
