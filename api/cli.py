@@ -155,8 +155,6 @@ def main(argv: list[str] | None = None) -> int:
         # A driver thread stuck on the database would keep a normal exit waiting.
         sys.stderr.flush()
         os._exit(EXIT_DATABASE)
-    if applied:
-        print(f"Applied the migrations {', '.join(applied)} to {where}", file=sys.stderr)
     if not settings.bound_to_loopback:
         from api.accounts_cli import has_accounts
 
@@ -167,6 +165,8 @@ def main(argv: list[str] | None = None) -> int:
                 file=sys.stderr,
             )
             return 2
+    if applied:
+        print(f"Applied the migrations {', '.join(applied)} to {where}", file=sys.stderr)
     print(
         f"Smriti on http://{args.host}:{args.port}/ (GraphiQL at /graphql), database {where}, "
         f"{workers} worker{'s' if workers > 1 else ''}",
