@@ -8,6 +8,8 @@ term, best first, one page at a time. Ranks differ in scale between engines
 from __future__ import annotations
 
 import enum
+import math
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -56,15 +58,16 @@ LIMIT ? OFFSET ?
 """
 
 # The page is chosen on the narrow columns; the bodies of its few rows only
-# are read afterwards.
+# are read afterwards. ``found`` says how many matches were ranked: a window
+# (below) that holds fewer than RANKED_MATCHES may have missed newer ones.
 _POSTGRES = """
-SELECT e.kind, e.object_id, e.body, top.rank
+SELECT e.kind, e.object_id, e.body, top.rank, top.found
 FROM (
-    SELECT kind, object_id, ts_rank_cd(document, q) AS rank
+    SELECT kind, object_id, ts_rank_cd(document, q) AS rank, count(*) OVER () AS found
     FROM (
         SELECT kind, object_id, document, q
         FROM search_entry, to_tsquery('simple', ?) AS q
-        WHERE document @@ q AND owner_id = ? {filters}
+        WHERE document @@ q AND owner_id = ? {filters} {window}
         ORDER BY {newest_first} DESC
         LIMIT ?
     ) AS newest
@@ -74,38 +77,117 @@ FROM (
 JOIN search_entry e ON e.kind = top.kind AND e.object_id = top.object_id
 ORDER BY top.rank DESC, top.kind, top.object_id
 """
+_WINDOW = "AND position > (SELECT max(position) FROM search_entry WHERE owner_id = ?) - ?"
 
 
-# Two ways to the newest matches on PostgreSQL. The planner cannot tell a
-# rare word from a common one well enough to choose (it walked every entry
-# for a rare word: 28 ms at 100,000 turns), so the query chooses from the
-# lexeme frequencies ANALYZE keeps: walking the (owner_id, position) index
-# newest first finds 1,000 matches of a word in 10%+ of entries after
-# ~10,000 entries; for anything rarer, the GIN index finds all matches and a
-# top-N sort keeps the newest ("+ 0" keeps the planner off the walk).
+# Three ways to the newest matches on PostgreSQL, chosen from the share of
+# entries the query is expected to match (from the lexeme frequencies ANALYZE
+# keeps): the planner cannot tell a rare word from a common one well enough
+# to choose (it walked every entry for a rare word: 28 ms at 100,000 turns).
+#
+# * WALK: a query matching COMMON_WORD_SHARE of the entries or more walks the
+#   (owner_id, position) index newest first and stops at RANKED_MATCHES
+#   matches (about 10,000 entries read at 10%).
+# * GIN: a query expected to match at most GIN_MATCHES entries takes all its
+#   matches from the GIN index and keeps the newest ("+ 0" keeps the planner
+#   off the walk). Each match costs a visit to its table row, ~2.5 us: 9 ms
+#   for a word in 3% of 100,000 entries.
+# * WINDOW: in between, only the newest entries are searched: enough of them
+#   (WINDOW_MARGIN times what should hold RANKED_MATCHES matches) that the
+#   GIN index and the position index, ANDed, usually find all of the newest
+#   matches while visiting a third as many rows. When the window holds fewer
+#   than RANKED_MATCHES matches, newer ones cannot be missing but older ones
+#   may be, so the search runs again without it.
 COMMON_WORD_SHARE = 0.1
-_WALK = "position"
-_GIN = "position + 0"
+GIN_MATCHES = 2 * RANKED_MATCHES
+WINDOW_MARGIN = 1.5
 
-_WORD_SHARES = """
-SELECT most_common_elems::text::text[] AS words, most_common_elem_freqs AS shares
-FROM pg_stats WHERE tablename = 'search_entry' AND attname = 'document'
+
+class Path(enum.Enum):
+    WALK = enum.auto()
+    GIN = enum.auto()
+    WINDOW = enum.auto()
+
+
+# "+ 0" keeps the planner off the walk, for the paths that must not take it.
+_ORDER = {Path.WALK: "position", Path.GIN: "position + 0", Path.WINDOW: "position + 0"}
+
+
+@dataclass(frozen=True, slots=True)
+class WordStatistics:
+    """What ANALYZE found: each common word's share of the entries, the share
+    below which a word is not listed, and how many entries there are."""
+
+    shares: dict[str, float]
+    floor: float
+    entries: float
+
+
+def expected_share(query: SearchQuery, stats: WordStatistics) -> float:
+    """The share of entries expected to match ``query``: terms independent, a
+    phrase as likely as its words together, a prefix as its listed words."""
+    share = 1.0
+    for term in query.terms:
+        for word in term.words[:-1] if term.prefix else term.words:
+            share *= stats.shares.get(word, stats.floor)
+        if term.prefix:
+            stem = term.words[-1]
+            listed = sum(s for w, s in stats.shares.items() if w.startswith(stem))
+            share *= min(1.0, max(listed, stats.floor))
+    return share
+
+
+def choose_path(query: SearchQuery, stats: WordStatistics | None) -> tuple[Path, int]:
+    """How to find ``query``'s newest matches, and the window's size in entries."""
+    if stats is None:
+        return Path.GIN, 0
+    share = expected_share(query, stats)
+    if share >= COMMON_WORD_SHARE:
+        return Path.WALK, 0
+    if share * stats.entries <= GIN_MATCHES:
+        return Path.GIN, 0
+    return Path.WINDOW, math.ceil(WINDOW_MARGIN * RANKED_MATCHES / share)
+
+
+# The last three frequencies are the minimum, the maximum and the share of
+# nulls (PostgreSQL's pg_stats documentation): words not listed are rarer than
+# the minimum.
+_WORD_STATISTICS = """
+SELECT s.most_common_elems::text::text[] AS words, s.most_common_elem_freqs AS shares,
+       c.reltuples AS entries
+FROM pg_stats s JOIN pg_class c ON c.oid = 'search_entry'::regclass
+WHERE s.schemaname = current_schema() AND s.tablename = 'search_entry'
+  AND s.attname = 'document'
 """
 
+# Statistics change only when ANALYZE runs (autovacuum, after ~10% of the
+# table changes): they are read again at most this often, per process.
+STATISTICS_SECONDS = 60.0
+_statistics: tuple[float, WordStatistics | None] | None = None
 
-async def _newest_first(conn: Any, query: SearchQuery) -> str:
-    """The ORDER BY expression for ``query``: the index walk when every term
-    has a word found in at least COMMON_WORD_SHARE of the entries."""
-    row = await sql.fetch_one(conn, _WORD_SHARES)
-    if row is None or row["words"] is None:
-        return _GIN
-    shares = dict(zip(row["words"], row["shares"], strict=False))
-    common = all(
-        any(shares.get(word, 0.0) >= COMMON_WORD_SHARE for word in term.words)
-        for term in query.terms
-        if not term.prefix
-    ) and any(not term.prefix for term in query.terms)
-    return _WALK if common else _GIN
+
+async def _word_statistics(conn: Any) -> WordStatistics | None:
+    global _statistics
+    now = time.monotonic()
+    if _statistics is not None and now - _statistics[0] < STATISTICS_SECONDS:
+        return _statistics[1]
+    row = await sql.fetch_one(conn, _WORD_STATISTICS)
+    stats = None
+    if row is not None and row["words"] is not None:
+        words, shares = row["words"], row["shares"]
+        stats = WordStatistics(
+            shares=dict(zip(words, shares[: len(words)], strict=True)),
+            floor=float(shares[len(words)]),
+            entries=float(row["entries"]),
+        )
+    _statistics = (now, stats)
+    return stats
+
+
+def forget_statistics() -> None:
+    """Read the statistics again at the next search (after an ANALYZE)."""
+    global _statistics
+    _statistics = None
 
 
 async def find(
@@ -133,17 +215,19 @@ async def find(
             "AND (space_id = ? OR session_id IN (SELECT id FROM session WHERE space_id = ?))"
         )
         params += [space_id, space_id]
-    template = (
-        _POSTGRES.replace("{newest_first}", await _newest_first(conn, query))
-        if postgres
-        else _SQLITE
-    )
-    engine_query = search_query.to_tsquery(query) if postgres else search_query.to_fts5(query)
-    rows = await sql.fetch(
-        conn,
-        template.format(filters=" ".join(filters)),
-        [engine_query, owner_id, *params, RANKED_MATCHES, limit, offset],
-    )
+    if not postgres:
+        rows = await sql.fetch(
+            conn,
+            _SQLITE.format(filters=" ".join(filters)),
+            [search_query.to_fts5(query), owner_id, *params, RANKED_MATCHES, limit, offset],
+        )
+    else:
+        path, window = choose_path(query, await _word_statistics(conn))
+        rows = await _postgres(conn, query, owner_id, filters, params, path, window, limit, offset)
+        if path is Path.WINDOW and (rows[0]["found"] if rows else 0) < RANKED_MATCHES:
+            rows = await _postgres(
+                conn, query, owner_id, filters, params, Path.GIN, 0, limit, offset
+            )
     return [
         Entry(
             kind=Kind(row["kind"]),
@@ -153,3 +237,35 @@ async def find(
         )
         for row in rows
     ]
+
+
+async def _postgres(
+    conn: Any,
+    query: SearchQuery,
+    owner_id: int,
+    filters: list[str],
+    params: list[Any],
+    path: Path,
+    window: int,
+    limit: int,
+    offset: int,
+) -> list[dict[str, Any]]:
+    windowed = path is Path.WINDOW
+    statement = _POSTGRES.format(
+        filters=" ".join(filters),
+        window=_WINDOW if windowed else "",
+        newest_first=_ORDER[path],
+    )
+    return await sql.fetch(
+        conn,
+        statement,
+        [
+            search_query.to_tsquery(query),
+            owner_id,
+            *params,
+            *([owner_id, window] if windowed else []),
+            RANKED_MATCHES,
+            limit,
+            offset,
+        ],
+    )

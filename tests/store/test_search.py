@@ -14,6 +14,7 @@ from api.domain.validation import FieldProblem
 from api.store import checkpoints, search, sessions, spaces, sql, turns
 from api.store.search import Kind
 from tests.store.test_store import save
+from tests.support.queries import count_statements
 
 
 async def _session(owner: int, space_id: int | None, title: str = "") -> int:
@@ -297,7 +298,30 @@ async def test_the_migration_indexes_rows_written_before_it(app: Starlette) -> N
     assert await _find(owner, "lemur") == before
 
 
-async def test_postgres_walks_newest_first_only_for_common_words(
+def test_the_path_follows_the_share_of_entries_a_query_is_expected_to_match() -> None:
+    stats = search.WordStatistics(
+        shares={"common": 0.5, "middle": 0.04, "comet": 0.02, "comma": 0.03},
+        floor=0.001,
+        entries=100_000,
+    )
+
+    def path(text: str) -> tuple[search.Path, int]:
+        return search.choose_path(search_query.parse(text), stats)
+
+    assert search.expected_share(search_query.parse("common middle"), stats) == 0.5 * 0.04
+    assert search.expected_share(search_query.parse('"common unlisted"'), stats) == 0.5 * 0.001
+    assert search.expected_share(search_query.parse("com*"), stats) == 0.5 + 0.02 + 0.03
+    assert search.expected_share(search_query.parse("zeb*"), stats) == 0.001
+    assert path("common") == (search.Path.WALK, 0)
+    assert path("com*") == (search.Path.WALK, 0)
+    # 0.04 * 100,000 = 4,000 matches expected: search the newest 1.5 * 1,000 / 0.04.
+    assert path("middle") == (search.Path.WINDOW, 37_500)
+    assert path("common middle") == (search.Path.GIN, 0)  # 2,000 expected
+    assert path("unlisted") == (search.Path.GIN, 0)
+    assert search.choose_path(search_query.parse("common"), None) == (search.Path.GIN, 0)
+
+
+async def test_postgres_finds_the_same_newest_matches_by_every_path(
     app: Starlette, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     if not _postgres():
@@ -307,23 +331,27 @@ async def test_postgres_walks_newest_first_only_for_common_words(
     for n in range(30):
         await _turn(sid, f"common words {'rare ' * (n % 3 == 0)}{n}")
     await sql.connection().execute_script("ANALYZE search_entry")
-    conn = sql.connection()
-    assert await search._newest_first(conn, search_query.parse("common")) == search._WALK
-    assert await search._newest_first(conn, search_query.parse("common 7")) == search._GIN
-    assert await search._newest_first(conn, search_query.parse("comm*")) == search._GIN
+    search.forget_statistics()
+    stats = await search._word_statistics(sql.connection())
+    assert stats is not None and stats.entries == 31  # the turns and their session
+    assert search.choose_path(search_query.parse("common"), stats) == (search.Path.WALK, 0)
+    assert search.choose_path(search_query.parse("common 7"), stats) == (search.Path.GIN, 0)
     monkeypatch.setattr(search, "RANKED_MATCHES", 3)
-    # The walk and the GIN path find the same three newest matches.
-    expected = [
-        (Kind.TURN, "common words 28"),
-        (Kind.TURN, "common words 29"),
-        (Kind.TURN, "common words rare 27"),
-    ]
-    assert sorted(await _find(owner, "common")) == expected
-    assert sorted(await _find(owner, "words")) == expected
-    monkeypatch.setattr(search, "COMMON_WORD_SHARE", 0.5)
-    assert await search._newest_first(conn, search_query.parse("rare")) == search._GIN
-    assert sorted(await _find(owner, "rare")) == [
+    newest_rare = [
         (Kind.TURN, "common words rare 21"),
         (Kind.TURN, "common words rare 24"),
         (Kind.TURN, "common words rare 27"),
     ]
+    chosen: list[tuple[search.Path, int]] = [
+        (search.Path.WALK, 0),
+        (search.Path.GIN, 0),
+        # Holds the three newest: one statement.
+        (search.Path.WINDOW, 10),
+        # Holds two matches only (27 and 24): searched again without the window.
+        (search.Path.WINDOW, 6),
+    ]
+    for path in chosen:
+        monkeypatch.setattr(search, "choose_path", lambda _q, _s, path=path: path)
+        with count_statements() as statements:
+            assert sorted(await _find(owner, "rare")) == newest_rare, path
+        assert len(statements) == (2 if path == (search.Path.WINDOW, 6) else 1), path
