@@ -101,6 +101,8 @@ def to_tsquery(query: SearchQuery) -> str:
 
 def fold(word: str) -> str:
     """``word`` compared as FTS5's ``remove_diacritics 2`` compares it: case and accents dropped."""
+    if word.isascii():
+        return word.lower()  # the same, for the words most text is made of
     decomposed = unicodedata.normalize("NFKD", word.casefold())
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 
@@ -123,11 +125,13 @@ def snippet(text: str, query: SearchQuery) -> Snippet:
     accents are ignored when matching, like FTS5 does."""
     exact = {fold(w) for term in query.terms for w in term.words}
     prefixes = tuple(fold(term.words[-1]) for term in query.terms if term.prefix)
-    marks = [
-        m.span()
-        for m in _word_pattern().finditer(text)
-        if (word := fold(m.group())) in exact or (bool(prefixes) and word.startswith(prefixes))
-    ]
+    marks: list[tuple[int, int]] = []
+    for m in _word_pattern().finditer(text):
+        if marks and m.start() >= marks[0][0] + SNIPPET_MAX_CHARS:
+            break  # past any snippet the first mark can start
+        word = fold(m.group())
+        if word in exact or (bool(prefixes) and word.startswith(prefixes)):
+            marks.append(m.span())
     start = 0
     if marks and marks[0][0] > SNIPPET_BEFORE_CHARS:
         start = _word_start(text, marks[0][0] - SNIPPET_BEFORE_CHARS)
