@@ -218,8 +218,14 @@ async def page(
 
 
 async def by_ids(ids: list[int]) -> dict[int, Turn]:
-    found = await models.Turn.filter(id__in=ids)
-    return {row.id: rows.turn(row) for row in found}
+    # Raw: a page of search hits reads its turns here (the ORM's model objects
+    # cost ~1 ms for 20 turns).
+    found = await sql.fetch(
+        sql.connection(),
+        f"SELECT {_TURN_COLUMNS} FROM turn WHERE id IN ({', '.join('?' for _ in ids)})",
+        ids,
+    )
+    return {int(record["id"]): rows.turn_record(record) for record in found}
 
 
 async def in_range(session_id: int, first: int, last: int) -> list[Turn]:
