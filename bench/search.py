@@ -35,8 +35,10 @@ import httpx
 from tortoise import connections
 
 from api.app import create_app
+from api.domain import search_query
 from api.domain.types import CheckpointContent
 from api.settings import Settings
+from api.store import search as search_index
 from bench.__main__ import BASE_URL
 from bench.databases import temporary_database
 from bench.measure import Measurer
@@ -171,6 +173,20 @@ def _queries(corpus: Corpus) -> dict[str, str]:
     }
 
 
+async def _paths(queries: dict[str, str]) -> dict[str, str]:
+    """PostgreSQL: the way each query's newest matches are found (api/store/search.py)."""
+    conn = connections.get("default")
+    if str(conn.capabilities.dialect) != "postgres":
+        return {}
+    search_index.forget_statistics()
+    stats = await search_index._word_statistics(conn)
+    chosen = {}
+    for name, text in queries.items():
+        path, window = search_index.choose_path(search_query.parse(text), stats)
+        chosen[name] = path.name.lower() + (f" (newest {window:,})" if window else "")
+    return chosen
+
+
 async def _toggle_turn_trigger(saved: list[str]) -> None:
     """Drop the trigger that indexes new turns, remembering its definition; or,
     given one, recreate it."""
@@ -200,6 +216,7 @@ async def run(database: str, plan: Plan) -> int:
             started = time.perf_counter()
             _space, send_session = await _seed(corpus)
             seed_seconds = time.perf_counter() - started
+            paths = await _paths(_queries(corpus))
             transport = httpx.ASGITransport(app=app)
             async with httpx.AsyncClient(transport=transport, base_url=BASE_URL) as client:
                 measurer = Measurer(client)
@@ -237,12 +254,15 @@ async def run(database: str, plan: Plan) -> int:
         f"seeded {SESSIONS * TURNS_PER_SESSION:,} turns and {CHECKPOINTS:,} checkpoints "
         f"in {seed_seconds:.0f} s"
     )
-    print(f"{'query':34} {'page':>4} {'p50 ms':>8} {'p95 ms':>8}")
+    print(f"{'query':34} {'page':>4} {'p50 ms':>8} {'p95 ms':>8}  path")
     all_p50 = []
     for name, values in samples.items():
         p50 = percentile(values, P50)
         all_p50.append(p50)
-        print(f"{name:34} {hits[name]:>4} {p50:>8.2f} {percentile(values, P95):>8.2f}")
+        print(
+            f"{name:34} {hits[name]:>4} {p50:>8.2f} {percentile(values, P95):>8.2f}  "
+            f"{paths.get(name, '')}"
+        )
     everything = [v for values in samples.values() for v in values]
     overall = percentile(everything, P50)
     print(f"{'all shapes':34} {'':>4} {overall:>8.2f} {percentile(everything, P95):>8.2f}")
