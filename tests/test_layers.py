@@ -51,13 +51,27 @@ def test_only_its_owner_imports(package: str) -> None:
 
 
 def test_domain_rules_are_pure() -> None:
-    allowed = {"__future__", "api", "collections", "dataclasses", "datetime", "enum", "hashlib",
-               "json", "re", "typing", "unicodedata", "math", "string", "itertools", "functools"}
+    allowed = {
+        "__future__",
+        "api",
+        "collections",
+        "dataclasses",
+        "datetime",
+        "enum",
+        "hashlib",
+        "json",
+        "re",
+        "typing",
+        "unicodedata",
+        "math",
+        "string",
+        "itertools",
+        "functools",
+    }
     offenders = {
         str(path.relative_to(API.parent)): sorted(imported_packages(path) - allowed)
         for path in SOURCES
-        if str(path.relative_to(API.parent)).startswith(PURE)
-        and imported_packages(path) - allowed
+        if str(path.relative_to(API.parent)).startswith(PURE) and imported_packages(path) - allowed
     }
     assert offenders == {}
 
