@@ -4,8 +4,9 @@
     ├── InputError              the request is wrong; nothing was written
     │     codes: INVALID, EMPTY_CONTENT, CONTENT_TOO_LARGE, NOT_FOUND,
     │            UNKNOWN_MODEL, WRONG_SPACE, BRANCH_EXISTS, BRANCH_RESERVED,
-    │            NO_SPACE, AMBIGUOUS_HASH, CONFLICT
-    │     └── Forbidden   FORBIDDEN (a read-only token writing)
+    │            NO_SPACE, AMBIGUOUS_HASH, CONFLICT, LAST_OWNER
+    │     └── Forbidden   FORBIDDEN (a read-only token writing; a member whose
+    │                     role does not allow it; a model kept for admins)
     ├── Unauthenticated         UNAUTHENTICATED: no valid credentials (HTTP 401)
     ├── RateLimited             RATE_LIMITED: too many failed sign-ins
     ├── ProviderError           the model call failed; the user's turn is kept
@@ -36,6 +37,7 @@ class ErrorCode(enum.StrEnum):
     NO_SPACE = "NO_SPACE"
     AMBIGUOUS_HASH = "AMBIGUOUS_HASH"
     CONFLICT = "CONFLICT"
+    LAST_OWNER = "LAST_OWNER"
     PROVIDER_AUTH = "PROVIDER_AUTH"
     PROVIDER_RATE_LIMIT = "PROVIDER_RATE_LIMIT"
     PROVIDER_TIMEOUT = "PROVIDER_TIMEOUT"
@@ -94,7 +96,8 @@ class ProviderError(SmritiError):
 
 
 class Forbidden(InputError):
-    """The caller is known but may not do this (a read-only token writing).
+    """The caller is known but may not do this (a read-only token writing, a
+    member whose role does not allow it, a non-admin using an admins-only model).
 
     Only for what the caller can see: what they may not read is NotFound."""
 

@@ -37,6 +37,43 @@ class ContextMode(enum.StrEnum):
 MAIN_BRANCH = "main"
 
 
+class SpaceRole(enum.StrEnum):
+    """A member's role in a space; each includes what the ones below it may do."""
+
+    OWNER = "OWNER"  # everything: members, rename, delete
+    EDITOR = "EDITOR"  # sessions in the space, checkpoints, forks, merges
+    VIEWER = "VIEWER"  # reads the lineage; mounts and forks it into their own sessions
+
+    def allows(self, needed: SpaceRole) -> bool:
+        return _RANK[self] >= _RANK[needed]
+
+
+_RANK = {SpaceRole.VIEWER: 0, SpaceRole.EDITOR: 1, SpaceRole.OWNER: 2}
+
+
+class Visibility(enum.StrEnum):
+    PRIVATE = "PRIVATE"  # its author only
+    SPACE = "SPACE"  # and the members of its space
+
+
+@dataclass(frozen=True, slots=True)
+class Authorship:
+    """Who writes a turn or a checkpoint: the user, and the API token's name
+    when the request came with one."""
+
+    user_id: int
+    token_name: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    space_id: int
+    user_id: int
+    user_name: str
+    role: SpaceRole
+    created_at: datetime
+
+
 @dataclass(frozen=True, slots=True)
 class Usage:
     prompt_tokens: int | None = None
@@ -76,6 +113,7 @@ class Session:
     owner_id: int
     created_at: datetime
     updated_at: datetime
+    visibility: Visibility = Visibility.PRIVATE
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +131,9 @@ class Turn:
     interrupted: bool = False
     reply_to_sequence: int | None = None
     idempotency_key: str | None = None
+    # Null for turns written before authorship was recorded: the session's owner.
+    author_id: int | None = None
+    author_token: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +173,10 @@ class Checkpoint:
     # The second parent of a merge checkpoint (the checkpoint merged in); None
     # otherwise. `parent_id` stays the line the checkpoint continues.
     merge_parent_id: int | None = None
+    # Null for checkpoints saved before authorship was recorded: the space's
+    # creator. Not part of the hash.
+    author_id: int | None = None
+    author_token: str | None = None
 
     @property
     def short_hash(self) -> str:

@@ -8,6 +8,7 @@ from typing import Any
 from strawberry.types import Info as StrawberryInfo
 
 from api.domain.accounts import Actor
+from api.domain.types import Authorship
 from api.errors import Forbidden
 from api.graphql.loaders import Loaders, make_loaders
 from api.services.base import Services
@@ -33,6 +34,16 @@ class Context:
         self.actor = actor
         self.owner_id = actor.user_id
         self.loaders = make_loaders(actor.user_id)
+
+    @property
+    def authorship(self) -> Authorship:
+        """Who writes what this request writes: the caller and their token's name."""
+        assert self.actor is not None  # the view settles it before anything runs
+        return Authorship(self.actor.user_id, self.actor.token_name)
+
+    @property
+    def is_admin(self) -> bool:
+        return self.actor is not None and self.actor.is_admin
 
     def check_writable(self) -> None:
         """Forbidden for a read-only token."""

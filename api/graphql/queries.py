@@ -28,7 +28,7 @@ from api.graphql.types.space import Space
 from api.graphql.types.turn import Turn
 from api.services import chat
 from api.services import checkpoints as checkpoint_service
-from api.store import sessions, spaces
+from api.store import members, model_access, sessions, spaces
 
 NODE_TYPES: dict[str, type[Space | Session | Checkpoint | Turn]] = {
     "Space": Space,
@@ -74,7 +74,7 @@ class Query:
         node: relay.Node | None = found[0]
         return node
 
-    @strawberry.field(description="Your spaces, oldest first.")
+    @strawberry.field(description="The spaces you are a member of, oldest first.")
     async def spaces(
         self,
         info: Info,
@@ -92,7 +92,8 @@ class Query:
         return connection(page, Space.from_domain, lambda s: s.id, scope=SPACES)
 
     @strawberry.field(
-        description="Your sessions, oldest first: all, one space's, or those in no space."
+        description="Your sessions, oldest first: all, or those in no space; with `spaceId`, "
+        "that space's sessions you may read (yours and those shared with it)."
     )
     async def sessions(
         self,
@@ -115,8 +116,10 @@ class Query:
         # A malformed space id names no space, like an unknown one: no sessions
         # (key 0 is never a row's id).
         space = None if space_id is None else (ids.key_or_none(space_id, "Space") or 0)
+        # In a space you are a member of: your sessions and those shared with it.
+        member = space is not None and await members.role(info.context.owner_id, space) is not None
         page = await sessions.page(
-            info.context.owner_id, space, request, only_unattached=unattached
+            info.context.owner_id, space, request, only_unattached=unattached, shared_too=member
         )
         return connection(page, Session.from_domain, lambda s: s.id, scope=SESSIONS)
 
@@ -170,21 +173,26 @@ class Query:
             return None
         return Checkpoint.from_domain(found) if found else None
 
-    @strawberry.field(description="The configured providers, their models and the defaults.")
-    def providers(self, info: Info) -> Providers:
+    @strawberry.field(
+        description="The configured providers, the models you may use and the defaults."
+    )
+    async def providers(self, info: Info) -> Providers:
         registry = info.context.services.registry
+        kept = await model_access.admins_only()
+        hidden = frozenset() if info.context.is_admin else kept
         return Providers(
             providers=[
                 Provider(
                     name=p.name,
                     available=p.available,
                     reason=p.reason,
-                    models=[f"{p.name}/{m}" for m in p.models],
+                    models=[f"{p.name}/{m}" for m in p.models if f"{p.name}/{m}" not in hidden],
                 )
                 for p in registry.providers()
             ],
             chat_default=registry.chat_default,
             background=registry.background,
+            admins_only=sorted(kept) if info.context.is_admin else [],
         )
 
     @strawberry.field(
@@ -203,7 +211,7 @@ class Query:
         )
         try:
             session_id = ids.decode(input.session_id, "Session", field="sessionId")
-            session = await sessions.get(info.context.owner_id, session_id)
+            session = await sessions.readable(info.context.owner_id, session_id)
             preview = await chat.preview(
                 info.context.services,
                 session,

@@ -28,7 +28,9 @@ from api.graphql.mutations.accounts import AccountMutation, ViewerQuery
 from api.graphql.mutations.chat import ChatMutation
 from api.graphql.mutations.checkpoints import CheckpointMutation
 from api.graphql.mutations.imports import ImportMutation
+from api.graphql.mutations.members import MemberMutation
 from api.graphql.mutations.merging import MergeMutation, MergeQuery
+from api.graphql.mutations.model_access import ModelAccessMutation
 from api.graphql.mutations.sessions import SessionMutation
 from api.graphql.mutations.spaces import SpaceMutation
 from api.graphql.queries import Query as CoreQuery
@@ -54,6 +56,8 @@ class Mutation(
     MergeMutation,
     ImportMutation,
     AccountMutation,
+    MemberMutation,
+    ModelAccessMutation,
 ):
     pass
 

@@ -12,7 +12,7 @@ from api.errors import SmritiError
 from api.graphql import ids
 from api.graphql.context import Info
 from api.graphql.loaders import make_loaders
-from api.graphql.mutations.chat import SendMessageInput, send_options
+from api.graphql.mutations.chat import SendMessageInput, check_model, send_options
 from api.graphql.types.context_plan import ContextPlan
 from api.graphql.types.errors import to_error
 from api.graphql.types.message_stream import (
@@ -24,8 +24,7 @@ from api.graphql.types.message_stream import (
     StreamUserTurn,
 )
 from api.graphql.types.turn import Turn
-from api.services import streaming
-from api.store import sessions
+from api.services import access, streaming
 
 
 @strawberry.type(description="Operations whose result arrives as a stream of events.")
@@ -49,8 +48,9 @@ class Subscription:
         try:
             info.context.check_writable()  # it saves turns: not for a read-only token
             session_id = ids.decode(input.session_id, "Session", field="sessionId")
-            session = await sessions.get(info.context.owner_id, session_id)
+            session = await access.own_session(info.context.owner_id, session_id)
             override = send_options(input)
+            await check_model(info, session, input.model)
         except SmritiError as exc:
             yield StreamFailed(errors=[to_error(MessageStreamError, exc)], partial_reply=None)
             return
@@ -61,6 +61,7 @@ class Subscription:
             model=input.model,
             idempotency_key=input.idempotency_key,
             override=override,
+            author=info.context.authorship,
         )
         # Closing `events` is what stops the provider: do it however this ends.
         async with aclosing(events):

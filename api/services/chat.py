@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from api.domain.context import ContextOverride, ContextPlan, ResolvedContext
 from api.domain.extraction import build_title_messages, parse_title
-from api.domain.types import ChatMessage, Role, Session, Turn, Usage
+from api.domain.types import Authorship, ChatMessage, Role, Session, Turn, Usage
 from api.domain.validation import validate_content
 from api.errors import ProviderError
 from api.providers import ModelRef
@@ -55,6 +55,7 @@ class Prepared:
     user_turn: Turn
     context: ResolvedContext
     reply: Turn | None
+    author: Authorship
 
 
 def session_model(session: Session) -> str:
@@ -84,6 +85,7 @@ async def send_message(
     model: str | None = None,
     idempotency_key: str | None = None,
     override: ContextOverride | None = None,
+    author: Authorship | None = None,
 ) -> Exchange:
     prepared = await prepare(
         services,
@@ -92,6 +94,7 @@ async def send_message(
         model=model,
         idempotency_key=idempotency_key,
         override=override,
+        author=author,
     )
     user_turn, plan, messages = prepared.user_turn, prepared.context.plan, prepared.context.messages
     if prepared.reply is not None:
@@ -116,13 +119,16 @@ async def prepare(
     model: str | None,
     idempotency_key: str | None,
     override: ContextOverride | None,
+    author: Authorship | None = None,
 ) -> Prepared:
     """Check the message, resolve its context, then write the user's turn (or
     find it, for a repeated idempotency key, with its reply if it has one).
 
     Everything that can be refused (content, model, explicit context) is
-    refused before anything is written.
+    refused before anything is written. ``author``: who sends it (None: the
+    session's owner, without a token); the reply is recorded as theirs too.
     """
+    author = author or Authorship(session.owner_id)
     registry = services.registry
     content = validate_content(content, max_bytes=services.settings.max_content_bytes)
     ref = registry.resolve(model or session_model(session))  # refuses a provider with no key
@@ -139,7 +145,7 @@ async def prepare(
                 before=earlier.sequence_number,
             )
             reply = await turns.reply_to(session.id, earlier.sequence_number)
-            return Prepared(session, ref, earlier, context, reply)
+            return Prepared(session, ref, earlier, context, reply, author)
     # Read before the write: the window is the turns that precede this one
     # (a turn written concurrently lands after it, or before it unseen, as
     # if it had been sent a moment later).
@@ -155,6 +161,7 @@ async def prepare(
             provider=ref.provider,
             model=ref.model,
             idempotency_key=idempotency_key,
+            author=author,
         )
     except turns.DuplicateKey:
         # A concurrent send with the same key wrote the user turn first: this
@@ -166,12 +173,13 @@ async def prepare(
             model=model,
             idempotency_key=idempotency_key,
             override=override,
+            author=author,
         )
     if (ref.provider, ref.model) != (session.active_provider, session.active_model):
         session = await sessions.configure(
             session.owner_id, session.id, provider=ref.provider, model=ref.model
         )
-    return Prepared(session, ref, user_turn, context, None)
+    return Prepared(session, ref, user_turn, context, None, author)
 
 
 async def save_reply(
@@ -199,6 +207,7 @@ async def save_reply(
             # (the key sent again before the first reply was saved); checking
             # costs a statement, so other turns skip it.
             first_reply_only=prepared.user_turn.idempotency_key is not None,
+            author=prepared.author,
         )
     except turns.AlreadyAnswered as answered:
         # The same idempotency key, sent again before the first reply was

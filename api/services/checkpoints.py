@@ -11,9 +11,11 @@ from api.domain.extraction import build_extraction_messages, parse_draft
 from api.domain.hashing import checkpoint_hash, normalize_hash_prefix
 from api.domain.types import (
     MAIN_BRANCH,
+    Authorship,
     Checkpoint,
     CheckpointContent,
     Session,
+    SpaceRole,
     TurnRange,
 )
 from api.domain.validation import (
@@ -21,7 +23,8 @@ from api.domain.validation import (
     validate_branch_name,
     validate_checkpoint_content,
 )
-from api.errors import ErrorCode, InputError, NotFound
+from api.errors import ErrorCode, Forbidden, InputError
+from api.services import access
 from api.services.base import Services
 from api.services.chat import session_model
 from api.services.context import resolve_context
@@ -39,15 +42,11 @@ class Draft:
     carried: CarriedState  # the parent-to-be's items, kept apart
 
 
-async def get_owned(
-    owner_id: int, checkpoint_id: int, *, field: str = "checkpointId"
+async def get_readable(
+    user_id: int, checkpoint_id: int, *, field: str = "checkpointId"
 ) -> Checkpoint:
-    checkpoint = await checkpoints.get(checkpoint_id, field=field)
-    try:
-        await spaces.get(owner_id, checkpoint.space_id)
-    except NotFound as exc:
-        raise NotFound("No such checkpoint.", field=field) from exc
-    return checkpoint
+    """A checkpoint of a space the user is a member of."""
+    return (await access.checkpoint(user_id, checkpoint_id, field=field))[0]
 
 
 async def create(
@@ -57,13 +56,17 @@ async def create(
     *,
     source_turn_range: TurnRange | None,
     author_agent: str = "user",
+    author: Authorship | None = None,
 ) -> Checkpoint:
+    """Save a checkpoint from ``session`` (its author's, checked by the caller)
+    into its space: for the space's editors and owners."""
     if session.space_id is None:
         raise InputError(
             "Attach the session to a space before saving a checkpoint.",
             code=ErrorCode.NO_SPACE,
             field="sessionId",
         )
+    await access.space(session.owner_id, session.space_id, SpaceRole.EDITOR, field="sessionId")
     content = validate_checkpoint_content(
         title=content.title,
         objective=content.objective,
@@ -93,6 +96,7 @@ async def create(
         source_turn_range=source_turn_range,
         base_sequence=last,
         compute_hash=checkpoint_hash,
+        author=author or Authorship(session.owner_id),
     )
 
 
@@ -129,14 +133,12 @@ async def _next_plan(services: Services, session: Session) -> ContextPlan:
 
 
 async def mount(services: Services, session: Session, checkpoint_id: int) -> Session:
-    checkpoint = await get_owned(session.owner_id, checkpoint_id)
-    if session.space_id is None:
-        raise InputError(
-            "Attach the session to a space before mounting a checkpoint.",
-            code=ErrorCode.NO_SPACE,
-            field="sessionId",
-        )
-    if checkpoint.space_id != session.space_id:
+    """Mount a checkpoint the author may read. A session in a space mounts that
+    space's checkpoints; a session in no space may mount any they can read
+    (how a viewer works from a space's lineage: mounting reads the space, it
+    does not write it)."""
+    checkpoint = await get_readable(session.owner_id, checkpoint_id)
+    if session.space_id is not None and checkpoint.space_id != session.space_id:
         raise InputError(
             "That checkpoint belongs to another space.",
             code=ErrorCode.WRONG_SPACE,
@@ -153,13 +155,37 @@ async def fork(
     branch_name: str | None,
     title: str | None,
 ) -> Session:
-    checkpoint = await get_owned(owner_id, checkpoint_id)
+    """A new session of ``owner_id`` continuing from a checkpoint.
+
+    An editor or owner forks inside the space: a new branch, the session on it.
+    A viewer cannot write the space (a branch is part of its lineage), so a
+    viewer's fork is a private session of theirs in no space with the
+    checkpoint mounted: it reads the lineage and adds nothing to it."""
+    checkpoint, role = await access.checkpoint(owner_id, checkpoint_id)
+    registry = services.registry
+    default = registry.resolve(registry.chat_default, require_available=False)
+    if not role.allows(SpaceRole.EDITOR):
+        if branch_name is not None:
+            raise Forbidden(
+                "A viewer's fork is a session of theirs outside the space: it creates no "
+                "branch (leave branchName out).",
+                field="branchName",
+            )
+        return await sessions.create(
+            owner_id,
+            title=title or fork_title(checkpoint.content.title),
+            space_id=None,
+            memory_scope=services.settings.default_memory_scope,
+            provider=default.provider,
+            model=default.model,
+            seeded_from_id=checkpoint.id,
+            forked_from_id=checkpoint.id,
+            mount_checkpoint_id=checkpoint.id,
+        )
     if branch_name is None:
         branch_name = await _free_branch_name(checkpoint)
     else:
         branch_name = validate_branch_name(branch_name)
-    registry = services.registry
-    default = registry.resolve(registry.chat_default, require_available=False)
     return await sessions.create_fork(
         owner_id,
         checkpoint=checkpoint,
@@ -193,8 +219,8 @@ async def by_hash(owner_id: int, space_id: int, prefix: str) -> Checkpoint | Non
 
 
 async def compare(owner_id: int, a_id: int, b_id: int) -> Comparison:
-    a = await get_owned(owner_id, a_id, field="a")
-    b = await get_owned(owner_id, b_id, field="b")
+    a = await get_readable(owner_id, a_id, field="a")
+    b = await get_readable(owner_id, b_id, field="b")
     ancestors_a = (await checkpoints.chain(a.id, COMPARE_DEPTH))[1:]
     ancestors_b = (await checkpoints.chain(b.id, COMPARE_DEPTH))[1:]
     return compare_checkpoints(a, b, ancestors_a, ancestors_b)

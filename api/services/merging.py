@@ -14,7 +14,7 @@ from api.domain.merge import (
     merge_checkpoints,
     resolve,
 )
-from api.domain.types import Checkpoint, CheckpointContent
+from api.domain.types import Authorship, Checkpoint, CheckpointContent, SpaceRole
 from api.domain.validation import (
     OBJECTIVE_MAX_CHARS,
     SUMMARY_MAX_CHARS,
@@ -22,8 +22,9 @@ from api.domain.validation import (
     validate_checkpoint_content,
 )
 from api.errors import ErrorCode, InputError, NotFound, ProviderError
+from api.services import access
 from api.services.base import Services
-from api.services.checkpoints import get_owned
+from api.services.checkpoints import get_readable
 from api.store import checkpoints, spaces
 
 
@@ -57,7 +58,7 @@ class MergeResult:
 async def preview(owner_id: int, space_id: int, into: str, from_id: int) -> MergePlan:
     """Everything a merge would do, computed and nothing written."""
     await spaces.get(owner_id, space_id)
-    theirs = await get_owned(owner_id, from_id, field="from")
+    theirs = await get_readable(owner_id, from_id, field="from")
     if theirs.space_id != space_id:
         # A checkpoint of another space is not one this space can name.
         raise NotFound("No such checkpoint in this space.", field="from")
@@ -115,7 +116,10 @@ async def merge(
     objective: str | None,
     summary: str | None,
     resolutions: Sequence[Resolution],
+    author: Authorship | None = None,
 ) -> MergeResult:
+    """Merge (or fast-forward): for the space's editors and owners."""
+    await access.space(owner_id, space_id, SpaceRole.EDITOR)
     plan = await preview(owner_id, space_id, into, from_id)
     if plan.up_to_date:
         raise InputError(
@@ -147,6 +151,7 @@ async def merge(
         compute_hash=checkpoint_hash,
         merge_parent=plan.theirs,
         expected_head_id=plan.ours.id,
+        author=author or Authorship(owner_id),
     )
     return MergeResult(saved, fast_forward=False)
 

@@ -77,7 +77,7 @@ async def _load(
             else {}
         ),
         Kind.SESSION: (
-            dict(await sessions.get_many(owner_id, wanted[Kind.SESSION]))
+            dict(await sessions.readable_many(owner_id, wanted[Kind.SESSION]))
             if wanted[Kind.SESSION]
             else {}
         ),

@@ -31,7 +31,7 @@ from contextlib import aclosing
 from dataclasses import dataclass
 
 from api.domain.context import ContextOverride, ContextPlan
-from api.domain.types import ChatMessage, Session, Turn, Usage
+from api.domain.types import Authorship, ChatMessage, Session, Turn, Usage
 from api.errors import ProviderError, SmritiError
 from api.providers import StreamChunk
 from api.services.base import Services, log
@@ -86,6 +86,7 @@ async def stream_message(
     model: str | None = None,
     idempotency_key: str | None = None,
     override: ContextOverride | None = None,
+    author: Authorship | None = None,
 ) -> AsyncGenerator[StreamEvent, None]:
     """Send a message and yield the answer as it arrives (see the module docstring).
 
@@ -99,6 +100,7 @@ async def stream_message(
             model=model,
             idempotency_key=idempotency_key,
             override=override,
+            author=author,
         )
     except SmritiError as exc:
         yield Failed(exc)

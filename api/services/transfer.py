@@ -11,12 +11,12 @@ from api.domain.types import Session
 from api.domain.verification import Verification, verify_lineage
 from api.errors import ErrorCode, InputError
 from api.providers import ProviderRegistry
-from api.store import sessions, spaces, transfer
+from api.store import members, sessions, spaces, transfer
 from api.store.transfer import Imported
 
 
 async def verify(owner_id: int, space_id: int) -> Verification:
-    """Recompute every checkpoint hash and parent link of one of the owner's spaces."""
+    """Recompute every checkpoint hash and parent link of a space the user is a member of."""
     await spaces.get(owner_id, space_id)
     return verify_lineage(
         await transfer.space_checkpoints(space_id),
@@ -25,16 +25,18 @@ async def verify(owner_id: int, space_id: int) -> Verification:
 
 
 async def export_spaces(owner_id: int, space_ids: list[int]) -> Export:
-    """The owner's spaces, whole (NotFound for one that is not theirs)."""
+    """Spaces the user is a member of, with the sessions they may read (NotFound
+    for one they are not a member of)."""
     for space_id in space_ids:
         await spaces.get(owner_id, space_id)
-    return Export(spaces=tuple([await transfer.space_export(i) for i in space_ids]), sessions=())
+    exported = [await transfer.space_export(i, owner_id) for i in space_ids]
+    return Export(spaces=tuple(exported), sessions=())
 
 
 async def export_session(owner_id: int, session_id: int) -> Export:
     """A session in no space. One in a space is exported with its space: its
     checkpoints and the lineage they hang in are part of what it means."""
-    session = await sessions.get(owner_id, session_id)
+    session = await sessions.readable(owner_id, session_id)
     if session.space_id is not None:
         raise InputError(
             "This session belongs to a space: export the space, which holds its lineage.",
@@ -87,10 +89,13 @@ async def import_document(owner_id: int, text: str, registry: ProviderRegistry) 
 
 
 async def session_items(owner_id: int, session_id: int) -> tuple[Session, list[documents.Item]]:
-    """A session with its turns and the checkpoints saved from it, in order."""
-    await sessions.get(owner_id, session_id)
+    """A session with its turns and the checkpoints saved from it (those the
+    reader may read), in order."""
+    await sessions.readable(owner_id, session_id)
     exported = await transfer.session_export(session_id)
     saved = await transfer.checkpoints_from_session(session_id)
+    readable = await members.roles(owner_id, sorted({c.space_id for c in saved}))
+    saved = [c for c in saved if c.space_id in readable]
     return exported.session, documents.in_order(exported.turns, saved)
 
 

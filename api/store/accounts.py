@@ -221,3 +221,17 @@ async def _seen(session_id: int, now: datetime) -> None:
 @finished
 async def end_web_session(session_hash: str) -> None:
     await models.WebSession.filter(session_hash=session_hash).delete()
+
+
+async def names(user_ids: list[int]) -> dict[int, str]:
+    """User names by id (authors of turns and checkpoints)."""
+    if not user_ids:
+        return {}
+    found = await models.User.filter(id__in=user_ids).values_list("id", "name")
+    return {int(user_id): str(name) for user_id, name in found}
+
+
+async def account_id(name: str) -> int | None:
+    """The id of the account named ``name`` (a user with a password), or None."""
+    row = await models.User.get_or_none(name=name, password_hash__isnull=False)
+    return int(row.id) if row is not None else None

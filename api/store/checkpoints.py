@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 from tortoise.transactions import in_transaction
 
-from api.domain.types import Checkpoint, CheckpointContent, LineageEntry, TurnRange
+from api.domain.types import Authorship, Checkpoint, CheckpointContent, LineageEntry, TurnRange
 from api.errors import ErrorCode, InputError, NotFound
 from api.store import models, rows, sql
 from api.store.pages import Page, PageRequest
@@ -74,6 +74,7 @@ async def create(
     compute_hash: HashFunction,
     merge_parent: Checkpoint | None = None,
     expected_head_id: int | None = None,
+    author: Authorship | None = None,
 ) -> Checkpoint:
     """Save a checkpoint on ``branch_name`` with parent = that branch's head,
     and move the head to it — one transaction, serialised per space.
@@ -128,6 +129,8 @@ async def create(
             source_first=source_turn_range.first if source_turn_range else None,
             source_last=source_turn_range.last if source_turn_range else None,
             base_sequence=base_sequence,
+            author_id=author.user_id if author else None,
+            author_token=author.token_name if author else None,
             created_at=now,
         )
         if branch:

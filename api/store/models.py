@@ -81,6 +81,38 @@ class Space(Model):
         indexes = (("owner_id", "id"),)
 
 
+class SpaceMember(Model):
+    """A user's role in a space: OWNER, EDITOR or VIEWER. The creator's row is
+    written with the space (and was backfilled for older spaces)."""
+
+    id = fields.BigIntField(primary_key=True)
+    space: fields.ForeignKeyRelation[Space] = fields.ForeignKeyField(
+        "models.Space", related_name="members", on_delete=OnDelete.CASCADE
+    )
+    user: fields.ForeignKeyRelation[User] = fields.ForeignKeyField(
+        "models.User", related_name="memberships", on_delete=OnDelete.CASCADE
+    )
+    role = fields.CharField(max_length=10)
+    created_at = fields.DatetimeField()
+
+    class Meta:
+        table = "space_member"
+        unique_together = (("space_id", "user_id"),)
+        indexes = (("user_id", "space_id"),)
+
+
+class ModelAccess(Model):
+    """A model ("provider/model") an admin restricted to admins."""
+
+    id = fields.BigIntField(primary_key=True)
+    model = fields.CharField(max_length=300, unique=True)
+    admins_only = fields.BooleanField(default=False, db_default=False)
+    updated_at = fields.DatetimeField()
+
+    class Meta:
+        table = "model_access"
+
+
 class Session(Model):
     id = fields.BigIntField(primary_key=True)
     title = fields.CharField(max_length=200, default="")
@@ -105,6 +137,8 @@ class Session(Model):
     owner: fields.ForeignKeyRelation[User] = fields.ForeignKeyField(
         "models.User", related_name="sessions", on_delete=OnDelete.CASCADE
     )
+    # PRIVATE: only its author reads it; SPACE: the members of its space too.
+    visibility = fields.CharField(max_length=10, default="PRIVATE", db_default="PRIVATE")
     created_at = fields.DatetimeField()
     updated_at = fields.DatetimeField()
 
@@ -131,6 +165,10 @@ class Turn(Model):
     # The sequence number of the user turn an assistant turn answers.
     reply_to_sequence = fields.IntField(null=True)
     idempotency_key = fields.CharField(max_length=200, null=True)
+    # Who wrote it (null: written before 0007, by the session's owner) and the
+    # API token's name when it came with one.
+    author_id = fields.BigIntField(null=True)
+    author_token = fields.CharField(max_length=100, null=True)
     created_at = fields.DatetimeField()
 
     class Meta:
@@ -167,6 +205,10 @@ class Checkpoint(Model):
     source_first = fields.IntField(null=True)
     source_last = fields.IntField(null=True)
     base_sequence = fields.IntField(default=0)
+    # Who saved it (null: saved before 0007, by the space's creator) and the
+    # API token's name when it came with one; not part of the hash.
+    author_id = fields.BigIntField(null=True)
+    author_token = fields.CharField(max_length=100, null=True)
     created_at = fields.DatetimeField()
 
     class Meta:

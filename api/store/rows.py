@@ -18,8 +18,24 @@ from api.domain.types import (
     Turn,
     TurnRange,
     Usage,
+    Visibility,
 )
 from api.store import models
+
+
+def space_record(record: Mapping[str, Any]) -> Space:
+    """A space from a raw row (``SPACE_COLUMNS``)."""
+    return Space(
+        id=record["id"],
+        name=record["name"],
+        description=record["description"],
+        owner_id=record["owner_id"],
+        created_at=timestamp(record["created_at"]),
+        updated_at=timestamp(record["updated_at"]),
+    )
+
+
+SPACE_COLUMNS = "s.id, s.name, s.description, s.owner_id, s.created_at, s.updated_at"
 
 
 def space(row: models.Space) -> Space:
@@ -55,13 +71,14 @@ def session(row: models.Session) -> Session:
         owner_id=row.owner_id,  # type: ignore[attr-defined]
         created_at=row.created_at,
         updated_at=row.updated_at,
+        visibility=Visibility(row.visibility),
     )
 
 
 SESSION_COLUMNS = (
     "id, title, space_id, branch_name, active_provider, active_model, seeded_from_id, "
     "forked_from_id, memory_scope, mount_checkpoint_id, mount_base_sequence, "
-    "last_sequence_number, owner_id, created_at, updated_at"
+    "last_sequence_number, owner_id, created_at, updated_at, visibility"
 )
 
 
@@ -89,6 +106,7 @@ def session_record(record: Mapping[str, Any]) -> Session:
         owner_id=record["owner_id"],
         created_at=timestamp(record["created_at"]),
         updated_at=timestamp(record["updated_at"]),
+        visibility=Visibility(record["visibility"]),
     )
 
 
@@ -111,6 +129,8 @@ def turn(row: models.Turn) -> Turn:
         interrupted=row.interrupted,
         reply_to_sequence=row.reply_to_sequence,
         idempotency_key=row.idempotency_key,
+        author_id=row.author_id,
+        author_token=row.author_token,
     )
 
 
@@ -135,6 +155,8 @@ def turn_record(record: Mapping[str, Any]) -> Turn:
         interrupted=bool(record["interrupted"]),
         reply_to_sequence=record["reply_to_sequence"],
         idempotency_key=record["idempotency_key"],
+        author_id=record["author_id"],
+        author_token=record["author_token"],
     )
 
 
@@ -186,4 +208,6 @@ def checkpoint(row: models.Checkpoint) -> Checkpoint:
         base_sequence=row.base_sequence,
         created_at=row.created_at,
         merge_parent_id=row.merge_parent_id,  # type: ignore[attr-defined]
+        author_id=row.author_id,
+        author_token=row.author_token,
     )

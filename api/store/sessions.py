@@ -6,10 +6,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from tortoise.exceptions import IntegrityError
-from tortoise.expressions import F
+from tortoise.expressions import F, Q
 from tortoise.transactions import in_transaction
 
-from api.domain.types import MAIN_BRANCH, Checkpoint, MemoryScope, Session
+from api.domain.types import MAIN_BRANCH, Checkpoint, MemoryScope, Session, Visibility
 from api.errors import ErrorCode, InputError, NotFound
 from api.store import models, rows, sql
 from api.store.pages import Page, PageRequest
@@ -29,7 +29,10 @@ async def create(
     branch_name: str = MAIN_BRANCH,
     seeded_from_id: int | None = None,
     forked_from_id: int | None = None,
+    mount_checkpoint_id: int | None = None,
 ) -> Session:
+    """A new session; ``mount_checkpoint_id`` mounts a checkpoint from its start
+    (a viewer's fork: a session outside the space, reading that checkpoint)."""
     now = datetime.now(UTC)
     row = await models.Session.create(
         owner_id=owner_id,
@@ -41,13 +44,49 @@ async def create(
         branch_name=branch_name,
         seeded_from_id=seeded_from_id,
         forked_from_id=forked_from_id,
+        mount_checkpoint_id=mount_checkpoint_id,
+        mount_base_sequence=0 if mount_checkpoint_id is not None else None,
         created_at=now,
         updated_at=now,
     )
     return rows.session(row)
 
 
+# Who may read a session: its author, and the members of its space when it is
+# shared with the space. One statement, answered by the primary key and the
+# (user_id, space_id) index of space_member.
+_READABLE = (
+    "(owner_id = ? OR (visibility = 'SPACE' AND space_id IN "
+    "(SELECT space_id FROM space_member WHERE user_id = ?)))"
+)
+
+
+async def readable(user_id: int, session_id: int, *, field: str = "sessionId") -> Session:
+    """A session the user may read; NotFound otherwise."""
+    record = await sql.fetch_one(
+        sql.connection(),
+        f"SELECT {rows.SESSION_COLUMNS} FROM session WHERE id = ? AND {_READABLE}",
+        [session_id, user_id, user_id],
+    )
+    if record is None:
+        raise NotFound("No such session.", field=field)
+    return rows.session_record(record)
+
+
+async def readable_many(user_id: int, ids: list[int]) -> dict[int, Session]:
+    if not ids:
+        return {}
+    marks = ", ".join("?" for _ in ids)
+    found = await sql.fetch(
+        sql.connection(),
+        f"SELECT {rows.SESSION_COLUMNS} FROM session WHERE id IN ({marks}) AND {_READABLE}",
+        [*ids, user_id, user_id],
+    )
+    return {int(r["id"]): rows.session_record(r) for r in found}
+
+
 async def get(owner_id: int, session_id: int, *, field: str = "sessionId") -> Session:
+    """A session of its author (``owner_id``); NotFound otherwise."""
     record = await sql.fetch_one(
         sql.connection(),
         f"SELECT {rows.SESSION_COLUMNS} FROM session WHERE id = ? AND owner_id = ?",
@@ -64,11 +103,22 @@ async def get_many(owner_id: int, ids: list[int]) -> dict[int, Session]:
 
 
 async def page(
-    owner_id: int, space_id: int | None, request: PageRequest, *, only_unattached: bool = False
+    owner_id: int,
+    space_id: int | None,
+    request: PageRequest,
+    *,
+    only_unattached: bool = False,
+    shared_too: bool = False,
 ) -> Page[Session]:
+    """The user's sessions (of one space, or in none); with ``shared_too``, the
+    space's sessions shared with it as well (the caller checked membership)."""
     query = models.Session.filter(owner_id=owner_id)
     if space_id is not None:
-        query = query.filter(space_id=space_id)
+        query = models.Session.filter(space_id=space_id)
+        if shared_too:
+            query = query.filter(Q(owner_id=owner_id) | Q(visibility=Visibility.SPACE.value))
+        else:
+            query = query.filter(owner_id=owner_id)
     elif only_unattached:
         query = query.filter(space_id__isnull=True)
     return await keyset_page(query, "id", request, rows.session)
@@ -106,6 +156,11 @@ _UNMOUNTED_ON_MAIN: dict[str, Any] = {
 
 
 @finished
+async def set_visibility(owner_id: int, session_id: int, visibility: Visibility) -> Session:
+    return await _set(owner_id, session_id, {"visibility": visibility.value})
+
+
+@finished
 async def move_to_space(
     owner_id: int,
     session_id: int,
@@ -117,6 +172,8 @@ async def move_to_space(
     """Attach to another space, on its main branch, nothing mounted."""
     changes = {
         **_UNMOUNTED_ON_MAIN,
+        # Shared with one space is not shared with another: sharing is asked each time.
+        "visibility": Visibility.PRIVATE.value,
         "space_id": space_id,
         "memory_scope": memory_scope.value,
         "seeded_from_id": seeded_from_id,
@@ -127,7 +184,8 @@ async def move_to_space(
 @finished
 async def detach(owner_id: int, session_id: int) -> Session:
     """Leave the space (what the session was seeded from is kept, as history)."""
-    return await _set(owner_id, session_id, {**_UNMOUNTED_ON_MAIN, "space_id": None})
+    changes = {**_UNMOUNTED_ON_MAIN, "space_id": None, "visibility": Visibility.PRIVATE.value}
+    return await _set(owner_id, session_id, changes)
 
 
 @finished

@@ -1,17 +1,26 @@
-"""Spaces and their owner."""
+"""Spaces, read through their members: a space exists for its members only."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from api.domain.types import Space
+from tortoise.expressions import Subquery
+from tortoise.transactions import in_transaction
+
+from api.domain.types import Space, SpaceRole
 from api.errors import NotFound
-from api.store import models, rows
+from api.store import members, models, rows, sql
 from api.store.pages import Page, PageRequest
 from api.store.paging import keyset_page
 from api.store.writes import finished
 
 LOCAL_USER = "local"
+
+# The space and the reader's role in it, in one indexed read.
+_WITH_ROLE = (
+    f"SELECT {rows.SPACE_COLUMNS}, m.role FROM space s "
+    "JOIN space_member m ON m.space_id = s.id AND m.user_id = ? WHERE s.id = ?"
+)
 
 
 @finished
@@ -25,22 +34,54 @@ async def local_user_id() -> int:
 
 @finished
 async def create(owner_id: int, name: str, description: str) -> Space:
+    """A space and its creator's OWNER membership, together."""
     now = datetime.now(UTC)
-    row = await models.Space.create(
-        owner_id=owner_id, name=name, description=description, created_at=now, updated_at=now
-    )
+    async with in_transaction("default") as conn:
+        row = await models.Space.create(
+            using_db=conn,
+            owner_id=owner_id,
+            name=name,
+            description=description,
+            created_at=now,
+            updated_at=now,
+        )
+        await models.SpaceMember.create(
+            using_db=conn,
+            space_id=row.id,
+            user_id=owner_id,
+            role=SpaceRole.OWNER.value,
+            created_at=now,
+        )
     return rows.space(row)
 
 
-async def get(owner_id: int, space_id: int, *, field: str = "spaceId") -> Space:
-    row = await models.Space.get_or_none(id=space_id, owner_id=owner_id)
-    if row is None:
+async def get(user_id: int, space_id: int, *, field: str = "spaceId") -> Space:
+    """A space the user is a member of (any role); NotFound otherwise."""
+    return (await get_with_role(user_id, space_id, field=field))[0]
+
+
+async def get_with_role(
+    user_id: int, space_id: int, *, field: str = "spaceId"
+) -> tuple[Space, SpaceRole]:
+    found = await sql.fetch_one(sql.connection(), _WITH_ROLE, [user_id, space_id])
+    if found is None:
         raise NotFound("No such space.", field=field)
-    return rows.space(row)
+    return rows.space_record(found), SpaceRole(found["role"])
 
 
-async def get_many(owner_id: int, ids: list[int]) -> dict[int, Space]:
-    found = await models.Space.filter(id__in=ids, owner_id=owner_id)
+def _of_member(user_id: int, role: SpaceRole | None = None) -> Subquery:
+    """The ids of the spaces the user is a member of (with ``role``, if given)."""
+    query = models.SpaceMember.filter(user_id=user_id)
+    if role is not None:
+        query = query.filter(role=role.value)
+    return Subquery(query.values("space_id"))
+
+
+async def get_many(user_id: int, ids: list[int]) -> dict[int, Space]:
+    """The spaces among ``ids`` the user is a member of."""
+    if not ids:
+        return {}
+    found = await models.Space.filter(id__in=ids).filter(id__in=_of_member(user_id))
     return {row.id: rows.space(row) for row in found}
 
 
@@ -48,24 +89,41 @@ async def get_many(owner_id: int, ids: list[int]) -> dict[int, Space]:
 async def update(
     owner_id: int, space_id: int, *, name: str | None, description: str | None
 ) -> Space:
+    """Rename or describe a space ``owner_id`` is an OWNER of (the service tells
+    a member of another role FORBIDDEN first)."""
     values: dict[str, object] = {"updated_at": datetime.now(UTC)}
     if name is not None:
         values["name"] = name
     if description is not None:
         values["description"] = description
-    updated = await models.Space.filter(id=space_id, owner_id=owner_id).update(**values)
+    updated = (
+        await models.Space.filter(id=space_id)
+        .filter(id__in=_of_member(owner_id, SpaceRole.OWNER))
+        .update(**values)
+    )
     if not updated:
         raise NotFound("No such space.", field="id")
-    return await get(owner_id, space_id, field="id")
+    return rows.space(await models.Space.get(id=space_id))
 
 
 @finished
 async def delete(owner_id: int, space_id: int) -> None:
-    deleted = await models.Space.filter(id=space_id, owner_id=owner_id).delete()
-    if not deleted:
-        raise NotFound("No such space.", field="id")
+    """Delete a space ``owner_id`` is an OWNER of, with its checkpoints and their
+    sessions in it; other members' sessions are detached first, in the same
+    transaction: their conversations are theirs."""
+    async with in_transaction("default") as conn:
+        owned = (
+            await models.Space.filter(id=space_id)
+            .filter(id__in=_of_member(owner_id, SpaceRole.OWNER))
+            .using_db(conn)
+            .exists()
+        )
+        if not owned:
+            raise NotFound("No such space.", field="id")
+        await members.detach_others(conn, space_id, owner_id)
+        await models.Space.filter(id=space_id).using_db(conn).delete()
 
 
-async def page(owner_id: int, request: PageRequest) -> Page[Space]:
-    query = models.Space.filter(owner_id=owner_id)
+async def page(user_id: int, request: PageRequest) -> Page[Space]:
+    query = models.Space.filter(id__in=_of_member(user_id))
     return await keyset_page(query, "id", request, rows.space)

@@ -53,3 +53,7 @@ async def fetch_rows(
     _, rows = await conn.execute_query(translate(conn, statement), list(params))
     # Typed as dicts by Tortoise; really sqlite3.Row or asyncpg.Record, both indexable.
     return cast("Sequence[Sequence[Any]]", rows)
+
+
+async def execute(conn: BaseDBAsyncClient, statement: str, params: Sequence[Any] = ()) -> None:
+    await conn.execute_query(translate(conn, statement), list(params))

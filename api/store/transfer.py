@@ -5,13 +5,15 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from tortoise import Tortoise
+from tortoise.expressions import Q
 from tortoise.transactions import in_transaction
 
 from api.domain.export_format import Branch, Export, SessionExport, SpaceExport
-from api.domain.types import Checkpoint, Session, Space, Turn
+from api.domain.types import Checkpoint, Session, Space, SpaceRole, Turn, Visibility
 from api.store import database, models, rows, sql
 from api.store.config import tortoise_config
 from api.store.writes import finished
@@ -29,8 +31,10 @@ async def space_checkpoints(space_id: int) -> list[Checkpoint]:
     return [rows.checkpoint(row) for row in found]
 
 
-async def space_ids(owner_id: int) -> list[int]:
-    return [row.id for row in await models.Space.filter(owner_id=owner_id).order_by("id")]
+async def space_ids(user_id: int) -> list[int]:
+    """The spaces the user is a member of."""
+    found = await models.SpaceMember.filter(user_id=user_id).order_by("space_id")
+    return [row.space_id for row in found]  # type: ignore[attr-defined]
 
 
 @contextlib.asynccontextmanager
@@ -47,11 +51,17 @@ async def opened(db_url: str) -> AsyncIterator[None]:
 # --- export reads ------------------------------------------------------------
 
 
-async def space_export(space_id: int) -> SpaceExport:
-    """Everything stored about one space (its owner already checked)."""
+async def space_export(space_id: int, reader_id: int) -> SpaceExport:
+    """Everything stored about one space that ``reader_id`` may read (their
+    membership already checked): its lineage, their own sessions in it and the
+    ones shared with it."""
     space = rows.space(await models.Space.get(id=space_id))
     branches = await models.Branch.filter(space_id=space_id).order_by("name")
-    session_rows = await models.Session.filter(space_id=space_id).order_by("id")
+    session_rows = (
+        await models.Session.filter(space_id=space_id)
+        .filter(Q(owner_id=reader_id) | Q(visibility=Visibility.SPACE.value))
+        .order_by("id")
+    )
     return SpaceExport(
         space=space,
         hash_space_id=await hash_space_id(space_id),
@@ -159,6 +169,13 @@ async def _import_space(conn: Any, owner_id: int, item: SpaceExport) -> tuple[Sp
         origin_space_id=origin,
         created_at=item.space.created_at,
         updated_at=item.space.updated_at,
+    )
+    await models.SpaceMember.create(
+        using_db=conn,
+        space_id=space.id,
+        user_id=owner_id,
+        role=SpaceRole.OWNER.value,
+        created_at=datetime.now(UTC),
     )
     session_ids: dict[int, int] = {}
     session_rows: list[tuple[models.Session, SessionExport]] = []

@@ -8,7 +8,7 @@ from typing import Any
 from tortoise.exceptions import IntegrityError
 from tortoise.transactions import in_transaction
 
-from api.domain.types import Role, Turn, Usage
+from api.domain.types import Authorship, Role, Turn, Usage
 from api.errors import NotFound
 from api.store import models, rows, sql
 from api.store.pages import Page, PageRequest
@@ -26,7 +26,7 @@ _NEXT_SEQUENCE = (
 _TURN_COLUMNS = (
     "id, session_id, sequence_number, role, content, provider, model, token_count, "
     "prompt_tokens, completion_tokens, cost, interrupted, reply_to_sequence, "
-    "idempotency_key, created_at"
+    "idempotency_key, author_id, author_token, created_at"
 )
 
 
@@ -37,7 +37,8 @@ _TURN_COLUMNS = (
 _INSERT_TURN = (
     "INSERT INTO turn (session_id, sequence_number, role, content, provider, model, "
     "token_count, prompt_tokens, completion_tokens, cost, interrupted, reply_to_sequence, "
-    f"idempotency_key, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+    "idempotency_key, author_id, author_token, created_at) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
     f"RETURNING {_TURN_COLUMNS}"
 )
 
@@ -76,6 +77,7 @@ async def append(
     reply_to_sequence: int | None = None,
     idempotency_key: str | None = None,
     first_reply_only: bool = False,
+    author: Authorship | None = None,
 ) -> Turn:
     """Write a turn with the next sequence number. With ``first_reply_only``, a
     reply to a turn that has one already is not written: AlreadyAnswered."""
@@ -113,6 +115,8 @@ async def append(
                     interrupted,
                     reply_to_sequence,
                     idempotency_key,
+                    author.user_id if author else None,
+                    author.token_name if author else None,
                     datetime.now(UTC),
                 ],
             )

@@ -4,16 +4,25 @@ Generated from the schema: `test_every_operation_has_a_row` fails when a Query
 field, Mutation or Subscription has no row. Each cell then runs for real
 against an accounts-mode app whose owner's objects exist first.
 
-Actors: owner (a full token), other (another user's token), read_only (the
-owner's read-only token), and anonymous / revoked / expired / disabled (no
-token, a revoked one, an expired one, a disabled user's), which are all
-unauthenticated. Outcomes:
+Actors: owner (a full token; an admin and the space's OWNER), editor and
+viewer (members of the owner's space, EDITOR and VIEWER), other (a member of
+another space only), read_only (the owner's read-only token), and anonymous /
+revoked / expired / disabled (no token, a revoked one, an expired one, a
+disabled user's), which are all unauthenticated.
 
-    OK        the owner's answer: no error, the object itself
+The owner's objects: the space "Trips" with a session in it shared with the
+space (visibility SPACE) and checkpoints c1 (main), c2 (branch idea) and c3
+(branch idea2); a private session in no space ("loose"). Outcomes:
+
+    OK        the answer: no error, the object itself
     HIDDEN    the owner's objects do not exist for them: null / NOT_FOUND
-    OWN       it works, on their own (empty) data: none of the owner's ids appear
+    OWN       it works, on their own data: none of the owner's ids appear
     FORBIDDEN the payload's typed FORBIDDEN error, nothing written
     DENIED    HTTP 401 with a top-level UNAUTHENTICATED error
+
+Actors run in ACTORS order on one world per operation, the owner last; where
+an editor's allowed write would change what the owner's cell acts on, the
+editor's cell has variables of its own (ACTOR_VARIABLES).
 """
 
 from __future__ import annotations
@@ -29,7 +38,17 @@ from tests.accounts.world import World, accounts_app
 from tests.support.streams import STREAM, sse_events
 
 OK, HIDDEN, OWN, FORBIDDEN, DENIED = "OK", "HIDDEN", "OWN", "FORBIDDEN", "DENIED"
-ACTORS = ("anonymous", "revoked", "expired", "disabled", "other", "read_only", "owner")
+ACTORS = (
+    "anonymous",
+    "revoked",
+    "expired",
+    "disabled",
+    "other",
+    "read_only",
+    "viewer",
+    "editor",
+    "owner",
+)
 ERR = "errors { code message field }"
 
 # operation: (document, variables from the world's ids)
@@ -108,7 +127,7 @@ OPERATIONS: dict[str, tuple[str, Any]] = {
         {"s": "session"},
     ),
     "forkSession": (
-        f'mutation($c: ID!) {{ forkSession(input: {{checkpointId: $c, branchName: "other"}}) '
+        f"mutation($c: ID!) {{ forkSession(input: {{checkpointId: $c}}) "
         f"{{ session {{ id }} {ERR} }} }}",
         {"c": "c1"},
     ),
@@ -149,46 +168,78 @@ OPERATIONS: dict[str, tuple[str, Any]] = {
         {"id": "spareToken"},
     ),
     "messageStream": (STREAM, {"input": "streamInput"}),
+    "addSpaceMember": (
+        f'mutation($s: ID!) {{ addSpaceMember(input: {{spaceId: $s, userName: "third", '
+        f"role: VIEWER}}) {{ member {{ userName role }} {ERR} }} }}",
+        {"s": "space"},
+    ),
+    "updateSpaceMember": (
+        f'mutation($s: ID!) {{ updateSpaceMember(input: {{spaceId: $s, userName: "viewer", '
+        f"role: EDITOR}}) {{ member {{ userName role }} {ERR} }} }}",
+        {"s": "space"},
+    ),
+    "removeSpaceMember": (
+        f'mutation($s: ID!) {{ removeSpaceMember(input: {{spaceId: $s, userName: "viewer"}}) '
+        f"{{ space {{ id }} {ERR} }} }}",
+        {"s": "space"},
+    ),
+    "setModelAccess": (
+        f'mutation {{ setModelAccess(input: {{model: "lab/my-model", adminsOnly: true}}) '
+        f"{{ model adminsOnly {ERR} }} }}",
+        {},
+    ),
+}
+
+# (operation, actor): variables of that cell's own, where an allowed write by
+# an earlier actor would change what the owner's cell acts on.
+ACTOR_VARIABLES: dict[tuple[str, str], dict[str, str]] = {
+    # The editor fast-forwards main to c3; the owner then merges c2 for real.
+    ("mergeCheckpoints", "editor"): {"s": "space", "f": "c3"},
 }
 
 _U = (DENIED, DENIED, DENIED, DENIED)  # anonymous, revoked, expired, disabled
-# operation: outcome per actor, in ACTORS order.
+# operation: outcome per actor, in ACTORS order:
+#            other, read_only, viewer, editor, owner
 MATRIX: dict[str, tuple[str, ...]] = {
-    "search": (*_U, OWN, OK, OK),
-    "node": (*_U, HIDDEN, OK, OK),
-    "spaces": (*_U, OWN, OK, OK),
-    "sessions": (*_U, OWN, OK, OK),
-    "space": (*_U, HIDDEN, OK, OK),
-    "session": (*_U, HIDDEN, OK, OK),
-    "checkpoint": (*_U, HIDDEN, OK, OK),
-    "checkpointByHash": (*_U, HIDDEN, OK, OK),
-    "providers": (*_U, OK, OK, OK),
-    "contextPreview": (*_U, HIDDEN, OK, OK),
-    "compareCheckpoints": (*_U, HIDDEN, OK, OK),
-    "previewMerge": (*_U, HIDDEN, OK, OK),
-    "verifyLineage": (*_U, HIDDEN, OK, OK),
-    "exportSpace": (*_U, HIDDEN, OK, OK),
-    "exportSession": (*_U, HIDDEN, OK, OK),
-    "viewer": (*_U, OWN, OK, OK),
-    "createSpace": (*_U, OWN, FORBIDDEN, OK),
-    "updateSpace": (*_U, HIDDEN, FORBIDDEN, OK),
-    "deleteSpace": (*_U, HIDDEN, FORBIDDEN, OK),
-    "createSession": (*_U, HIDDEN, FORBIDDEN, OK),
-    "updateSession": (*_U, HIDDEN, FORBIDDEN, OK),
-    "attachSpace": (*_U, HIDDEN, FORBIDDEN, OK),
-    "detachSpace": (*_U, HIDDEN, FORBIDDEN, OK),
-    "mountCheckpoint": (*_U, HIDDEN, FORBIDDEN, OK),
-    "unmountCheckpoint": (*_U, HIDDEN, FORBIDDEN, OK),
-    "forkSession": (*_U, HIDDEN, FORBIDDEN, OK),
-    "deleteSession": (*_U, HIDDEN, FORBIDDEN, OK),
-    "sendMessage": (*_U, HIDDEN, FORBIDDEN, OK),
-    "draftCheckpoint": (*_U, HIDDEN, FORBIDDEN, OK),
-    "createCheckpoint": (*_U, HIDDEN, FORBIDDEN, OK),
-    "mergeCheckpoints": (*_U, HIDDEN, FORBIDDEN, OK),
-    "importSpace": (*_U, OWN, FORBIDDEN, OK),
-    "createApiToken": (*_U, OWN, FORBIDDEN, OK),
-    "revokeApiToken": (*_U, HIDDEN, FORBIDDEN, OK),
-    "messageStream": (*_U, HIDDEN, FORBIDDEN, OK),
+    "search": (*_U, OWN, OK, OK, OK, OK),
+    "node": (*_U, HIDDEN, OK, OK, OK, OK),
+    "spaces": (*_U, OWN, OK, OK, OK, OK),
+    "sessions": (*_U, OWN, OK, OWN, OWN, OK),
+    "space": (*_U, HIDDEN, OK, OK, OK, OK),
+    "session": (*_U, HIDDEN, OK, OK, OK, OK),
+    "checkpoint": (*_U, HIDDEN, OK, OK, OK, OK),
+    "checkpointByHash": (*_U, HIDDEN, OK, OK, OK, OK),
+    "providers": (*_U, OK, OK, OK, OK, OK),
+    "contextPreview": (*_U, HIDDEN, OK, OK, OK, OK),
+    "compareCheckpoints": (*_U, HIDDEN, OK, OK, OK, OK),
+    "previewMerge": (*_U, HIDDEN, OK, OK, OK, OK),
+    "verifyLineage": (*_U, HIDDEN, OK, OK, OK, OK),
+    "exportSpace": (*_U, HIDDEN, OK, OK, OK, OK),
+    "exportSession": (*_U, HIDDEN, OK, HIDDEN, HIDDEN, OK),
+    "viewer": (*_U, OWN, OK, OWN, OWN, OK),
+    "createSpace": (*_U, OWN, FORBIDDEN, OWN, OWN, OK),
+    "updateSpace": (*_U, HIDDEN, FORBIDDEN, FORBIDDEN, FORBIDDEN, OK),
+    "deleteSpace": (*_U, HIDDEN, FORBIDDEN, FORBIDDEN, FORBIDDEN, OK),
+    "createSession": (*_U, HIDDEN, FORBIDDEN, FORBIDDEN, OK, OK),
+    "updateSession": (*_U, HIDDEN, FORBIDDEN, FORBIDDEN, FORBIDDEN, OK),
+    "attachSpace": (*_U, HIDDEN, FORBIDDEN, HIDDEN, HIDDEN, OK),
+    "detachSpace": (*_U, HIDDEN, FORBIDDEN, FORBIDDEN, FORBIDDEN, OK),
+    "mountCheckpoint": (*_U, HIDDEN, FORBIDDEN, FORBIDDEN, FORBIDDEN, OK),
+    "unmountCheckpoint": (*_U, HIDDEN, FORBIDDEN, FORBIDDEN, FORBIDDEN, OK),
+    "forkSession": (*_U, HIDDEN, FORBIDDEN, OK, OK, OK),
+    "deleteSession": (*_U, HIDDEN, FORBIDDEN, FORBIDDEN, FORBIDDEN, OK),
+    "sendMessage": (*_U, HIDDEN, FORBIDDEN, FORBIDDEN, FORBIDDEN, OK),
+    "draftCheckpoint": (*_U, HIDDEN, FORBIDDEN, FORBIDDEN, FORBIDDEN, OK),
+    "createCheckpoint": (*_U, HIDDEN, FORBIDDEN, FORBIDDEN, FORBIDDEN, OK),
+    "mergeCheckpoints": (*_U, HIDDEN, FORBIDDEN, FORBIDDEN, OK, OK),
+    "importSpace": (*_U, OWN, FORBIDDEN, OWN, OWN, OK),
+    "createApiToken": (*_U, OWN, FORBIDDEN, OWN, OWN, OK),
+    "revokeApiToken": (*_U, HIDDEN, FORBIDDEN, HIDDEN, HIDDEN, OK),
+    "messageStream": (*_U, HIDDEN, FORBIDDEN, FORBIDDEN, FORBIDDEN, OK),
+    "addSpaceMember": (*_U, HIDDEN, FORBIDDEN, FORBIDDEN, FORBIDDEN, OK),
+    "updateSpaceMember": (*_U, HIDDEN, FORBIDDEN, FORBIDDEN, FORBIDDEN, OK),
+    "removeSpaceMember": (*_U, HIDDEN, FORBIDDEN, FORBIDDEN, FORBIDDEN, OK),
+    "setModelAccess": (*_U, FORBIDDEN, FORBIDDEN, FORBIDDEN, FORBIDDEN, OK),
 }
 
 
@@ -210,19 +261,41 @@ def test_every_operation_has_a_row() -> None:
     assert all(len(row) == len(ACTORS) for row in MATRIX.values())
 
 
+ADD_MEMBER = (
+    "mutation($s: ID!, $u: String!, $r: SpaceRole!) { addSpaceMember(input: "
+    "{spaceId: $s, userName: $u, role: $r}) { member { role } errors { code } } }"
+)
+
+
 async def build_objects(world: World) -> None:
-    """The owner's space, a session with two turns, checkpoint c1; a fork with c2."""
+    """The owner's space with editor and viewer as members; a session in it shared
+    with the space, with two turns and checkpoint c1; forks with c2 and c3; a
+    private session in no space. Another space of the owner's has other as editor."""
     ids = world.ids
     run = world.data
-    ids["space"] = (
-        await run("owner", 'mutation { createSpace(input: {name: "Trips"}) { space { id } } }')
-    )["createSpace"]["space"]["id"]
+    create_space = "mutation($n: String!) { createSpace(input: {name: $n}) { space { id } } }"
+    ids["space"] = (await run("owner", create_space, n="Trips"))["createSpace"]["space"]["id"]
+    elsewhere = (await run("owner", create_space, n="Elsewhere"))["createSpace"]["space"]["id"]
+    for space, user, role in (
+        (ids["space"], "editor", "EDITOR"),
+        (ids["space"], "viewer", "VIEWER"),
+        (elsewhere, "other", "EDITOR"),
+    ):
+        added = await run("owner", ADD_MEMBER, s=space, u=user, r=role)
+        assert added["addSpaceMember"] == {"member": {"role": role}, "errors": []}
     created = await run(
         "owner",
         "mutation($s: ID!) { createSession(input: {spaceId: $s}) { session { id } } }",
         s=ids["space"],
     )
     ids["session"] = created["createSession"]["session"]["id"]
+    shared = await run(
+        "owner",
+        "mutation($id: ID!) { updateSession(input: {id: $id, visibility: SPACE}) "
+        "{ session { visibility } errors { code } } }",
+        id=ids["session"],
+    )
+    assert shared["updateSession"] == {"session": {"visibility": "SPACE"}, "errors": []}
     loose = await run("owner", "mutation { createSession(input: {}) { session { id } } }")
     ids["loose"] = loose["createSession"]["session"]["id"]
     send = 'mutation($s: ID!) { sendMessage(input: {sessionId: $s, content: "hello"}) { userTurn { id } } }'
@@ -246,6 +319,15 @@ async def build_objects(world: World) -> None:
     await run("owner", send, s=forked)
     c2 = (await run("owner", checkpoint, s=forked, t="Two"))["createCheckpoint"]["checkpoint"]
     ids["c2"] = c2["id"]
+    fork = await run(
+        "owner",
+        'mutation($c: ID!) { forkSession(input: {checkpointId: $c, branchName: "idea2"}) { session { id } } }',
+        c=ids["c1"],
+    )
+    forked = fork["forkSession"]["session"]["id"]
+    await run("owner", send, s=forked)
+    c3 = (await run("owner", checkpoint, s=forked, t="Three"))["createCheckpoint"]["checkpoint"]
+    ids["c3"] = c3["id"]
     exported = await run(
         "owner",
         "query($s: ID!) { exportSpace(input: {spaceId: $s, format: JSON}) { document } }",
@@ -255,8 +337,9 @@ async def build_objects(world: World) -> None:
     ids["streamInput"] = {"sessionId": ids["session"], "content": "streamed"}  # type: ignore[assignment]
 
 
-def variables(world: World, operation: str) -> dict[str, Any]:
-    return {name: world.ids[key] for name, key in OPERATIONS[operation][1].items()}
+def variables(world: World, operation: str, actor: str) -> dict[str, Any]:
+    names = ACTOR_VARIABLES.get((operation, actor), OPERATIONS[operation][1])
+    return {name: world.ids[key] for name, key in names.items()}
 
 
 async def run_cell(world: World, operation: str, actor: str) -> tuple[int, dict[str, Any]]:
@@ -264,7 +347,7 @@ async def run_cell(world: World, operation: str, actor: str) -> tuple[int, dict[
     if operation == "messageStream":
         response = await world.http.post(
             "/graphql",
-            json={"query": document, "variables": variables(world, operation)},
+            json={"query": document, "variables": variables(world, operation, actor)},
             headers={**world.headers[actor], "Accept": "text/event-stream"},
         )
         if response.status_code != 200:
@@ -275,12 +358,12 @@ async def run_cell(world: World, operation: str, actor: str) -> tuple[int, dict[
             if kind == "next"
         ]
         return 200, {"data": {"messageStream": events[-1]}}
-    response = await world.post(actor, document, **variables(world, operation))
+    response = await world.post(actor, document, **variables(world, operation, actor))
     return response.status_code, response.json()
 
 
 def owner_ids(world: World) -> set[str]:
-    return {world.ids[k] for k in ("space", "session", "loose", "c1", "c2")}
+    return {world.ids[k] for k in ("space", "session", "loose", "c1", "c2", "c3")}
 
 
 def check(
@@ -331,8 +414,11 @@ def check(
 async def snapshot(world: World) -> str:
     """Everything the owner has, to see that a refused write wrote nothing."""
     query = (
-        "query { viewer { apiTokens { name revokedAt } } spaces { edges { node { id name } } } "
-        "sessions { edges { node { id title lastSequenceNumber space { id } mount { baseSequence } } } } }"
+        "query { viewer { apiTokens { name revokedAt } } providers { adminsOnly } "
+        "spaces { edges { node { id name members { userName role } "
+        "branches { name head { id } } } } } "
+        "sessions { edges { node { id title visibility lastSequenceNumber space { id } "
+        "mount { baseSequence } } } } }"
     )
     return json.dumps(await world.data("owner", query))
 
@@ -351,4 +437,4 @@ async def test_matrix(settings: Settings, operation: str) -> None:
 
 def test_the_matrix_size() -> None:
     """For the closing note: operations by actors."""
-    assert (len(MATRIX), len(ACTORS)) == (len(schema_operations()), 7)
+    assert (len(MATRIX), len(ACTORS)) == (len(schema_operations()), 9)

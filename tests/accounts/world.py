@@ -54,16 +54,23 @@ async def _token(user_id: int, name: str, *, read_only: bool = False) -> str:
 
 @asynccontextmanager
 async def accounts_app(settings: Settings) -> AsyncIterator[World]:
-    """Users owner (admin), other, disabled; the owner's tokens: full, read-only,
-    revoked, expired, and a spare one to revoke."""
+    """Users owner (admin), other, editor, viewer, third, disabled; the owner's
+    tokens: full, read-only, revoked, expired, and a spare one to revoke; one
+    token each for other, editor and viewer. Memberships are made by the tests
+    (``tests/accounts/test_authorization_matrix.build_objects``)."""
     app = create_app(dataclasses.replace(settings, auth="accounts"))
     async with app.router.lifespan_context(app):
         owner, _ = await accounts.add_user("owner", PASSWORD, is_admin=True)
         other, _ = await accounts.add_user("other", PASSWORD, is_admin=False)
         disabled, _ = await accounts.add_user("gone", PASSWORD, is_admin=False)
+        editor, _ = await accounts.add_user("editor", PASSWORD, is_admin=False)
+        viewer, _ = await accounts.add_user("viewer", PASSWORD, is_admin=False)
+        await accounts.add_user("third", PASSWORD, is_admin=False)
         tokens = {
             "owner": await _token(owner.id, "full"),
             "other": await _token(other.id, "other"),
+            "editor": await _token(editor.id, "editing"),
+            "viewer": await _token(viewer.id, "viewing"),
             "read_only": await _token(owner.id, "reader", read_only=True),
             "revoked": await _token(owner.id, "old"),
             "expired": await _token(owner.id, "short"),

@@ -8,6 +8,7 @@ import strawberry
 
 from api.domain.context import ContextOverride
 from api.domain.types import MemoryScope as DomainScope
+from api.domain.types import Session
 from api.domain.validation import IDEMPOTENCY_KEY_MAX_CHARS, validate_idempotency_key
 from api.errors import SmritiError
 from api.graphql import ids
@@ -15,8 +16,7 @@ from api.graphql.context import Info
 from api.graphql.types.context_plan import ContextInput, ContextPlan
 from api.graphql.types.errors import error_type, to_error
 from api.graphql.types.turn import Turn
-from api.services import chat
-from api.store import sessions
+from api.services import access, chat
 
 SendMessageError = error_type("SendMessageError", "sendMessage", calls_a_model=True)
 
@@ -32,6 +32,20 @@ def context_override(value: ContextInput | None) -> ContextOverride | None:
         base_sequence=value.base_sequence,
         memory_scope=DomainScope(value.memory_scope.name) if value.memory_scope else None,
     )
+
+
+async def check_model(info: Info, session: Session, model: str | None) -> None:
+    """FORBIDDEN, before anything is written, for a model kept for admins (an
+    unknown model is refused by the send itself, UNKNOWN_MODEL)."""
+    if info.context.is_admin:
+        return
+    registry = info.context.services.registry
+    name = model or chat.session_model(session)
+    try:
+        ref = registry.resolve(name, require_available=False)
+    except SmritiError:
+        return
+    await access.check_model(ref.name, is_admin=False)
 
 
 def send_options(input: SendMessageInput) -> ContextOverride | None:
@@ -87,7 +101,8 @@ class ChatMutation:
         services = info.context.services
         try:
             session_id = ids.decode(input.session_id, "Session", field="sessionId")
-            session = await sessions.get(info.context.owner_id, session_id)
+            session = await access.own_session(info.context.owner_id, session_id)
+            await check_model(info, session, input.model)
             exchange = await chat.send_message(
                 services,
                 session,
@@ -95,6 +110,7 @@ class ChatMutation:
                 model=input.model,
                 idempotency_key=input.idempotency_key,
                 override=send_options(input),
+                author=info.context.authorship,
             )
         except SmritiError as exc:
             return SendMessagePayload(

@@ -22,8 +22,8 @@ from api.graphql.types.checkpoint import Checkpoint
 from api.graphql.types.common import TurnRange as TurnRangeType
 from api.graphql.types.common import TurnRangeInput
 from api.graphql.types.errors import error_type
+from api.services import access
 from api.services import checkpoints as checkpoint_service
-from api.store import sessions
 
 DraftCheckpointError = error_type("DraftCheckpointError", "draftCheckpoint", calls_a_model=True)
 CreateCheckpointError = error_type("CreateCheckpointError", "createCheckpoint")
@@ -151,7 +151,7 @@ class CheckpointMutation:
     ) -> DraftCheckpointPayload:
         async def work() -> tuple[CheckpointDraft, CarriedState]:
             session_id = ids.decode(input.session_id, "Session", field="sessionId")
-            session = await sessions.get(info.context.owner_id, session_id)
+            session = await access.own_session(info.context.owner_id, session_id)
             draft = await checkpoint_service.draft(info.context.services, session)
             content = draft.content
             extracted = CheckpointDraft(
@@ -186,7 +186,7 @@ class CheckpointMutation:
     ) -> CreateCheckpointPayload:
         async def work() -> Checkpoint:
             session_id = ids.decode(input.session_id, "Session", field="sessionId")
-            session = await sessions.get(info.context.owner_id, session_id)
+            session = await access.own_session(info.context.owner_id, session_id)
             content = CheckpointContent(
                 title=input.title,
                 objective=input.objective or "",
@@ -202,6 +202,7 @@ class CheckpointMutation:
                 session,
                 content,
                 source_turn_range=TurnRange(span.first, span.last) if span else None,
+                author=info.context.authorship,
             )
             return Checkpoint.from_domain(saved)
 

@@ -152,6 +152,7 @@ class MergeMutation:
                     Resolution(field=str(r.field.value), item=r.item, keep=r.keep)
                     for r in input.resolutions
                 ],
+                author=info.context.authorship,
             )
 
         result, errors = await attempt(work(), MergeCheckpointsError)

@@ -8,15 +8,16 @@ import strawberry
 
 from api.domain.types import MemoryScope as DomainScope
 from api.domain.types import Session as DomainSession
+from api.domain.types import Visibility
 from api.domain.validation import validate_title
 from api.graphql import ids
 from api.graphql.context import Info
 from api.graphql.mutations.base import attempt
-from api.graphql.types.enums import MemoryScope
+from api.graphql.types.enums import MemoryScope, SessionVisibility
 from api.graphql.types.errors import error_type
 from api.graphql.types.session import Session
+from api.services import access, workspace
 from api.services import checkpoints as checkpoint_service
-from api.services import workspace
 from api.store import sessions
 
 CreateSessionError = error_type("CreateSessionError", "createSession")
@@ -59,6 +60,12 @@ class UpdateSessionInput:
         "the next message sees that many checkpoints.",
     )
     model: str | None = strawberry.field(default=None, description="A new default model.")
+    visibility: SessionVisibility | None = strawberry.field(
+        default=None,
+        description="Share the session with its space's members (SPACE; it must be attached "
+        "to a space you may edit) or make it private again (PRIVATE). Attaching it to "
+        "another space or detaching it makes it private.",
+    )
 
 
 @strawberry.input(description="Attach a session to a space.")
@@ -75,7 +82,10 @@ class DetachSpaceInput:
     session_id: strawberry.ID = strawberry.field(description="The session.")
 
 
-@strawberry.input(description="Mount a checkpoint of the session's space.")
+@strawberry.input(
+    description="Mount a checkpoint: one of the session's space, or, for a session in no "
+    "space, any checkpoint you may read (how a viewer works from a space's lineage)."
+)
 class MountCheckpointInput:
     session_id: strawberry.ID = strawberry.field(description="The session.")
     checkpoint_id: strawberry.ID = strawberry.field(description="The checkpoint.")
@@ -86,11 +96,17 @@ class UnmountCheckpointInput:
     session_id: strawberry.ID = strawberry.field(description="The session.")
 
 
-@strawberry.input(description="Start a new session on a new branch from a checkpoint.")
+@strawberry.input(
+    description="Start a new session on a new branch from a checkpoint. A viewer of the "
+    "space gets a private session of theirs in no space, with the checkpoint mounted, "
+    "and no branch."
+)
 class ForkSessionInput:
     checkpoint_id: strawberry.ID = strawberry.field(description="The checkpoint to fork from.")
     branch_name: str | None = strawberry.field(
-        default=None, description='A new, unique branch name ("main" is refused).'
+        default=None,
+        description='A new, unique branch name ("main" is refused); omitted: fork-<hash>. '
+        "A viewer leaves it out (FORBIDDEN otherwise).",
     )
     title: str | None = strawberry.field(default=None, description="The new session's title.")
 
@@ -135,7 +151,8 @@ class DeleteSessionPayload:
 
 
 async def _session(info: Info, value: str, field: str = "sessionId") -> DomainSession:
-    return await sessions.get(
+    """A session the caller wrote (FORBIDDEN for one they only read)."""
+    return await access.own_session(
         info.context.owner_id, ids.decode(value, "Session", field=field), field=field
     )
 
@@ -159,13 +176,17 @@ class SessionMutation:
                 space_id=space_id,
                 memory_scope=_scope(input.memory_scope),
                 model=input.model,
+                is_admin=info.context.is_admin,
             )
             return Session.from_domain(created)
 
         session, errors = await attempt(work(), CreateSessionError)
         return CreateSessionPayload(session=session, errors=errors)
 
-    @strawberry.mutation(description="Rename a session or change its scope or default model.")
+    @strawberry.mutation(
+        description="Rename a session, change its scope or default model, or share it with "
+        "its space (its author only)."
+    )
     async def update_session(
         self,
         info: Info,
@@ -181,6 +202,8 @@ class SessionMutation:
                 title=input.title,
                 memory_scope=_scope(input.memory_scope),
                 model=input.model,
+                visibility=Visibility(input.visibility.name) if input.visibility else None,
+                is_admin=info.context.is_admin,
             )
             return Session.from_domain(updated)
 
@@ -288,7 +311,7 @@ class SessionMutation:
         session, errors = await attempt(work(), ForkSessionError)
         return ForkSessionPayload(session=session, errors=errors)
 
-    @strawberry.mutation(description="Delete a session and its turns (owner only).")
+    @strawberry.mutation(description="Delete a session and its turns (its author only).")
     async def delete_session(
         self,
         info: Info,
@@ -297,9 +320,8 @@ class SessionMutation:
         ],
     ) -> DeleteSessionPayload:
         async def work() -> strawberry.ID:
-            await sessions.delete(
-                info.context.owner_id, ids.decode(input.id, "Session", field="id")
-            )
+            session = await _session(info, input.id, "id")
+            await sessions.delete(info.context.owner_id, session.id)
             return input.id
 
         deleted, errors = await attempt(work(), DeleteSessionError)

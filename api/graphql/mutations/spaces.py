@@ -14,7 +14,6 @@ from api.graphql.mutations.base import attempt
 from api.graphql.types.errors import error_type
 from api.graphql.types.space import Space
 from api.services import workspace
-from api.store import spaces
 
 CreateSpaceError = error_type("CreateSpaceError", "createSpace")
 UpdateSpaceError = error_type("UpdateSpaceError", "updateSpace")
@@ -85,7 +84,7 @@ class SpaceMutation:
         space, errors = await attempt(work(), CreateSpaceError)
         return CreateSpacePayload(space=Space.from_domain(space) if space else None, errors=errors)
 
-    @strawberry.mutation(description="Rename a space or change its description.")
+    @strawberry.mutation(description="Rename a space or change its description (its owners only).")
     async def update_space(
         self,
         info: Info,
@@ -106,7 +105,10 @@ class SpaceMutation:
         space, errors = await attempt(work(), UpdateSpaceError)
         return UpdateSpacePayload(space=space, errors=errors)
 
-    @strawberry.mutation(description="Delete a space and everything in it (owner only).")
+    @strawberry.mutation(
+        description="Delete a space with its lineage and your sessions in it (its owners "
+        "only); other members' sessions in it are detached and kept."
+    )
     async def delete_space(
         self,
         info: Info,
@@ -115,7 +117,9 @@ class SpaceMutation:
         ],
     ) -> DeleteSpacePayload:
         async def work() -> strawberry.ID:
-            await spaces.delete(info.context.owner_id, ids.decode(input.id, "Space", field="id"))
+            await workspace.delete_space(
+                info.context.owner_id, ids.decode(input.id, "Space", field="id")
+            )
             return input.id
 
         deleted, errors = await attempt(work(), DeleteSpaceError)

@@ -13,6 +13,7 @@ from api.domain import types as domain
 from api.errors import InputError
 from api.graphql.context import Info
 from api.graphql.types.common import TurnRange
+from api.graphql.types.member import Author, author
 from api.graphql.types.turn import Turn
 from api.store import checkpoints, turns
 
@@ -75,6 +76,20 @@ class Checkpoint(relay.Node):
         found = await info.context.loaders.checkpoint_by_id.load_many([int(i) for i in node_ids])
         return [cls.from_domain(c) if c else None for c in found]
 
+    @strawberry.field(
+        description="Who saved it, and the API token's name when it came with one (not part "
+        "of the hash)."
+    )
+    async def author(self, info: Info) -> Author | None:
+        checkpoint = self.domain_checkpoint
+        user_id = checkpoint.author_id
+        if user_id is None:  # saved before authorship was recorded: the space's creator
+            space = await info.context.loaders.space_by_id.load(checkpoint.space_id)
+            if space is None:
+                return None
+            user_id = space.owner_id
+        return await author(info, user_id, checkpoint.author_token)
+
     @strawberry.field(description="The first 7 characters of the hash.")
     def short_hash(self) -> str:
         return self.hash[:7]
@@ -129,7 +144,10 @@ class Checkpoint(relay.Node):
         chain = await checkpoints.chain(self.id, first + 1)
         return [Checkpoint.from_domain(c) for c in chain[1:]]
 
-    @strawberry.field(description="The session it was saved from (none if since deleted).")
+    @strawberry.field(
+        description="The session it was saved from: null if since deleted, or if you may not "
+        "read it (it is private to its author, or not shared with the space)."
+    )
     async def source_session(self, info: Info) -> SessionRef | None:
         from api.graphql.types.session import Session
 

@@ -72,7 +72,12 @@ class ErrorCode(enum.Enum):
     CONFLICT = strawberry.enum_value(
         "CONFLICT",
         description="A merge has an unresolved conflict, or the branch moved since it was "
-        "previewed: preview again and resolve.",
+        "previewed: preview again and resolve; or the user is already a member.",
+    )
+    LAST_OWNER = strawberry.enum_value(
+        "LAST_OWNER",
+        description="The space's last owner cannot be removed or made an editor or viewer: "
+        "make another member an owner first.",
     )
     PROVIDER_AUTH = strawberry.enum_value(
         "PROVIDER_AUTH", description="The provider rejected the API key."
@@ -103,7 +108,10 @@ class ErrorCode(enum.Enum):
         description="An imported checkpoint's hash does not match its fields or parent.",
     )
     FORBIDDEN = strawberry.enum_value(
-        "FORBIDDEN", description="A read-only API token cannot change anything."
+        "FORBIDDEN",
+        description="Not allowed for you: a read-only API token changes nothing; your role "
+        "in the space does not allow it; only a session's author writes to it; the model "
+        "is for admins only; or only an admin may do it.",
     )
     UNAUTHENTICATED = strawberry.enum_value(
         "UNAUTHENTICATED",
@@ -111,4 +119,29 @@ class ErrorCode(enum.Enum):
     )
     RATE_LIMITED = strawberry.enum_value(
         "RATE_LIMITED", description="Too many failed sign-ins; wait before trying again."
+    )
+
+
+@strawberry.enum(description="A member's role in a space; each may do what the ones below it may.")
+class SpaceRole(enum.Enum):
+    OWNER = strawberry.enum_value(
+        "OWNER", description="Everything: members and their roles, renaming, deleting."
+    )
+    EDITOR = strawberry.enum_value(
+        "EDITOR",
+        description="Sessions attached to the space, checkpoints saved from their own "
+        "sessions, forks, mounts, merges.",
+    )
+    VIEWER = strawberry.enum_value(
+        "VIEWER",
+        description="Reads the lineage and its checkpoints, and mounts or forks them into "
+        "their own sessions (outside the space).",
+    )
+
+
+@strawberry.enum(description="Who may read a session.")
+class SessionVisibility(enum.Enum):
+    PRIVATE = strawberry.enum_value("PRIVATE", description="Its author only.")
+    SPACE = strawberry.enum_value(
+        "SPACE", description="Its author and the members of the space it is attached to."
     )

@@ -10,7 +10,10 @@ class Provider:
     name: str = strawberry.field(description="The name used in model names.")
     available: bool = strawberry.field(description="False when its API key is not set.")
     reason: str | None = strawberry.field(description="Why it is unavailable.")
-    models: list[str] = strawberry.field(description='Its models, as "provider/model".')
+    models: list[str] = strawberry.field(
+        description='Its models you may use, as "provider/model" (an admin sees every one; '
+        "others, those not kept for admins)."
+    )
 
 
 @strawberry.type(description="The providers and the default models.")
@@ -19,4 +22,8 @@ class Providers:
     chat_default: str = strawberry.field(description="The model new sessions use.")
     background: str = strawberry.field(
         description="The background-intelligence model (drafts and titles)."
+    )
+    admins_only: list[str] = strawberry.field(
+        description="The models an admin kept for admins (setModelAccess); empty for "
+        "anyone but an admin."
     )

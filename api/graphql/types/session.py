@@ -12,7 +12,7 @@ from strawberry import relay
 from api.domain import types as domain
 from api.graphql.context import Info
 from api.graphql.pagination import connection, page_request, turns_of
-from api.graphql.types.enums import MemoryScope
+from api.graphql.types.enums import MemoryScope, SessionVisibility
 from api.graphql.types.turn import Turn
 from api.settings import MAX_TURN_PAGE_SIZE
 from api.store import turns
@@ -70,6 +70,10 @@ class Session(relay.Node):
     active_provider: str = strawberry.field(description="The provider of the session's model.")
     active_model: str = strawberry.field(description="The session's model, without provider.")
     memory_scope: MemoryScope = strawberry.field(description="How many checkpoints the model sees.")
+    visibility: SessionVisibility = strawberry.field(
+        description="Who may read it: its author only (PRIVATE, the default) or also the "
+        "members of its space (SPACE). Only its author writes to it."
+    )
     last_sequence_number: int = strawberry.field(
         description="The sequence number of the newest turn (0 when there is none)."
     )
@@ -86,6 +90,7 @@ class Session(relay.Node):
             active_provider=session.active_provider,
             active_model=session.active_model,
             memory_scope=MemoryScope[session.memory_scope.value],
+            visibility=SessionVisibility[session.visibility.value],
             last_sequence_number=session.last_sequence_number,
             created_at=session.created_at,
             updated_at=session.updated_at,
@@ -98,6 +103,12 @@ class Session(relay.Node):
     ) -> list[Any]:
         found = await info.context.loaders.session_by_id.load_many([int(i) for i in node_ids])
         return [cls.from_domain(s) if s else None for s in found]
+
+    @strawberry.field(description="The user name of its author (who alone writes to it).")
+    async def author_name(self, info: Info) -> str:
+        name = await info.context.loaders.user_name_by_id.load(self.domain_session.owner_id)
+        assert name is not None  # users are disabled, never deleted
+        return name
 
     @strawberry.field(description='The model as "provider/model", as `providers` lists it.')
     def model(self) -> str:

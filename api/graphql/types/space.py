@@ -14,12 +14,14 @@ from api.domain.types import MAIN_BRANCH
 from api.graphql import ids
 from api.graphql.context import Info
 from api.graphql.pagination import CHECKPOINTS, SESSIONS, connection, cursor, page_request
+from api.graphql.types.enums import SpaceRole
 from api.graphql.types.lineage_graph import (
     MAX_LINEAGE_GRAPH_NODES,
     LineageBranch,
     LineageGraph,
     LineageNode,
 )
+from api.graphql.types.member import SpaceMember
 from api.store import checkpoints, sessions
 
 if TYPE_CHECKING:
@@ -69,6 +71,20 @@ class Space(relay.Node):
     ) -> list[Any]:
         found = await info.context.loaders.space_by_id.load_many([int(i) for i in node_ids])
         return [cls.from_domain(s) if s else None for s in found]
+
+    @strawberry.field(
+        description="Your role in this space (a space you are not a member of does not "
+        "exist for you)."
+    )
+    async def viewer_role(self, info: Info) -> SpaceRole:
+        role = await info.context.loaders.role_by_space_id.load(self.id)
+        assert role is not None  # a space is only loaded for its members
+        return SpaceRole[role.value]
+
+    @strawberry.field(description="The space's members and their roles, in the order added.")
+    async def members(self, info: Info) -> list[SpaceMember]:
+        found = await info.context.loaders.members_by_space_id.load(self.id)
+        return [SpaceMember.from_domain(m) for m in found]
 
     @strawberry.field(description="The branches of this space's lineage, by name.")
     async def branches(self, info: Info) -> list[Branch]:
@@ -148,7 +164,10 @@ class Space(relay.Node):
             end_cursor=cursor(CHECKPOINTS, page.items[-1].id) if page.items else None,
         )
 
-    @strawberry.field(description="The sessions attached to this space, oldest first.")
+    @strawberry.field(
+        description="The sessions attached to this space that you may read (your own, and "
+        "those shared with the space), oldest first."
+    )
     async def sessions(
         self,
         info: Info,
@@ -163,5 +182,5 @@ class Space(relay.Node):
 
         cap = info.context.services.settings.max_page_size
         request = page_request(scope=SESSIONS, first=first, after=after, cap=cap)
-        page = await sessions.page(info.context.owner_id, self.id, request)
+        page = await sessions.page(info.context.owner_id, self.id, request, shared_too=True)
         return connection(page, Session.from_domain, lambda s: s.id, scope=SESSIONS)

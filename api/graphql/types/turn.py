@@ -14,6 +14,7 @@ from api.domain import types as domain
 from api.graphql.context import Info
 from api.graphql.types.common import Usage
 from api.graphql.types.enums import Role
+from api.graphql.types.member import Author, author
 from api.rendering import render_markdown_cached
 from api.store import turns
 
@@ -48,6 +49,8 @@ class Turn(relay.Node):
         description="For a reply: the sequence number of the user turn it answers."
     )
     session_id: strawberry.Private[int]
+    author_id: strawberry.Private[int | None]
+    author_token: strawberry.Private[str | None]
 
     @classmethod
     def from_domain(cls, turn: domain.Turn) -> Turn:
@@ -63,6 +66,8 @@ class Turn(relay.Node):
             interrupted=turn.interrupted,
             reply_to_sequence=turn.reply_to_sequence,
             session_id=turn.session_id,
+            author_id=turn.author_id,
+            author_token=turn.author_token,
         )
 
     @classmethod
@@ -92,6 +97,19 @@ class Turn(relay.Node):
         if len(self.content) <= RENDER_INLINE_LIMIT:
             return render_markdown_cached(self.content)
         return await asyncio.to_thread(render_markdown_cached, self.content)
+
+    @strawberry.field(
+        description="Who wrote it: the user who sent the message (a reply is recorded as "
+        "theirs too) and the API token's name when it came with one."
+    )
+    async def author(self, info: Info) -> Author | None:
+        user_id = self.author_id
+        if user_id is None:  # written before authorship was recorded: the session's owner
+            session = await info.context.loaders.session_by_id.load(self.session_id)
+            if session is None:
+                return None
+            user_id = session.owner_id
+        return await author(info, user_id, self.author_token)
 
     @strawberry.field(description="The session the turn belongs to.")
     async def session(self, info: Info) -> SessionRef:

@@ -1,0 +1,60 @@
+"""setModelAccess: an admin keeps a model for admins, or opens it to everyone."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import strawberry
+
+from api.errors import Forbidden
+from api.graphql.context import Info
+from api.graphql.mutations.base import attempt
+from api.graphql.types.errors import error_type
+from api.store import model_access
+
+SetModelAccessError = error_type("SetModelAccessError", "setModelAccess")
+
+
+@strawberry.input(description="Who may use a model.")
+class SetModelAccessInput:
+    model: str = strawberry.field(
+        description='The model, "provider/model" as `providers` lists it.'
+    )
+    admins_only: bool = strawberry.field(
+        description="True: admins only (others do not see it in `providers` and get "
+        "FORBIDDEN using it); false: everyone."
+    )
+
+
+@strawberry.type(description="The result of setModelAccess.")
+class SetModelAccessPayload:
+    model: str | None = strawberry.field(description='The model, "provider/model".')
+    admins_only: bool = strawberry.field(description="Whether it is now for admins only.")
+    errors: list[SetModelAccessError] = strawberry.field(description="Why it failed, if it did.")
+
+
+@strawberry.type
+class ModelAccessMutation:
+    @strawberry.mutation(
+        description="Keep a model for admins, or open it to everyone (admins only; stored "
+        "in the database, for every worker)."
+    )
+    async def set_model_access(
+        self,
+        info: Info,
+        input: Annotated[
+            SetModelAccessInput, strawberry.argument(description="The setModelAccess arguments.")
+        ],
+    ) -> SetModelAccessPayload:
+        async def work() -> str:
+            if not info.context.is_admin:
+                raise Forbidden("Only an admin decides who may use a model.", field="model")
+            registry = info.context.services.registry
+            name = registry.resolve(input.model, require_available=False).name
+            await model_access.set_admins_only(name, input.admins_only)
+            return name
+
+        model, errors = await attempt(work(), SetModelAccessError)
+        return SetModelAccessPayload(
+            model=model, admins_only=input.admins_only if model else False, errors=errors
+        )

@@ -1,0 +1,67 @@
+"""Who may read and write what (issue 9): the one place the rules are applied.
+
+    a space       exists for its members only (NotFound for anyone else);
+                  what a member's role does not allow is Forbidden
+                  (they can see the space, so it is not hidden)
+    a session     readable by its author, and by the members of its space when
+                  its visibility is SPACE; only its author writes to it
+                  (Forbidden for a reader, NotFound for anyone else)
+    a checkpoint  readable by the members of its space
+
+Each check is one indexed read (the membership row joined to the space, or
+the session with its visibility), the same statement count as the owner
+checks it replaces.
+"""
+
+from __future__ import annotations
+
+from api.domain.types import Checkpoint, Session, Space, SpaceRole
+from api.errors import Forbidden, NotFound
+from api.store import checkpoints, model_access, sessions, spaces
+
+_NEEDS = {
+    SpaceRole.OWNER: "Only an owner of the space may do this.",
+    SpaceRole.EDITOR: "Viewers of a space read it: this needs an editor or an owner.",
+    SpaceRole.VIEWER: "",
+}
+
+
+async def space(
+    user_id: int, space_id: int, needs: SpaceRole = SpaceRole.VIEWER, *, field: str = "spaceId"
+) -> tuple[Space, SpaceRole]:
+    """The space and the user's role in it, if that role allows ``needs``."""
+    found, role = await spaces.get_with_role(user_id, space_id, field=field)
+    if not role.allows(needs):
+        raise Forbidden(_NEEDS[needs], field=field)
+    return found, role
+
+
+async def readable_session(user_id: int, session_id: int, *, field: str = "sessionId") -> Session:
+    return await sessions.readable(user_id, session_id, field=field)
+
+
+async def own_session(user_id: int, session_id: int, *, field: str = "sessionId") -> Session:
+    """A session the user wrote: Forbidden for one they only read."""
+    session = await sessions.readable(user_id, session_id, field=field)
+    if session.owner_id != user_id:
+        raise Forbidden("Only its author writes to a session.", field=field)
+    return session
+
+
+async def checkpoint(
+    user_id: int, checkpoint_id: int, *, field: str = "checkpointId"
+) -> tuple[Checkpoint, SpaceRole]:
+    """A checkpoint of a space the user is a member of, and their role there."""
+    found = await checkpoints.get(checkpoint_id, field=field)
+    try:
+        _, role = await spaces.get_with_role(user_id, found.space_id)
+    except NotFound as exc:
+        raise NotFound("No such checkpoint.", field=field) from exc
+    return found, role
+
+
+async def check_model(name: str, *, is_admin: bool) -> None:
+    """Forbidden when ``name`` ("provider/model") is kept for admins and the
+    caller is not one (an admin, or the local user without accounts, costs no read)."""
+    if not is_admin and await model_access.is_admins_only(name):
+        raise Forbidden(f'The model "{name}" is for admins only.', field="model")

@@ -1,0 +1,184 @@
+"""Space members and their roles (one row per member; the creator's is written
+with the space).
+
+Changes to a space's members are serialised on the space's row, like saving
+a checkpoint: two owners demoting each other at once cannot both pass the
+"one OWNER is left" check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from tortoise.exceptions import IntegrityError
+from tortoise.transactions import in_transaction
+
+from api.domain.types import MAIN_BRANCH, Member, SpaceRole, Visibility
+from api.errors import ErrorCode, InputError, NotFound
+from api.store import models, rows, sql
+from api.store.writes import finished
+
+_MEMBERS = (
+    "SELECT m.space_id, m.user_id, u.name, m.role, m.created_at FROM space_member m "
+    "JOIN smriti_user u ON u.id = m.user_id WHERE m.space_id = ? ORDER BY m.id"
+)
+
+
+async def role(user_id: int, space_id: int) -> SpaceRole | None:
+    """The user's role in the space; None when they are not a member (one indexed read)."""
+    found = await sql.fetch_one(
+        sql.connection(),
+        "SELECT role FROM space_member WHERE user_id = ? AND space_id = ?",
+        [user_id, space_id],
+    )
+    return SpaceRole(found["role"]) if found is not None else None
+
+
+async def roles(user_id: int, space_ids: Sequence[int]) -> dict[int, SpaceRole]:
+    """The user's role in each of the spaces they are a member of."""
+    if not space_ids:
+        return {}
+    marks = ", ".join("?" for _ in space_ids)
+    found = await sql.fetch(
+        sql.connection(),
+        f"SELECT space_id, role FROM space_member WHERE user_id = ? AND space_id IN ({marks})",
+        [user_id, *space_ids],
+    )
+    return {int(r["space_id"]): SpaceRole(r["role"]) for r in found}
+
+
+async def of_spaces(space_ids: Sequence[int]) -> dict[int, list[Member]]:
+    """Each space's members, in the order they were added (one statement)."""
+    result: dict[int, list[Member]] = {i: [] for i in space_ids}
+    if not space_ids:
+        return result
+    marks = ", ".join("?" for _ in space_ids)
+    found = await sql.fetch(
+        sql.connection(),
+        "SELECT m.space_id, m.user_id, u.name, m.role, m.created_at FROM space_member m "
+        f"JOIN smriti_user u ON u.id = m.user_id WHERE m.space_id IN ({marks}) "
+        "ORDER BY m.space_id, m.id",
+        list(space_ids),
+    )
+    for record in found:
+        result[int(record["space_id"])].append(_member(record))
+    return result
+
+
+def _member(record: Any) -> Member:
+    return Member(
+        space_id=int(record["space_id"]),
+        user_id=int(record["user_id"]),
+        user_name=record["name"],
+        role=SpaceRole(record["role"]),
+        created_at=rows.timestamp(record["created_at"]),
+    )
+
+
+async def _lock_space(conn: Any, space_id: int) -> None:
+    """The space's row lock (PostgreSQL) or the write lock (SQLite), till commit."""
+    await models.Space.filter(id=space_id).using_db(conn).update(updated_at=datetime.now(UTC))
+
+
+async def _owners(conn: Any, space_id: int) -> int:
+    found = await sql.fetch_one(
+        conn,
+        "SELECT COUNT(*) AS n FROM space_member WHERE space_id = ? AND role = ?",
+        [space_id, SpaceRole.OWNER.value],
+    )
+    return int(found["n"]) if found is not None else 0
+
+
+def _last_owner(name: str) -> InputError:
+    return InputError(
+        f"{name} is the space's last owner: make another member an owner first.",
+        code=ErrorCode.LAST_OWNER,
+        field="userName",
+    )
+
+
+@finished
+async def add(space_id: int, user_id: int, role: SpaceRole) -> Member:
+    try:
+        async with in_transaction("default") as conn:
+            await _lock_space(conn, space_id)
+            await models.SpaceMember.create(
+                using_db=conn,
+                space_id=space_id,
+                user_id=user_id,
+                role=role.value,
+                created_at=datetime.now(UTC),
+            )
+            return await _current(conn, space_id, user_id)
+    except IntegrityError:
+        raise InputError(
+            "That user is already a member of this space (updateSpaceMember changes a role).",
+            code=ErrorCode.CONFLICT,
+            field="userName",
+        ) from None
+
+
+@finished
+async def change(space_id: int, user_id: int, role: SpaceRole) -> Member:
+    """A member's new role; LAST_OWNER when it would leave the space without one."""
+    async with in_transaction("default") as conn:
+        await _lock_space(conn, space_id)
+        current = await _current(conn, space_id, user_id)
+        demoted = current.role is SpaceRole.OWNER and role is not SpaceRole.OWNER
+        if demoted and await _owners(conn, space_id) <= 1:
+            raise _last_owner(current.user_name)
+        await (
+            models.SpaceMember.filter(space_id=space_id, user_id=user_id)
+            .using_db(conn)
+            .update(role=role.value)
+        )
+        return await _current(conn, space_id, user_id)
+
+
+@finished
+async def remove(space_id: int, user_id: int) -> None:
+    """Remove a member (LAST_OWNER for the last owner). Their sessions leave the
+    space with them, in the same transaction: attached ones are detached (private,
+    on main, nothing mounted) and a mount of one of its checkpoints is undone, so
+    no message of theirs reads the space afterwards."""
+    async with in_transaction("default") as conn:
+        await _lock_space(conn, space_id)
+        current = await _current(conn, space_id, user_id)
+        if current.role is SpaceRole.OWNER and await _owners(conn, space_id) <= 1:
+            raise _last_owner(current.user_name)
+        await models.SpaceMember.filter(space_id=space_id, user_id=user_id).using_db(conn).delete()
+        await sql.execute(
+            conn,
+            "UPDATE session SET mount_checkpoint_id = NULL, mount_base_sequence = NULL "
+            "WHERE owner_id = ? AND mount_checkpoint_id IN "
+            "(SELECT id FROM checkpoint WHERE space_id = ?)",
+            [user_id, space_id],
+        )
+        await _detach(conn, space_id, "owner_id = ?", user_id)
+
+
+async def detach_others(conn: Any, space_id: int, user_id: int) -> None:
+    """Detach the space's sessions of every user but ``user_id``."""
+    await _detach(conn, space_id, "owner_id <> ?", user_id)
+
+
+async def _detach(conn: Any, space_id: int, whose: str, user_id: int) -> None:
+    """Detach sessions of the space: private, on main, nothing mounted."""
+    await sql.execute(
+        conn,
+        "UPDATE session SET space_id = NULL, branch_name = ?, mount_checkpoint_id = NULL, "
+        f"mount_base_sequence = NULL, visibility = ?, updated_at = ? "
+        f"WHERE space_id = ? AND {whose}",
+        [MAIN_BRANCH, Visibility.PRIVATE.value, datetime.now(UTC), space_id, user_id],
+    )
+
+
+async def _current(conn: Any, space_id: int, user_id: int) -> Member:
+    found = await sql.fetch(
+        conn, _MEMBERS.replace("ORDER BY", "AND m.user_id = ? ORDER BY"), [space_id, user_id]
+    )
+    if not found:
+        raise NotFound("That user is not a member of this space.", field="userName")
+    return _member(found[0])
