@@ -1,4 +1,4 @@
-"""Search across everything the owner may read: turns, checkpoints, sessions, spaces."""
+"""Search across everything the caller may read: turns, checkpoints, sessions, spaces."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from api.domain import search_query
 from api.domain.types import Checkpoint, Session, Space, Turn
 from api.domain.validation import FieldProblem
 from api.errors import InputError
-from api.store import checkpoints, sessions, spaces, turns
+from api.store import checkpoints, members, sessions, spaces, turns
 from api.store import search as index
 from api.store.search import Kind
 
@@ -37,7 +37,7 @@ async def search(
     first: int,
     offset: int,
 ) -> Hits:
-    """One page of the owner's objects matching ``text``, best first."""
+    """One page of the objects the user may read matching ``text``, best first."""
     try:
         query = search_query.parse(text)
     except FieldProblem as problem:
@@ -45,7 +45,13 @@ async def search(
     if kinds is not None and not kinds:
         return Hits(hits=(), has_next=False)
     entries = await index.find(
-        owner_id, query, space_id=space_id, kinds=kinds, limit=first + 1, offset=offset
+        owner_id,
+        query,
+        space_id=space_id,
+        kinds=kinds,
+        limit=first + 1,
+        offset=offset,
+        shared=await members.shares_anything(owner_id),
     )
     page = entries[:first]
     objects = await _load(owner_id, page)

@@ -67,6 +67,30 @@ async def of_spaces(space_ids: Sequence[int]) -> dict[int, list[Member]]:
     return result
 
 
+# Whether the user reads anything in the search index that is not their own
+# (entries carry the owner they were written with): a space someone else made,
+# a session someone else shared with one of their spaces, or a space they
+# made and have left.
+_SHARES_ANYTHING = """
+SELECT 1 AS found WHERE EXISTS (
+    SELECT 1 FROM space_member m JOIN space s ON s.id = m.space_id
+    WHERE m.user_id = ? AND s.owner_id <> ?
+) OR EXISTS (
+    SELECT 1 FROM session s JOIN space_member m ON m.space_id = s.space_id
+    WHERE m.user_id = ? AND s.visibility = 'SPACE' AND s.owner_id <> ?
+) OR EXISTS (
+    SELECT 1 FROM space s WHERE s.owner_id = ? AND NOT EXISTS (
+        SELECT 1 FROM space_member m WHERE m.space_id = s.id AND m.user_id = ?
+    )
+)
+"""
+
+
+async def shares_anything(user_id: int) -> bool:
+    found = await sql.fetch_one(sql.connection(), _SHARES_ANYTHING, [user_id] * 6)
+    return found is not None
+
+
 def _member(record: Any) -> Member:
     return Member(
         space_id=int(record["space_id"]),

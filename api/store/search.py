@@ -49,7 +49,7 @@ SELECT kind, object_id, body, -score AS rank
 FROM (
     SELECT kind, object_id, body, bm25(search_fts) AS score
     FROM search_fts
-    WHERE search_fts MATCH ? AND owner_id = ? {filters}
+    WHERE search_fts MATCH ? AND {scope} {filters}
     ORDER BY rowid DESC
     LIMIT ?
 )
@@ -67,7 +67,7 @@ FROM (
     FROM (
         SELECT kind, object_id, document, q
         FROM search_entry, to_tsquery('simple', ?) AS q
-        WHERE document @@ q AND owner_id = ? {filters} {window}
+        WHERE document @@ q AND {scope} {filters} {window}
         ORDER BY {newest_first} DESC
         LIMIT ?
     ) AS newest
@@ -190,6 +190,23 @@ def forget_statistics() -> None:
     _statistics = None
 
 
+# What a user may read (issue 9): their own turns and sessions, the spaces
+# they are a member of with those spaces' checkpoints, and the turns and
+# sessions shared with those spaces. Entries keep the owner they were written
+# with, so a user who shares nothing (and left none of the spaces they made)
+# is scoped by ``owner_id = ?`` alone, the (owner_id, position) index's query.
+_SHARED_SCOPE = (
+    f"((kind IN ({Kind.TURN:d}, {Kind.SESSION:d}) AND owner_id = ?) "
+    "OR space_id IN (SELECT space_id FROM space_member WHERE user_id = ?) "
+    "OR session_id IN (SELECT s.id FROM session s JOIN space_member m "
+    "ON m.space_id = s.space_id WHERE m.user_id = ? AND s.visibility = 'SPACE'))"
+)
+
+
+def _scope(owner_id: int, shared: bool) -> tuple[str, list[Any]]:
+    return (_SHARED_SCOPE, [owner_id] * 3) if shared else ("owner_id = ?", [owner_id])
+
+
 async def find(
     owner_id: int,
     query: SearchQuery,
@@ -198,13 +215,16 @@ async def find(
     kinds: Sequence[Kind] | None,
     limit: int,
     offset: int,
+    shared: bool = False,
 ) -> list[Entry]:
     """Up to ``limit`` entries after the first ``offset``, best first, among the
-    ``RANKED_MATCHES`` newest matches."""
+    ``RANKED_MATCHES`` newest matches. ``shared``: the user reads more than
+    their own entries (``members.shares_anything``)."""
     conn = sql.connection()
     postgres = sql.dialect(conn) == "postgres"
+    scope, scope_params = _scope(owner_id, shared)
     filters: list[str] = []
-    params: list[Any] = []
+    params: list[Any] = [*scope_params]
     if kinds is not None:
         filters.append(f"AND kind IN ({', '.join('?' for _ in kinds)})")
         params += [int(k) for k in kinds]
@@ -218,11 +238,12 @@ async def find(
     if not postgres:
         rows = await sql.fetch(
             conn,
-            _SQLITE.format(filters=" ".join(filters)),
-            [search_query.to_fts5(query), owner_id, *params, RANKED_MATCHES, limit, offset],
+            _SQLITE.format(scope=scope, filters=" ".join(filters)),
+            [search_query.to_fts5(query), *params, RANKED_MATCHES, limit, offset],
         )
     else:
         path, window = choose_path(query, await _word_statistics(conn))
+        filters.insert(0, scope)  # first: its parameters lead ``params``
         rows = await _postgres(conn, query, owner_id, filters, params, path, window, limit, offset)
         if path is Path.WINDOW and (rows[0]["found"] if rows else 0) < RANKED_MATCHES:
             rows = await _postgres(
@@ -250,9 +271,11 @@ async def _postgres(
     limit: int,
     offset: int,
 ) -> list[dict[str, Any]]:
+    """``filters[0]``: who may read the entries (its parameters lead ``params``)."""
     windowed = path is Path.WINDOW
     statement = _POSTGRES.format(
-        filters=" ".join(filters),
+        scope=filters[0],
+        filters=" ".join(filters[1:]),
         window=_WINDOW if windowed else "",
         newest_first=_ORDER[path],
     )
@@ -261,7 +284,6 @@ async def _postgres(
         statement,
         [
             search_query.to_tsquery(query),
-            owner_id,
             *params,
             *([owner_id, window] if windowed else []),
             RANKED_MATCHES,
