@@ -26,7 +26,7 @@ from api.graphql.types.providers import Provider, Providers
 from api.graphql.types.session import Session
 from api.graphql.types.space import Space
 from api.graphql.types.turn import Turn
-from api.services import chat
+from api.services import access, chat
 from api.services import checkpoints as checkpoint_service
 from api.store import members, model_access, sessions, spaces
 
@@ -212,12 +212,20 @@ class Query:
         try:
             session_id = ids.decode(input.session_id, "Session", field="sessionId")
             session = await sessions.readable(info.context.owner_id, session_id)
+            override = context_override(input.context)
+            if override is not None and session.owner_id != info.context.owner_id:
+                # The rules check an explicit context against the session's author:
+                # a reader's preview names only what the reader may read too.
+                if override.space_id is not None:
+                    await spaces.get(info.context.owner_id, override.space_id)
+                if override.checkpoint_id is not None:
+                    await access.checkpoint(info.context.owner_id, override.checkpoint_id)
             preview = await chat.preview(
                 info.context.services,
                 session,
                 content=input.content,
                 model=input.model,
-                override=context_override(input.context),
+                override=override,
             )
         except NotFound:
             return None

@@ -97,11 +97,6 @@ async def get(owner_id: int, session_id: int, *, field: str = "sessionId") -> Se
     return rows.session_record(record)
 
 
-async def get_many(owner_id: int, ids: list[int]) -> dict[int, Session]:
-    found = await models.Session.filter(id__in=ids, owner_id=owner_id)
-    return {row.id: rows.session(row) for row in found}
-
-
 async def page(
     owner_id: int,
     space_id: int | None,

@@ -418,3 +418,34 @@ async def test_search_finds_what_the_caller_may_read_and_nothing_else(world: Wor
     await world.data("owner", UPDATE, s=space, u="editor", r="OWNER")
     await world.data("editor", REMOVE, s=space, u="owner")
     assert await _hits(world, "owner") == sorted([("TURN", loose)] * 2 + [("TURN", shared)] * 2)
+
+
+async def test_a_readers_context_preview_names_only_what_the_reader_may_read(
+    world: World,
+) -> None:
+    space = world.ids["space"]
+    shared = await _session(world, "owner", space)
+    await world.data("owner", SHARE, id=shared, v="SPACE")
+    # A checkpoint in a space of the owner's that the editor is not a member of.
+    private_space = (
+        await world.data(
+            "owner", 'mutation { createSpace(input: {name: "Mine"}) { space { id } } }'
+        )
+    )["createSpace"]["space"]["id"]
+    elsewhere = await _session(world, "owner", private_space)
+    await _send(world, "owner", elsewhere)
+    secret = (await world.data("owner", SAVE, s=elsewhere, t="Secret plan"))["createCheckpoint"][
+        "checkpoint"
+    ]["id"]
+    preview = (
+        'query($s: ID!, $p: ID, $c: ID) { contextPreview(input: {sessionId: $s, content: "x", '
+        "context: {spaceId: $p, checkpointId: $c}}) { mode checkpoints { title } } }"
+    )
+    as_owner = await world.data("owner", preview, s=shared, p=private_space, c=secret)
+    assert as_owner == {
+        "contextPreview": {"mode": "MOUNTED", "checkpoints": [{"title": "Secret plan"}]}
+    }
+    assert await world.data("editor", preview, s=shared, c=secret) == {"contextPreview": None}
+    assert (await world.data("editor", preview, s=shared, c=None))["contextPreview"][
+        "mode"
+    ] == "HEAD"
