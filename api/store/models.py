@@ -165,7 +165,7 @@ class Turn(Model):
     # The sequence number of the user turn an assistant turn answers.
     reply_to_sequence = fields.IntField(null=True)
     idempotency_key = fields.CharField(max_length=200, null=True)
-    # Who wrote it (null: written before 0007, by the session's owner) and the
+    # Who wrote it (null: written before 0008, by the session's owner) and the
     # API token's name when it came with one.
     author_id = fields.BigIntField(null=True)
     author_token = fields.CharField(max_length=100, null=True)
@@ -205,7 +205,7 @@ class Checkpoint(Model):
     source_first = fields.IntField(null=True)
     source_last = fields.IntField(null=True)
     base_sequence = fields.IntField(default=0)
-    # Who saved it (null: saved before 0007, by the space's creator) and the
+    # Who saved it (null: saved before 0008, by the space's creator) and the
     # API token's name when it came with one; not part of the hash.
     author_id = fields.BigIntField(null=True)
     author_token = fields.CharField(max_length=100, null=True)

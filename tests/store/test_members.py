@@ -1,4 +1,4 @@
-"""Migration 0007 on rows written before it: every space's creator is its owner,
+"""Migration 0008 on rows written before it: every space's creator is its owner,
 and turns and checkpoints without an author read as their session's owner and
 their space's creator (local mode, where nothing else changes)."""
 
@@ -15,7 +15,7 @@ from api.store import checkpoints, models, sql, turns
 from tests.support.graphql import GraphQLClient
 from tests.support.ops import create_session, create_space
 
-migration = importlib.import_module("api.store.migrations.0007_members")
+migration = importlib.import_module("api.store.migrations.0008_members")
 
 
 async def test_the_migration_makes_each_space_creator_its_owner(
@@ -23,7 +23,7 @@ async def test_the_migration_makes_each_space_creator_its_owner(
 ) -> None:
     first = await create_space(gql, "One")
     second = await create_space(gql, "Two")
-    await models.SpaceMember.all().delete()  # as before 0007: no member rows
+    await models.SpaceMember.all().delete()  # as before 0008: no member rows
     assert await gql("{ spaces { edges { node { id } } } }") == {"spaces": {"edges": []}}
 
     await sql.connection().execute_script(migration.BACKFILL_OWNERS + ";")
@@ -48,7 +48,7 @@ async def test_rows_without_an_author_read_as_the_owner_without_a_token(
     session = (await create_session(gql, spaceId=space))["id"]
     session_key = ids.decode(session, "Session", field="id")
     space_key = ids.decode(space, "Space", field="id")
-    # Written as before 0007: no author columns.
+    # Written as before 0008: no author columns.
     await turns.append(session_key, role=Role.USER, content="old", token_count=1)
     saved = await checkpoints.create(
         space_id=space_key,

@@ -56,7 +56,7 @@ async def nothing(_apps: Any, _schema_editor: Any) -> None:
 
 
 class Migration(migrations.Migration):
-    dependencies = [("models", "0006_accounts")]
+    dependencies = [("models", "0007_search_pending_list")]
 
     operations = [
         ops.CreateModel(
