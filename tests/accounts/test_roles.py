@@ -7,9 +7,12 @@ user sees it.
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
 from api.settings import Settings
@@ -449,3 +452,41 @@ async def test_a_readers_context_preview_names_only_what_the_reader_may_read(
     assert (await world.data("editor", preview, s=shared, c=None))["contextPreview"][
         "mode"
     ] == "HEAD"
+
+
+async def test_a_members_export_holds_the_lineage_and_only_the_sessions_they_may_read(
+    world: World,
+) -> None:
+    schema = json.loads((Path(__file__).parents[2] / "docs/export.schema.json").read_text())
+    space = world.ids["space"]
+    private = await _session(world, "owner", space)
+    await _send(world, "owner", private)
+    await world.data("owner", SAVE, s=private, t="From a private session")
+    shared = await _session(world, "owner", space)
+    await _send(world, "owner", shared)
+    await world.data("owner", SHARE, id=shared, v="SPACE")
+    export = "query($s: ID!) { exportSpace(input: {spaceId: $s, format: JSON}) { document } }"
+
+    def session_count(text: str) -> int:
+        document = json.loads(text)
+        jsonschema.validate(document, schema)
+        [item] = document["spaces"]
+        assert [c["title"] for c in item["checkpoints"]] == ["From a private session"]
+        return len(item["sessions"])
+
+    as_owner = (await world.data("owner", export, s=space))["exportSpace"]["document"]
+    as_viewer = (await world.data("viewer", export, s=space))["exportSpace"]["document"]
+    assert (session_count(as_owner), session_count(as_viewer)) == (2, 1)
+    # The viewer's copy imports as a space of theirs; the checkpoint's source
+    # session, which it does not hold, is dropped.
+    imported = await world.data(
+        "viewer",
+        "mutation($d: String!) { importSpace(input: {document: $d}) { created spaces { id "
+        "viewerRole lineage(first: 10) { edges { node { sourceSession { id } } } } } "
+        "errors { code } } }",
+        d=as_viewer,
+    )
+    result = imported["importSpace"]
+    assert (result["created"], result["errors"]) == (1, [])
+    assert result["spaces"][0]["viewerRole"] == "OWNER"
+    assert result["spaces"][0]["lineage"]["edges"] == [{"node": {"sourceSession": None}}]
