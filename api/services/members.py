@@ -16,17 +16,21 @@ async def _account(name: str) -> int:
     return user_id
 
 
+# Each checks the caller's role first (NOT_FOUND / FORBIDDEN) and the store
+# checks it again under the space's lock.
+
+
 async def add(user_id: int, space_id: int, user_name: str, role: SpaceRole) -> Member:
     await access.space(user_id, space_id, SpaceRole.OWNER)
-    return await members.add(space_id, await _account(user_name), role)
+    return await members.add(space_id, await _account(user_name), role, by=user_id)
 
 
 async def change(user_id: int, space_id: int, user_name: str, role: SpaceRole) -> Member:
     await access.space(user_id, space_id, SpaceRole.OWNER)
-    return await members.change(space_id, await _account(user_name), role)
+    return await members.change(space_id, await _account(user_name), role, by=user_id)
 
 
 async def remove(user_id: int, space_id: int, user_name: str) -> None:
     """Remove a member; their sessions in the space are detached and kept."""
     await access.space(user_id, space_id, SpaceRole.OWNER)
-    await members.remove(space_id, await _account(user_name))
+    await members.remove(space_id, await _account(user_name), by=user_id)

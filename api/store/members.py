@@ -16,7 +16,7 @@ from tortoise.exceptions import IntegrityError
 from tortoise.transactions import in_transaction
 
 from api.domain.types import MAIN_BRANCH, Member, SpaceRole, Visibility
-from api.errors import ErrorCode, InputError, NotFound
+from api.errors import ErrorCode, Forbidden, InputError, NotFound
 from api.store import models, rows, sql
 from api.store.writes import finished
 
@@ -101,9 +101,20 @@ def _member(record: Any) -> Member:
     )
 
 
-async def _lock_space(conn: Any, space_id: int) -> None:
-    """The space's row lock (PostgreSQL) or the write lock (SQLite), till commit."""
+async def _lock_as_owner(conn: Any, space_id: int, by: int) -> None:
+    """Take the space's row lock (PostgreSQL) or the write lock (SQLite) till
+    commit, then check that ``by`` is still an OWNER: a role checked before the
+    lock may have changed since (an owner demoted a moment ago changes nothing)."""
     await models.Space.filter(id=space_id).using_db(conn).update(updated_at=datetime.now(UTC))
+    found = await sql.fetch_one(
+        conn,
+        "SELECT role FROM space_member WHERE user_id = ? AND space_id = ?",
+        [by, space_id],
+    )
+    if found is None:
+        raise NotFound("No such space.", field="spaceId")
+    if found["role"] != SpaceRole.OWNER.value:
+        raise Forbidden("Only an owner of the space may do this.", field="spaceId")
 
 
 async def _owners(conn: Any, space_id: int) -> int:
@@ -124,10 +135,11 @@ def _last_owner(name: str) -> InputError:
 
 
 @finished
-async def add(space_id: int, user_id: int, role: SpaceRole) -> Member:
+async def add(space_id: int, user_id: int, role: SpaceRole, *, by: int) -> Member:
+    """Add ``user_id`` with ``role``; ``by``: the owner adding them."""
     try:
         async with in_transaction("default") as conn:
-            await _lock_space(conn, space_id)
+            await _lock_as_owner(conn, space_id, by)
             await models.SpaceMember.create(
                 using_db=conn,
                 space_id=space_id,
@@ -145,10 +157,10 @@ async def add(space_id: int, user_id: int, role: SpaceRole) -> Member:
 
 
 @finished
-async def change(space_id: int, user_id: int, role: SpaceRole) -> Member:
+async def change(space_id: int, user_id: int, role: SpaceRole, *, by: int) -> Member:
     """A member's new role; LAST_OWNER when it would leave the space without one."""
     async with in_transaction("default") as conn:
-        await _lock_space(conn, space_id)
+        await _lock_as_owner(conn, space_id, by)
         current = await _current(conn, space_id, user_id)
         demoted = current.role is SpaceRole.OWNER and role is not SpaceRole.OWNER
         if demoted and await _owners(conn, space_id) <= 1:
@@ -162,13 +174,13 @@ async def change(space_id: int, user_id: int, role: SpaceRole) -> Member:
 
 
 @finished
-async def remove(space_id: int, user_id: int) -> None:
+async def remove(space_id: int, user_id: int, *, by: int) -> None:
     """Remove a member (LAST_OWNER for the last owner). Their sessions leave the
     space with them, in the same transaction: attached ones are detached (private,
     on main, nothing mounted) and a mount of one of its checkpoints is undone, so
     no message of theirs reads the space afterwards."""
     async with in_transaction("default") as conn:
-        await _lock_space(conn, space_id)
+        await _lock_as_owner(conn, space_id, by)
         current = await _current(conn, space_id, user_id)
         if current.role is SpaceRole.OWNER and await _owners(conn, space_id) <= 1:
             raise _last_owner(current.user_name)

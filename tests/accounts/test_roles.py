@@ -7,6 +7,7 @@ user sees it.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -490,3 +491,20 @@ async def test_a_members_export_holds_the_lineage_and_only_the_sessions_they_may
     assert (result["created"], result["errors"]) == (1, [])
     assert result["spaces"][0]["viewerRole"] == "OWNER"
     assert result["spaces"][0]["lineage"]["edges"] == [{"node": {"sourceSession": None}}]
+
+
+async def test_two_owners_stepping_down_at_once_leave_one_owner(world: World) -> None:
+    space = world.ids["space"]
+    await world.data("owner", UPDATE, s=space, u="editor", r="OWNER")
+    both = await asyncio.gather(
+        world.data("owner", UPDATE, s=space, u="editor", r="VIEWER"),
+        world.data("editor", UPDATE, s=space, u="owner", r="VIEWER"),
+    )
+    codes = sorted(
+        tuple(e["code"] for e in answer["updateSpaceMember"]["errors"]) for answer in both
+    )
+    # The second is refused: as the last owner's demotion, or (when the first had
+    # committed before it started) as no longer an owner's change.
+    assert codes in ([(), ("LAST_OWNER",)], [(), ("FORBIDDEN",)])
+    members = (await world.data("viewer", MEMBERS, s=space))["space"]["members"]
+    assert sorted(m["role"] for m in members) == ["OWNER", "VIEWER", "VIEWER"]
