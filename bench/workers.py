@@ -95,11 +95,29 @@ class Run:
     load: float  # the 1-minute load average when the run started
     cpu_shares: list[float]  # each worker's share of the workers' CPU time in the burst
     cpu_per_send: float  # the workers' CPU seconds in the burst, per send
-    others_per_send: float  # the same for this client, the stub and PostgreSQL's backends
+    # The same for this client, the stub and PostgreSQL's backends, each.
+    client_per_send: float
+    stub_per_send: float
+    database_per_send: float
 
     @property
     def per_second(self) -> float:
         return self.sends / self.seconds
+
+    @property
+    def others_per_send(self) -> float:
+        return self.client_per_send + self.stub_per_send + self.database_per_send
+
+
+def ceiling(workers: int, cores: int, worker_cpu: float, others_cpu: float) -> float:
+    """The most sends/s ``workers`` processes can reach on ``cores`` cores.
+
+    A worker runs on one core at a time, so it cannot pass 1 / worker_cpu; and
+    every send also spends ``others_cpu`` in the client, the stub and the
+    database on the same cores, so all together cannot pass
+    cores / (worker_cpu + others_cpu).
+    """
+    return min(workers / worker_cpu, cores / (worker_cpu + others_cpu))
 
 
 async def database_backends(url: str) -> list[int]:
@@ -170,11 +188,14 @@ async def one_run(
         await burst(server.port, sid, clients, warm_sends)
         load = os.getloadavg()[0]
         before = [cpu_seconds(pid) for pid in pids]
-        helpers = [os.getpid(), stub_pid, *await database_backends(url)]
-        others = sum(cpu_seconds(pid) for pid in helpers)
+        helpers = [[os.getpid()], [stub_pid], await database_backends(url)]
+        others = [sum(cpu_seconds(pid) for pid in group) for group in helpers]
         seconds = await burst(server.port, sid, clients, sends)
         spent = [cpu_seconds(pid) - b for pid, b in zip(pids, before, strict=True)]
-        others = sum(cpu_seconds(pid) for pid in helpers) - others
+        client, stub, database = (
+            sum(cpu_seconds(pid) for pid in group) - was
+            for group, was in zip(helpers, others, strict=True)
+        )
         last, numbers = await session_numbers(server.port, sid)
         expected = 2 * clients * (sends + warm_sends)
         if numbers != list(range(1, expected + 1)) or last != expected:
@@ -182,7 +203,17 @@ async def one_run(
     total = sum(spent) or 1.0
     shares = [s / total for s in spent]
     count = clients * sends
-    return Run(workers, count, seconds, load, shares, total / count, others / count)
+    return Run(
+        workers,
+        count,
+        seconds,
+        load,
+        shares,
+        total / count,
+        client / count,
+        stub / count,
+        database / count,
+    )
 
 
 def stub(ready: Any, stop: Any) -> None:
@@ -238,7 +269,9 @@ async def run_all(args: argparse.Namespace) -> list[Run]:
                             f"{run.per_second:6.1f} sends/s ({run.sends} in {run.seconds:.2f} s, "
                             f"load {run.load:.2f}; CPU per send: workers "
                             f"{run.cpu_per_send * 1000:.1f} ms split {shares}, "
-                            f"client + stub + database server {run.others_per_send * 1000:.1f} ms)",
+                            f"client {run.client_per_send * 1000:.1f} ms, stub "
+                            f"{run.stub_per_send * 1000:.1f} ms, database server "
+                            f"{run.database_per_send * 1000:.1f} ms)",
                             flush=True,
                         )
     finally:
@@ -250,6 +283,11 @@ async def run_all(args: argparse.Namespace) -> list[Run]:
 def summary(runs: list[Run], counts: list[int]) -> dict[int, float]:
     medians = {n: statistics.median(r.per_second for r in runs if r.workers == n) for n in counts}
     base = medians[counts[0]]
+    cores = os.cpu_count() or 1
+    # The ceilings from the CPU every send costs, measured over all the runs.
+    worker_cpu = statistics.median(r.cpu_per_send for r in runs)
+    others_cpu = statistics.median(r.others_per_send for r in runs)
+    ceilings = {n: ceiling(n, cores, worker_cpu, others_cpu) for n in counts}
     for n, median in medians.items():
         mine = [r for r in runs if r.workers == n]
         every = ", ".join(f"{r.per_second:.1f}" for r in mine)
@@ -258,6 +296,14 @@ def summary(runs: list[Run], counts: list[int]) -> dict[int, float]:
         print(
             f"{n} worker(s): median {median:.1f} sends/s ({median / base:.2f}x); CPU per send "
             f"{cpu:.1f} ms workers + {rest:.1f} ms client, stub, database server; runs: {every}"
+        )
+    for n in counts[1:]:
+        possible = ceilings[n] / ceilings[counts[0]]
+        print(
+            f"ceiling on {cores} cores with the client, stub and database on them: "
+            f"{n} worker(s) at most {possible:.2f}x {counts[0]} "
+            f"(min(N / w, cores / (w + o)), w = {worker_cpu * 1000:.1f} ms, "
+            f"o = {others_cpu * 1000:.1f} ms); measured {medians[n] / base:.2f}x"
         )
     return medians
 
