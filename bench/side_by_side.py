@@ -48,6 +48,7 @@ import traceback
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import ExitStack, asynccontextmanager
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import IO, Any
 
@@ -73,6 +74,7 @@ HEAD_CHECKPOINTS = 50
 CROWD_CLIENTS, CROWD_SENDS = 32, 4
 # Targets of issue 10.
 FLOOR_RATIO_LIMIT = 5.0  # sendMessage p50 within 5x the floor
+FLOOR, LITELLM_FLOOR = "floor", "floor + one LiteLLM call"
 FLAT_LIMIT = 1.2  # p50 at 10,000 turns within 20 % of p50 at 0
 FIRST_SEND_LIMIT_S = 2.0  # process start -> first successful sendMessage
 RSS_LIMIT_MB = 250.0  # per worker, after the run
@@ -409,7 +411,10 @@ def percentile(values: Sequence[float], q: int) -> float:
 
 
 async def timed_rounds(
-    http: httpx.AsyncClient, floor_port: int, floor_pid: int, targets: list[Target], plan: Plan
+    http: httpx.AsyncClient,
+    floors: dict[str, tuple[int, int]],
+    targets: list[Target],
+    plan: Plan,
 ) -> tuple[list[Series], dict[str, float]]:
     """Warm every server up, then one request of each series in turn, ``rounds`` times.
 
@@ -417,9 +422,8 @@ async def timed_rounds(
     from /proc: its own process and workers, background work included), which
     a busy machine disturbs far less than the wall-clock figures.
     """
-    floor = Series("floor")
     workloads: list[tuple[Series, Callable[[], Awaitable[float]]]] = [
-        (floor, lambda: floor_request(http, floor_port))
+        (Series(label), partial(floor_request, http, port)) for label, (port, _) in floors.items()
     ]
     counter = iter(range(10**9))
 
@@ -441,12 +445,14 @@ async def timed_rounds(
         for _ in range(plan.warmup // 2):
             await request()
     gc.collect()
-    pids = {"floor": floor_pid} | {t.label: t.process.pid for t in targets if t.process}
+    pids = {label: pid for label, (_, pid) in floors.items()}
+    pids |= {t.label: t.process.pid for t in targets if t.process}
     before = {label: cpu_seconds(pid) for label, pid in pids.items()}
     for _ in range(plan.rounds):
         for series, request in workloads:
             series.samples.append(await request())
-    requests = {"floor": plan.rounds} | {t.label: plan.rounds * len(SIZES) for t in targets}
+    requests = {label: plan.rounds for label in floors}
+    requests |= {t.label: plan.rounds * len(SIZES) for t in targets}
     cpu = {
         label: (cpu_seconds(pid) - before[label]) * MS / requests[label]
         for label, pid in pids.items()
@@ -757,14 +763,17 @@ async def run(args: Args) -> int:
             print(f"seeding {version} and counting statements ...", file=sys.stderr)
             statements = await seed_and_count(database_url, providers, targets, plan)
 
-            floor_port = free_port()
-            floor, floor_log = spawn(
-                [sys.executable, "-m", "bench.floor", str(floor_port)],
-                cwd=ROOT,
-                cores={SERVER_CORE} if pinned else None,
-            )
-            stack.callback(floor_log.close)
-            stack.callback(stop, floor)
+            floors: dict[str, tuple[int, subprocess.Popen[bytes]]] = {}
+            for label, extra in ((FLOOR, []), (LITELLM_FLOOR, ["--litellm", stub_url])):
+                port = free_port()
+                process, log = spawn(
+                    [sys.executable, "-m", "bench.floor", str(port), *extra],
+                    cwd=ROOT,
+                    cores={SERVER_CORE} if pinned else None,
+                )
+                stack.callback(log.close)
+                stack.callback(stop, process)
+                floors[label] = (port, process)
             env = {**environment(), PROFILE_VARIABLE: str(profile_path)}
             for target in targets:
                 target.port = free_port()
@@ -781,20 +790,23 @@ async def run(args: Args) -> int:
                     env=env,
                 )
             try:
-                await wait_until_up(http, f"http://127.0.0.1:{floor_port}/", floor)
+                for port, process in floors.values():
+                    await wait_until_up(http, f"http://127.0.0.1:{port}/", process)
                 for target in targets:
                     assert target.process is not None
                     await wait_until_up(
                         http, f"http://127.0.0.1:{target.port}/healthz", target.process
                     )
                 print("timed rounds ...", file=sys.stderr)
-                series, cpu = await timed_rounds(http, floor_port, floor.pid, targets, plan)
+                floor_pids = {label: (port, p.pid) for label, (port, p) in floors.items()}
+                series, cpu = await timed_rounds(http, floor_pids, targets, plan)
                 print("32 clients x 4 sends ...", file=sys.stderr)
                 crowds = [Crowd(t.label) for t in targets]
                 for run_number in range(plan.crowd_runs):
                     for target, crowd in zip(targets, crowds, strict=True):
                         await crowd_run(http, target, target.crowd[run_number], database_url, crowd)
                 rss = {t.label: rss_mb(t.process.pid) for t in targets if t.process}
+                rss[LITELLM_FLOOR] = rss_mb(floors[LITELLM_FLOOR][1].pid)
                 profile_text = ""
                 if args.profile:
                     print("profiling ...", file=sys.stderr)
@@ -846,7 +858,7 @@ def report(
     load: tuple[float, float],
     pinned: bool,
 ) -> int:
-    floor = series[0]
+    floor, litellm_floor = series[0], series[1]
     base = floor.p(50)
     where = "server on core 0, client on core 1" if pinned else "not pinned (fewer than 2 cores)"
     if args.workers and args.workers > 1:
@@ -864,7 +876,7 @@ def report(
         )
     print("\nserver CPU time per request over the timed rounds (process and workers)")
     for label, ms in cpu.items():
-        ratio = f"{ms / cpu['floor']:13.1f} x floor" if cpu["floor"] else "  (too few rounds)"
+        ratio = f"{ms / cpu[FLOOR]:13.1f} x floor" if cpu[FLOOR] else "  (too few rounds)"
         print(f"{label:40}{ms:9.2f} ms{ratio}")
     print(
         f"\n{CROWD_CLIENTS} clients x {CROWD_SENDS} sends in one session "
@@ -893,6 +905,13 @@ def report(
         sizes = ", ".join(f"{mb:.0f} MB" for mb in processes.values())
         print(f"RSS after the run, {label}: {sizes} (process{'es' if len(processes) > 1 else ''})")
     print(f"load average: {load[0]:.2f} before, {load[1]:.2f} after")
+    print(
+        f"\nthe LiteLLM floor (a bare app making the one LiteLLM call a send makes) is "
+        f"{litellm_floor.p(50) / base:.1f}x the floor at p50 and "
+        f"{cpu[LITELLM_FLOOR] / cpu[FLOOR]:.1f}x its CPU a request; "
+        f"{FLOOR_RATIO_LIMIT:g}x the floor leaves "
+        f"{FLOOR_RATIO_LIMIT * base - litellm_floor.p(50):.2f} ms for everything else a send does"
+    )
 
     mine = {s.name: s for s in series}
     own = [mine[f"smriti sendMessage, {size:,} turns"] for size in SIZES]
