@@ -10,21 +10,24 @@ const ERRORS = "errors { code message field }";
 // Turn fields shared by every document (`...TurnFields`). `contentHtml` (the
 // server's sanitised Markdown) is used once the schema has it.
 const TURN_FRAGMENT = `fragment TurnFields on Turn {
-  id role content provider model sequenceNumber interrupted replyToSequence }`;
+  id role content provider model sequenceNumber interrupted replyToSequence
+  author { name viaToken } }`;
 const TURN_FRAGMENT_HTML = `fragment TurnFields on Turn {
   id role content contentHtml provider model sequenceNumber interrupted
-  replyToSequence }`;
+  replyToSequence author { name viaToken } }`;
+const SPACE_ACCESS = "viewerRole members { userName role }";
 const SESSION_FIELDS = `id title branchName model memoryScope lastSequenceNumber
-  space { id name } mount { baseSequence checkpoint { id shortHash title } }
+  visibility authorName space { id name ${SPACE_ACCESS} } mount { baseSequence checkpoint { id shortHash title } }
   forkedFrom { id shortHash }`;
 const CHECKPOINT_FIELDS = `id shortHash hash title objective summary decisions tasks
   openQuestions entities branchName createdAt parent { id shortHash }
-  mergeParent { id shortHash } sourceSession { id title } sourceTurnRange { first last }`;
+  mergeParent { id shortHash } sourceSession { id title } sourceTurnRange { first last }
+  author { name viaToken }`;
 
 export const TURN_FIELDS_PROBE = `{ __type(name: "Turn") { fields { name } } }`;
 export const SIDEBAR = `{
-  spaces(first: 100) { edges { node { id name
-    sessions(first: 100) { edges { node { id title } } } } } }
+  spaces(first: 100) { edges { node { id name viewerRole
+    sessions(first: 100) { edges { node { id title authorName visibility } } } } } }
   sessions(first: 100, unattached: true) { edges { node { id title } } }
 }`;
 export const PROVIDERS = `{ providers { chatDefault
@@ -33,11 +36,12 @@ export const SESSION = `query($id: ID!) { session(id: $id) { ${SESSION_FIELDS} }
 export const TURNS_PAGE = `query($id: ID!, $before: String) { session(id: $id) {
   turns(last: 50, before: $before) { pageInfo { hasPreviousPage startCursor }
     edges { node { ...TurnFields } } } } }`;
-export const LINEAGE = `query($id: ID!) { space(id: $id) { id
+export const LINEAGE = `query($id: ID!) { space(id: $id) { id name ${SPACE_ACCESS}
   branches { name head { id } }
   lineage(first: 1000) { edges { node { ${CHECKPOINT_FIELDS} } } } }
   verifyLineage(spaceId: $id) { ok checked
     firstBroken { reason checkpoint { id shortHash title } } } }`;
+export const MEMBERS = `query($id: ID!) { space(id: $id) { id name ${SPACE_ACCESS} } }`;
 export const CONTEXT_PREVIEW = `query($input: ContextPreviewInput!) {
   contextPreview(input: $input) { mode boundary tokenEstimate contextWindow model
     checkpoints { id shortHash title } turns { sequenceNumber }
@@ -84,6 +88,10 @@ export const DRAFT_CHECKPOINT = mutation("draftCheckpoint", "DraftCheckpointInpu
   carried { checkpoint { id shortHash title } objective decisions tasks openQuestions entities }`);
 export const CREATE_CHECKPOINT = mutation("createCheckpoint", "CreateCheckpointInput",
   `checkpoint { ${CHECKPOINT_FIELDS} }`);
+const MEMBER_RESULT = `space { id name ${SPACE_ACCESS} }`;
+export const ADD_MEMBER = mutation("addSpaceMember", "AddSpaceMemberInput", MEMBER_RESULT);
+export const UPDATE_MEMBER = mutation("updateSpaceMember", "UpdateSpaceMemberInput", MEMBER_RESULT);
+export const REMOVE_MEMBER = mutation("removeSpaceMember", "RemoveSpaceMemberInput", MEMBER_RESULT);
 export const MERGE_CHECKPOINTS = mutation("mergeCheckpoints", "MergeCheckpointsInput",
   "checkpoint { id } fastForward");
 
@@ -153,9 +161,19 @@ export async function loadLineage(spaceId) {
   const data = await request(LINEAGE, { id: spaceId });
   const space = data.space;
   return space ? { branches: space.branches, nodes: nodes(space.lineage),
-    verification: data.verifyLineage } : null;
+    verification: data.verifyLineage,
+    space: { id: space.id, name: space.name, viewerRole: space.viewerRole, members: space.members } }
+    : null;
 }
 
+/** Who is signed in: {mode: "accounts" | "local", name} (account.js handles a 401). */
+export async function loadAccount() {
+  const response = await fetch("/auth/me", { headers: { accept: "application/json" } });
+  const body = await response.json().catch(() => null);
+  return { accounts: body?.mode === "accounts", name: body?.name ?? null };
+}
+
+export const loadMembers = async (spaceId) => (await request(MEMBERS, { id: spaceId })).space;
 export const previewContext = async (input) =>
   (await request(CONTEXT_PREVIEW, { input })).contextPreview;
 export const compareCheckpoints = async (a, b) =>
@@ -178,6 +196,9 @@ export const sendMessage = (input) => run(SEND_MESSAGE, "sendMessage", input);
 export const draftCheckpoint = (sessionId) =>
   run(DRAFT_CHECKPOINT, "draftCheckpoint", { sessionId });
 export const createCheckpoint = (input) => run(CREATE_CHECKPOINT, "createCheckpoint", input);
+export const addSpaceMember = (input) => run(ADD_MEMBER, "addSpaceMember", input);
+export const updateSpaceMember = (input) => run(UPDATE_MEMBER, "updateSpaceMember", input);
+export const removeSpaceMember = (input) => run(REMOVE_MEMBER, "removeSpaceMember", input);
 export const mergeCheckpoints = (input) => run(MERGE_CHECKPOINTS, "mergeCheckpoints", input);
 
 /**

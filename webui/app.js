@@ -3,7 +3,7 @@
 // those events into API calls (api.js) and a new state.
 import * as api from "./api.js";
 import { loadDraft, saveDraft } from "./drafts.js";
-import { placements, sessionTitle, unanswered } from "./format.js";
+import { access, placements, sessionTitle, unanswered } from "./format.js";
 import { keyAction } from "./keyboard.js";
 import { HANDLERS, inFlight } from "./handlers.js";
 import "./components/space-list.js";
@@ -20,6 +20,8 @@ import "./components/shortcuts-dialog.js";
 import "./components/empty-state.js";
 import "./components/search-box.js";
 import "./components/search-results.js";
+import "./components/space-access.js";
+import "./components/members-dialog.js";
 
 const PREVIEW_DEBOUNCE_MS = 300;
 const EMPTY_LINEAGE = { branches: [], nodes: [] };
@@ -32,6 +34,7 @@ export class SmritiApp extends HTMLElement {
       session: null, model: null, turns: [], hasOlder: false, cursor: null, loadingOlder: false,
       lineage: EMPTY_LINEAGE, placements: new Map(), plan: null, showContext: false,
       pending: null, selectedId: null, formOpen: false, drawer: null,
+      accounts: false, me: null, spaceView: null,
     };
     this.previewTicket = 0;
     this.onEvent = (event) => HANDLERS[event.type]?.call(this, event.detail ?? {});
@@ -52,7 +55,8 @@ export class SmritiApp extends HTMLElement {
       toast: $("toast"), help: $("help-button"), leftToggle: $("left-toggle"),
       rightToggle: $("right-toggle"), left: $("left-pane"), right: $("right-pane"), scrim: $("scrim"),
     };
-    Object.assign(this.ui, { search: $("search-box"), results: $("search-results") });
+    Object.assign(this.ui, { search: $("search-box"), results: $("search-results"),
+      access: $("space-access"), members: $("members") });
     for (const type of Object.keys(HANDLERS)) this.addEventListener(type, this.onEvent);
     document.addEventListener("keydown", this.onKey);
     window.addEventListener("popstate", this.onPopState);
@@ -74,6 +78,8 @@ export class SmritiApp extends HTMLElement {
   async start() {
     try {
       await api.detectFeatures();
+      const account = await api.loadAccount();
+      Object.assign(this.state, { accounts: account.accounts, me: account.name });
       const providers = await api.loadProviders();
       this.state.providers = providers.providers;
       this.state.chatDefault = providers.chatDefault;
@@ -91,25 +97,44 @@ export class SmritiApp extends HTMLElement {
     this.render();
   }
 
+  /** The space shown: the open session's, or the one opened on its own (?space=). */
+  currentSpace() {
+    const s = this.state;
+    if (s.session) return s.session.space ?? null;
+    return s.spaceView && s.lineage.space?.id === s.spaceView ? s.lineage.space : null;
+  }
+
+  /** What the signed-in user may do here (format.js access()). */
+  access() {
+    const s = this.state;
+    return access({ accounts: s.accounts, me: s.me, session: s.session, space: this.currentSpace() });
+  }
+
   render() {
     const s = this.state;
     const { ui } = this;
-    ui.spaces.state = { spaces: s.spaces, unattached: s.unattached, currentSessionId: s.session?.id };
-    ui.header.state = { session: s.session, spaces: s.spaces, formOpen: s.formOpen };
-    ui.empty.hidden = Boolean(s.session);
+    const space = this.currentSpace();
+    const may = this.access();
+    ui.spaces.state = { spaces: s.spaces, unattached: s.unattached, currentSessionId: s.session?.id,
+      currentSpaceId: s.session ? null : s.spaceView, me: s.accounts ? s.me : null };
+    ui.header.state = { session: s.session, spaces: s.spaces, formOpen: s.formOpen,
+      accounts: s.accounts, may, space: s.session ? null : space };
+    ui.access.state = { accounts: s.accounts, space };
+    ui.empty.hidden = Boolean(s.session || s.spaceView);
     ui.title.textContent = s.session ? sessionTitle(s.session) : "";
     document.title = s.session ? `${sessionTitle(s.session)} · Smriti` : "Smriti";
     this.renderNotebook();
     // One bottom cell at a time: the checkpoint form takes the composer's place.
-    ui.composer.hidden = !s.session || s.formOpen;
+    ui.composer.hidden = !s.session || s.formOpen || may.readOnly;
     ui.composer.busy = inFlight(s.pending);
     ui.form.hidden = !s.formOpen;
     const mountedId = s.session?.mount?.checkpoint?.id ?? null;
     ui.lineage.state = { ...s.lineage, mountedId, selectedId: s.selectedId,
-      spaceName: s.session?.space?.name };
+      spaceName: space?.name, canMerge: may.canMerge };
     const checkpoint = s.lineage.nodes.find((node) => node.id === s.selectedId) ?? null;
     ui.details.state = { checkpoint, mountedId, nodes: s.lineage.nodes,
-      branches: s.lineage.branches, attached: Boolean(s.session?.space) };
+      branches: s.lineage.branches, attached: Boolean(s.session?.space) && !may.readOnly,
+      role: may.role, canMerge: may.canMerge, bylines: may.bylines };
     this.renderContext();
     this.renderDrawers();
   }
@@ -139,11 +164,12 @@ export class SmritiApp extends HTMLElement {
 
   renderNotebook() {
     const s = this.state;
+    const may = this.access();
     this.ui.notebook.hidden = !s.session;
     this.ui.notebook.update({
       sessionId: s.session?.id ?? null, turns: s.turns, hasOlder: s.hasOlder,
       loadingOlder: s.loadingOlder, placements: s.placements, mount: s.session?.mount ?? null,
-      pending: s.pending,
+      pending: s.pending, bylines: may.bylines, readOnly: may.readOnly,
     });
   }
 
@@ -175,15 +201,32 @@ export class SmritiApp extends HTMLElement {
   }
 
   async openFromUrl() {
-    const id = new URLSearchParams(location.search).get("session");
+    const params = new URLSearchParams(location.search);
+    const id = params.get("session");
     if (id) await this.openSession(id, { push: false });
+    else if (params.get("space")) await this.openSpace(params.get("space"), { push: false });
     else this.closeSession({ push: false });
   }
 
   closeSession({ push = true } = {}) {
     if (push) history.pushState({}, "", "/");
     this.set({ session: null, turns: [], hasOlder: false, lineage: EMPTY_LINEAGE,
-      placements: new Map(), plan: null, pending: null, selectedId: null, formOpen: false });
+      placements: new Map(), plan: null, pending: null, selectedId: null, formOpen: false,
+      spaceView: null });
+  }
+
+  /** A space on its own, no session open: its lineage and members (how a viewer reads it). */
+  async openSpace(id, { push = true } = {}) {
+    if (push && new URLSearchParams(location.search).get("space") !== id) {
+      history.pushState({ space: id }, "", `/?space=${encodeURIComponent(id)}`);
+    }
+    this.closeSession({ push: false });
+    this.set({ spaceView: id });
+    await this.refreshLineage();
+    if (this.state.spaceView === id && !this.state.lineage.space) {
+      this.toast("That space no longer exists.");
+      this.closeSession({ push });
+    }
   }
 
   /** Open a session: its newest page of turns, its space's lineage, its draft. */
@@ -202,7 +245,7 @@ export class SmritiApp extends HTMLElement {
     this.ui.composer.value = loadDraft(id);
     this.set({ session, model: session.model, turns: page.turns, hasOlder: page.hasOlder,
       cursor: page.cursor, loadingOlder: false, pending: null, selectedId: null, formOpen: false,
-      plan: null });
+      plan: null, spaceView: null });
     this.refreshPreview(); // not awaited: the notebook is usable before the preview arrives
     await this.refreshLineage();
   }
@@ -239,10 +282,10 @@ export class SmritiApp extends HTMLElement {
   }
 
   async refreshLineage() {
-    const { session } = this.state;
-    const lineage = session?.space ? (await api.loadLineage(session.space.id)) ?? EMPTY_LINEAGE
-      : EMPTY_LINEAGE;
-    if (session?.id !== this.state.session?.id) return;
+    const { session, spaceView } = this.state;
+    const spaceId = session ? session.space?.id : spaceView;
+    const lineage = spaceId ? (await api.loadLineage(spaceId)) ?? EMPTY_LINEAGE : EMPTY_LINEAGE;
+    if (session?.id !== this.state.session?.id || spaceView !== this.state.spaceView) return;
     const nodes = [...lineage.nodes];
     const forked = session?.forkedFrom && nodes.find((n) => n.id === session.forkedFrom.id);
     const placed = placements(nodes, session?.id);
@@ -285,10 +328,10 @@ export class SmritiApp extends HTMLElement {
     if (!action || (action === "stop" && !inFlight(this.state.pending))) return;
     event.preventDefault();
     if (action === "help") this.ui.shortcuts.show();
-    else if (action === "compose" && this.state.session) this.ui.composer.focusInput();
+    else if (action === "compose" && this.state.session && !this.access().readOnly) this.ui.composer.focusInput();
     else if (action === "search") this.ui.search.focusInput();
     else if (action === "stop") HANDLERS["stop-stream"].call(this);
-    else if (action === "checkpoint" && this.state.session?.space) HANDLERS["open-checkpoint-form"].call(this);
+    else if (action === "checkpoint" && this.access().canSave) HANDLERS["open-checkpoint-form"].call(this);
     else if (action === "next" || action === "previous") this.moveFocus(action === "next" ? 1 : -1);
   }
 

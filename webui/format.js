@@ -80,3 +80,23 @@ export function unanswered(turns, pending = null) {
     && !(lastAnswered.get(turn.content) > turn.sequenceNumber))
     .map((turn) => turn.sequenceNumber));
 }
+
+/** "by ana", or "by ana via nightly-script" for something written with an API token. */
+export const byline = (author) =>
+  author ? `by ${author.name}${author.viaToken ? ` via ${author.viaToken}` : ""}` : "";
+
+/** Roles in words, as the members dialog offers them. */
+export const ROLES = [["OWNER", "Owner"], ["EDITOR", "Editor"], ["VIEWER", "Viewer"]];
+
+/**
+ * What the signed-in user may do where they are: `role` in the space (null: none),
+ * `readOnly` (someone else's shared session), `canSave` checkpoints, `canMerge`,
+ * `bylines` (the space has more than one member). Without accounts: everything.
+ */
+export function access({ accounts, me, session, space }) {
+  const role = space?.viewerRole ?? null;
+  const readOnly = Boolean(accounts && session && session.authorName !== me);
+  const editor = role === "OWNER" || role === "EDITOR";
+  return { role, readOnly, canSave: Boolean(session?.space) && editor && !readOnly,
+    canMerge: editor, bylines: Boolean(accounts && (space?.members?.length ?? 0) > 1) };
+}

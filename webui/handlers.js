@@ -142,7 +142,43 @@ async function sessionChange(app, payload) {
   await Promise.all([app.refreshLineage(), app.refreshPreview(), app.refreshSidebar()]);
 }
 
+/** After a member change: the dialog, the session, the lineage pane and the sidebar. */
+async function membersChanged(app, spaceId, payload, userName, note) {
+  if (payload.errors.length) return app.ui.members.fail(payload.errors, userName);
+  if (payload.space) app.ui.members.show(payload.space, app.state.me, note);
+  else app.ui.members.close(); // you left the space
+  const here = app.currentSpace()?.id === spaceId;
+  if (here && !payload.space) app.closeSession();
+  else if (here && app.state.session) await app.reloadSession();
+  if (here && payload.space) await app.refreshLineage();
+  await app.refreshSidebar();
+}
+
 export const HANDLERS = {
+  "select-space"({ id }) {
+    this.set({ drawer: null });
+    return this.openSpace(id);
+  },
+  async "open-members"({ spaceId }) {
+    const space = await api.loadMembers(spaceId);
+    if (!space) return this.toast("That space no longer exists.");
+    this.ui.members.show(space, this.state.me);
+  },
+  async "add-member"({ spaceId, userName, role }) {
+    await membersChanged(this, spaceId, await api.addSpaceMember({ spaceId, userName, role }), userName,
+      `${userName} added as ${role.toLowerCase()}.`);
+  },
+  async "update-member"({ spaceId, userName, role }) {
+    await membersChanged(this, spaceId, await api.updateSpaceMember({ spaceId, userName, role }),
+      userName, `${userName} is now ${role.toLowerCase()}.`);
+  },
+  async "remove-member"({ spaceId, userName }) {
+    await membersChanged(this, spaceId, await api.removeSpaceMember({ spaceId, userName }), userName,
+      `${userName} removed.`);
+  },
+  async "change-visibility"({ visibility }) {
+    await sessionChange(this, await api.updateSession({ id: this.state.session.id, visibility }));
+  },
   "select-session"({ id }) {
     this.set({ drawer: null });
     return this.openSession(id);

@@ -39,7 +39,7 @@ export class BranchList extends HTMLElement {
   }
 
   panel(name) {
-    const { order, branches, nodes } = this._state;
+    const { order, branches, nodes, canMerge = true } = this._state;
     const branch = branches.find((b) => b.name === name);
     const head = nodes.find((node) => node.id === branch.head?.id);
     // Any branch can take this one except one whose head is already the same checkpoint.
@@ -52,7 +52,7 @@ export class BranchList extends HTMLElement {
     h("p", {}, h("strong", { class: "branch-name" }, name), " · head ",
       head ? [h("span", { class: "hash" }, head.shortHash), ` ${head.title}`] : "none",
       head && head.branchName !== name ? ` (on ${head.branchName})` : ""),
-    !head ? null : targets.length ? h("div", { class: "inline-form" }, into,
+    !head || !canMerge ? null : targets.length ? h("div", { class: "inline-form" }, into,
       h("button", { type: "button", class: "small", onclick: () =>
         emit(this, "preview-merge", { from: head.id, into: into.value, branch: name }) }, "Merge into…"))
       : h("p", { class: "muted" }, branches.length > 1

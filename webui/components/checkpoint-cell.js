@@ -1,5 +1,7 @@
-// A checkpoint shown in the notebook where it was saved; collapsible.
+// A checkpoint shown in the notebook where it was saved; collapsible. `options`:
+// {byline: who saved it, shown ("by ana"), readOnly: someone else's session (no Mount)}.
 import { emit, h } from "../dom.js";
+import { byline } from "../format.js";
 
 const LISTS = [["decisions", "Decisions"], ["tasks", "Tasks"],
   ["openQuestions", "Open questions"], ["entities", "Entities"]];
@@ -21,6 +23,12 @@ export class CheckpointCell extends HTMLElement {
     if (this.isConnected) this.render();
   }
 
+  set options(value) {
+    if (value.byline === this._options?.byline && value.readOnly === this._options?.readOnly) return;
+    this._options = value;
+    if (this._rendered) this.render();
+  }
+
   get checkpoint() {
     return this._checkpoint;
   }
@@ -32,6 +40,7 @@ export class CheckpointCell extends HTMLElement {
   render() {
     const cp = this._checkpoint;
     if (!cp) return;
+    const { byline: by = false, readOnly = false } = this._options ?? {};
     this._rendered = true;
     this.className = "cell checkpoint";
     this.tabIndex = 0;
@@ -45,10 +54,11 @@ export class CheckpointCell extends HTMLElement {
         h("summary", {},
           h("span", { class: "hash" }, cp.shortHash), " ",
           h("span", { class: "cp-title" }, cp.title),
-          h("span", { class: "tag" }, cp.branchName)),
+          h("span", { class: "tag" }, cp.branchName),
+          by && cp.author ? h("span", { class: "byline muted" }, byline(cp.author)) : null),
         h("div", { class: "cp-body" }, checkpointBody(cp),
           h("div", { class: "actions" },
-            action("Mount", "mount-checkpoint"),
+            readOnly ? null : action("Mount", "mount-checkpoint"),
             action("Fork", "fork-checkpoint"),
             action("Show in lineage", "select-checkpoint")))),
     );

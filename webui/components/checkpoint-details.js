@@ -1,6 +1,9 @@
 // Right pane, under the graph: the selected checkpoint with Mount / Fork /
-// Compare / Merge into… / Open source conversation.
+// Compare / Merge into… / Open source conversation. A viewer of the space forks
+// without a branch name (a private session of theirs, outside the space) and merges
+// nothing; with more than one member, who saved it ("by ana").
 import { emit, h, replace, sameState } from "../dom.js";
+import { byline } from "../format.js";
 import { checkpointBody } from "./checkpoint-cell.js";
 
 export class CheckpointDetails extends HTMLElement {
@@ -11,7 +14,8 @@ export class CheckpointDetails extends HTMLElement {
   }
 
   render() {
-    const { checkpoint: cp, mountedId, nodes = [], branches = [], attached } = this._state ?? {};
+    const { checkpoint: cp, mountedId, nodes = [], branches = [], attached, role = null,
+      canMerge = true, bylines = false } = this._state ?? {};
     this.className = "checkpoint-details";
     this.hidden = !cp;
     if (!cp) return replace(this);
@@ -34,7 +38,8 @@ export class CheckpointDetails extends HTMLElement {
       h("p", { class: "muted" }, `Branch ${cp.branchName}`,
         cp.parent ? ` · parent ${cp.parent.shortHash}` : " · root",
         cp.mergeParent ? ` · merged ${cp.mergeParent.shortHash}${mergedFrom(cp, nodes)}` : "",
-        ` · ${new Date(cp.createdAt).toLocaleString()}`),
+        ` · ${new Date(cp.createdAt).toLocaleString()}`,
+        bylines && cp.author ? h("span", { class: "byline" }, ` · ${byline(cp.author)}`) : null),
       checkpointBody(cp),
       h("div", { class: "actions" },
         mounted
@@ -47,13 +52,18 @@ export class CheckpointDetails extends HTMLElement {
         "Open source conversation") : null),
       range && cp.sourceSession ? h("p", { class: "muted" },
         `From turns ${range.first}–${range.last} of “${cp.sourceSession.title || "Untitled session"}”`) : null,
-      h("div", { class: "inline-form" }, branch,
-        h("button", { type: "button", class: "small", onclick: () =>
-          emit(this, "fork-checkpoint", { id: cp.id, branchName: branch.value.trim() || null }) }, "Fork")),
+      role === "VIEWER"
+        ? h("div", { class: "inline-form" },
+          h("span", { class: "muted" }, "Fork it into a private session of yours:"),
+          h("button", { type: "button", class: "small", onclick: fire("fork-checkpoint") }, "Fork"))
+        : h("div", { class: "inline-form" }, branch,
+          h("button", { type: "button", class: "small", onclick: () =>
+            emit(this, "fork-checkpoint", { id: cp.id, branchName: branch.value.trim() || null }) },
+          "Fork")),
       others.length ? h("div", { class: "inline-form" }, other,
         h("button", { type: "button", class: "small", onclick: () =>
           emit(this, "compare", { a: cp.id, b: other.value }) }, "Compare")) : null,
-      targets.length && attached ? h("div", { class: "inline-form" }, into,
+      targets.length && attached && canMerge ? h("div", { class: "inline-form" }, into,
         h("button", { type: "button", class: "small", onclick: () =>
           emit(this, "preview-merge", { from: cp.id, into: into.value }) }, "Merge into…")) : null);
   }

@@ -53,7 +53,11 @@ export class NotebookView extends HTMLElement {
     if (older.length) this.prepend(older);
     if (newer.length) this.appendTurns(newer);
     const added = older.length + newer.length;
-    if (added || data.placements !== previous.placements || data.mount !== previous.mount) {
+    if (data.bylines !== previous.bylines) {
+      for (const cell of this.cells.values()) cell.byline = data.bylines;
+    }
+    if (added || data.placements !== previous.placements || data.mount !== previous.mount
+      || data.bylines !== previous.bylines || data.readOnly !== previous.readOnly) {
       this.decorate(added && data.mount === previous.mount ? [...older, ...newer] : null);
     }
     this.sentinel.hidden = !data.hasOlder;
@@ -79,6 +83,7 @@ export class NotebookView extends HTMLElement {
 
   cellFor(turn) {
     const cell = document.createElement("turn-cell");
+    cell.byline = this.data.bylines;
     cell.turn = turn;
     this.cells.set(turn.sequenceNumber, cell);
     this.firstSeq = Math.min(this.firstSeq, turn.sequenceNumber);
@@ -154,6 +159,7 @@ export class NotebookView extends HTMLElement {
       cell = document.createElement("checkpoint-cell");
       this.checkpointCells.set(checkpoint.id, cell);
     }
+    cell.options = { byline: Boolean(this.data.bylines), readOnly: Boolean(this.data.readOnly) };
     cell.checkpoint = checkpoint;
     return cell;
   }

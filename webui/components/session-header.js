@@ -1,5 +1,7 @@
 // Above the notebook: the session's space (attach with a memory scope / detach),
-// its mount (unmount) and "Save checkpoint".
+// its mount (unmount), "Save checkpoint" (for the space's editors and owners) and,
+// with accounts, "Shared with the space". Someone else's shared session: read-only,
+// saying whose it is. No session but a space opened on its own: the space and your role.
 import { emit, h, replace, sameState } from "../dom.js";
 import { MEMORY_SCOPES } from "../format.js";
 
@@ -11,16 +13,20 @@ export class SessionHeader extends HTMLElement {
   }
 
   render() {
-    const { session, spaces, formOpen } = this._state ?? {};
+    const { session, spaces, formOpen, accounts, may = {}, space } = this._state ?? {};
+    if (!session && space) return this.renderSpace(space);
     this.hidden = !session;
     if (!session) return replace(this);
     this.className = "session-header";
+    if (may.readOnly) return this.renderReadOnly(session);
     const button = (label, type, extra = {}) =>
       h("button", { type: "button", class: "small", onclick: () => emit(this, type), ...extra }, label);
     const mount = session.mount;
+    // Attaching takes a space you may edit.
+    const attachable = (spaces ?? []).filter((s) => s.viewerRole !== "VIEWER");
     replace(this,
       h("div", { class: "title-row" }, h("h1", {}, session.title || "Untitled session"),
-        session.space && !formOpen
+        may.canSave && !formOpen
           ? button("Save checkpoint", "open-checkpoint-form", { class: "small primary" }) : null),
       h("div", { class: "session-facts" },
         session.space ? [
@@ -29,11 +35,49 @@ export class SessionHeader extends HTMLElement {
           h("label", { class: "fact" }, "Sees the ", this.scopePicker(session.memoryScope,
             (memoryScope) => emit(this, "change-scope", { memoryScope }))),
           button("Detach space", "detach-space"),
-        ] : this.attachForm(spaces ?? [], session.memoryScope),
+          accounts ? this.shareToggle(session) : null,
+        ] : this.attachForm(attachable, session.memoryScope),
         mount ? [h("span", { class: "fact mounted" }, "Mounted ",
           h("strong", { class: "hash" }, mount.checkpoint?.shortHash ?? "?"),
           ` after turn ${mount.baseSequence}`), button("Unmount", "unmount")] : null,
         this.exportPicker(Boolean(session.space))));
+  }
+
+  /** "Shared with the space": the author's switch between SPACE and PRIVATE. */
+  shareToggle(session) {
+    return h("label", { class: "fact share" },
+      h("input", { type: "checkbox", id: "share-session", checked: session.visibility === "SPACE",
+        onchange: (event) => emit(this, "change-visibility",
+          { visibility: event.target.checked ? "SPACE" : "PRIVATE" }) }),
+      " Shared with the space");
+  }
+
+  /** Another member's shared session: whose it is, read-only. */
+  renderReadOnly(session) {
+    replace(this,
+      h("div", { class: "title-row" }, h("h1", {}, session.title || "Untitled session")),
+      h("p", { class: "read-only-note", id: "read-only-note" },
+        `${session.authorName}'s session, shared with the space: read-only (only `
+        + `${session.authorName} writes to it).`),
+      h("div", { class: "session-facts" },
+        h("span", { class: "fact" }, "Space ", h("strong", {}, session.space?.name ?? "none")),
+        h("span", { class: "fact" }, "Branch ", h("strong", {}, session.branchName)),
+        this.exportPicker(false)));
+  }
+
+  /** A space opened on its own (no session): its name, your role, what you can do. */
+  renderSpace(space) {
+    this.hidden = false;
+    this.className = "session-header space-view";
+    const viewer = space.viewerRole === "VIEWER";
+    replace(this,
+      h("div", { class: "title-row" }, h("h1", {}, space.name),
+        viewer ? null : h("button", { type: "button", class: "small primary",
+          onclick: () => emit(this, "create-session", { spaceId: space.id }) }, "New session")),
+      h("p", { class: "muted", id: "space-view-note" }, viewer
+        ? "You are a viewer of this space: open a checkpoint in the lineage to read it, or fork "
+          + "it into a session of your own (outside the space)."
+        : "Open a checkpoint in the lineage to read, fork or compare it, or start a session here."));
   }
 
   /** "Export…": the session as Markdown or a notebook, or its whole space as JSON. */

@@ -1,12 +1,15 @@
 // Left pane: spaces with their sessions, then sessions in no space. Create,
 // rename (inline), delete (click twice) and open; every change goes up as an event.
+// A space's name opens it on its own (its lineage); with accounts, only its owners
+// rename or delete it, viewers start no session in it, and another member's shared
+// session is marked with its author's name (theirs to rename or delete).
 import { emit, h, replace, sameState } from "../dom.js";
 import { sessionTitle } from "../format.js";
 
 export class SpaceList extends HTMLElement {
   constructor() {
     super();
-    this.data = { spaces: [], unattached: [], currentSessionId: null };
+    this.data = { spaces: [], unattached: [], currentSessionId: null, currentSpaceId: null, me: null };
     this.editing = null; // {kind, id} being renamed, or {kind: "new-space"}
   }
 
@@ -35,23 +38,40 @@ export class SpaceList extends HTMLElement {
   group(space) {
     const label = space.id ? `New session in space ${space.name}` : "New session without a space";
     const renaming = space.id && this.isEditing("space", space.id);
+    const role = space.viewerRole ?? "OWNER";
     return h("section", { class: "space-group", dataset: { space: space.id ?? "" } },
       h("div", { class: "row space-row" },
         renaming
           ? this.editor(space.name, "Space name", (name) => emit(this, "rename-space", { id: space.id, name }))
-          : h("span", { class: "name" }, space.name),
+          : this.spaceName(space),
         h("span", { class: "row-actions" },
-          h("button", { type: "button", class: "icon", "aria-label": label,
-            title: "New session", onclick: () => emit(this, "create-session", { spaceId: space.id }) }, "+"),
-          space.id ? this.rowActions("space", space.id, space.name) : null)),
+          role === "VIEWER" ? h("span", { class: "tag", title: "You may read this space" }, "viewer")
+            : h("button", { type: "button", class: "icon", "aria-label": label, title: "New session",
+              onclick: () => emit(this, "create-session", { spaceId: space.id }) }, "+"),
+          space.id && role === "OWNER" ? this.rowActions("space", space.id, space.name) : null)),
       space.sessions.length
         ? h("ul", { class: "sessions" }, space.sessions.map((session) => this.sessionRow(session)))
         : h("p", { class: "muted none" }, "No sessions yet"));
   }
 
+  /** The space's name: a link that opens the space on its own (no session). */
+  spaceName(space) {
+    if (!space.id) return h("span", { class: "name" }, space.name);
+    const current = space.id === this.data.currentSpaceId;
+    return h("a", { href: `/?space=${encodeURIComponent(space.id)}`, class: "name",
+      "aria-current": current ? "page" : false,
+      onclick: (event) => {
+        if (event.metaKey || event.ctrlKey || event.shiftKey || event.button !== 0) return;
+        event.preventDefault();
+        emit(this, "select-space", { id: space.id });
+      } }, space.name);
+  }
+
   sessionRow(session) {
     const title = sessionTitle(session);
     const current = session.id === this.data.currentSessionId;
+    const { me } = this.data;
+    const theirs = Boolean(me && session.authorName && session.authorName !== me);
     if (this.isEditing("session", session.id)) {
       return h("li", { class: "row session-row" }, this.editor(session.title, "Session title",
         (value) => emit(this, "rename-session", { id: session.id, title: value })));
@@ -63,8 +83,12 @@ export class SpaceList extends HTMLElement {
           if (event.metaKey || event.ctrlKey || event.shiftKey || event.button !== 0) return;
           event.preventDefault();
           emit(this, "select-session", { id: session.id });
-        } }, title),
-      h("span", { class: "row-actions" }, this.rowActions("session", session.id, title)));
+        } }, title,
+        theirs ? h("span", { class: "author muted" }, ` · ${session.authorName}`) : null),
+      h("span", { class: "row-actions" },
+        me && !theirs && session.visibility === "SPACE"
+          ? h("span", { class: "tag", title: "Shared with the space" }, "shared") : null,
+        theirs ? null : this.rowActions("session", session.id, title)));
   }
 
   rowActions(kind, id, name) {

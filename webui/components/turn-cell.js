@@ -1,7 +1,8 @@
 // One turn as a notebook cell: "In [12]" / "Out [13]", provider/model, content;
-// an interrupted reply the notebook marks with `actions` offers Continue and Retry.
+// an interrupted reply the notebook marks with `actions` offers Continue and Retry;
+// with `byline` (a space of several members), who wrote a message ("by ana").
 import { emit, h } from "../dom.js";
-import { cellLabel, cellTitle } from "../format.js";
+import { byline, cellLabel, cellTitle } from "../format.js";
 
 export class TurnCell extends HTMLElement {
   set turn(turn) {
@@ -16,6 +17,13 @@ export class TurnCell extends HTMLElement {
   set actions(on) {
     if (Boolean(on) === Boolean(this._actions)) return;
     this._actions = on;
+    if (this._rendered) this.render();
+  }
+
+  /** Show who wrote a message (the notebook's, for spaces with several members). */
+  set byline(on) {
+    if (Boolean(on) === Boolean(this._byline)) return;
+    this._byline = on;
     if (this._rendered) this.render();
   }
 
@@ -54,6 +62,8 @@ export class TurnCell extends HTMLElement {
       h("div", { class: "cell-gutter", title: cellTitle(turn) }, cellLabel(turn)),
       h("div", { class: "cell-main" },
         h("div", { class: "cell-meta" }, model,
+          this._byline && turn.role === "USER" && turn.author
+            ? h("span", { class: "byline" }, byline(turn.author)) : null,
           turn.interrupted ? h("span", { class: "tag warn" }, "interrupted") : null,
           this._noReply ? h("span", { class: "tag warn" }, "no reply") : null),
         body,
