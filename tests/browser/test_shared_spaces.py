@@ -17,6 +17,7 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from api.store.database import sqlite_url
+from tests.browser.axe import blocking, run_axe, summary
 from tests.browser.support import (
     create_space,
     new_session,
@@ -117,9 +118,12 @@ def sign_in(
     server: SmritiServer,
     name: str,
     viewport: dict[str, int] | None = None,
+    bypass_csp: bool = False,
 ) -> Page:
-    """A new browser context signed in as `name`, the app ready."""
-    context = browser.new_context(viewport=viewport or {"width": 1440, "height": 900})
+    """A new browser context signed in as `name`, the app ready (`bypass_csp`: for axe)."""
+    context = browser.new_context(
+        viewport=viewport or {"width": 1440, "height": 900}, bypass_csp=bypass_csp
+    )
     context.set_default_timeout(10_000)
     context.errors = []  # type: ignore[attr-defined]
     contexts.append(context)
@@ -178,7 +182,7 @@ def test_an_owner_adds_changes_and_removes_members(
     browser: Browser, contexts: list[BrowserContext], server: SmritiServer, ana: Client
 ) -> None:
     space, _ = shared_space(ana, "Team trips", {})
-    page = sign_in(browser, contexts, server, "ana")
+    page = sign_in(browser, contexts, server, "ana", bypass_csp=True)
     open_space(page, "Team trips")
     expect(page.locator("space-access")).to_have_text("You are owner · only youMembers")
     page.get_by_role("button", name="Members of space Team trips").click()
@@ -220,6 +224,8 @@ def test_an_owner_adds_changes_and_removes_members(
     expect(dialog.locator("#members-note")).to_have_text("bob removed.")
     expect(error).to_be_hidden()
     assert ana.gql(MEMBERS, s=space)["space"]["members"] == [{"userName": "ana", "role": "OWNER"}]
+    violations = run_axe(page)
+    assert summary(blocking(violations)) == [], summary(violations)
     dialog.get_by_role("button", name="Close members").click()
     expect(dialog).to_be_hidden()
 
@@ -323,6 +329,24 @@ def test_a_shared_session_is_read_only_for_other_members_with_its_authors_name(
     assert other.get_by_role("button", name="Save checkpoint").count() == 0
     assert other.get_by_label("Shared with the space").count() == 0
     assert group.get_by_role("button", name=re.compile("^(Rename|Delete) session")).count() == 0
+
+    # A script of ana's writes with an API token: the byline names the token.
+    secret = ana.gql(
+        'mutation { createApiToken(input: {name: "notes-bot"}) { secret errors { code } } }'
+    )["createApiToken"]["secret"]
+    sent = httpx.post(
+        server.graphql_url,
+        json={
+            "query": "mutation($s: ID!) { sendMessage(input: {sessionId: $s, content: "
+            '"Add the second week."}) { errors { code } } }',
+            "variables": {"s": sid},
+        },
+        headers={"Authorization": f"Bearer {secret}"},
+        timeout=30,
+    ).json()
+    assert sent["data"] == {"sendMessage": {"errors": []}}
+    other.reload()
+    expect(other.locator("turn-cell.user .byline")).to_have_text(["by ana", "by ana via notes-bot"])
 
 
 def test_the_members_dialog_works_on_a_phone(
