@@ -85,6 +85,9 @@ export function unanswered(turns, pending = null) {
 export const byline = (author) =>
   author ? `by ${author.name}${author.viaToken ? ` via ${author.viaToken}` : ""}` : "";
 
+/** "an owner", "an editor", "a viewer". */
+export const aRole = (role) => `${role === "VIEWER" ? "a" : "an"} ${role.toLowerCase()}`;
+
 /** Roles in words, as the members dialog offers them. */
 export const ROLES = [["OWNER", "Owner"], ["EDITOR", "Editor"], ["VIEWER", "Viewer"]];
 

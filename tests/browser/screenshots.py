@@ -3,13 +3,17 @@
 Runs the real `smriti serve` on a temporary SQLite file, builds a small trip
 planning space through the UI (two checkpoints, a mount, a fork) and writes
 docs/screenshots/*.png in light and dark, and on a 390 px phone; then a second space
-with two lines that conflict, merged from the branch list (the review, then the graph).
+with two lines that conflict, merged from the branch list (the review, then the graph);
+then, on a second server with accounts, a shared space and its members dialog.
+``python -m tests.browser.screenshots members`` takes only that last one.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -218,10 +222,65 @@ def shoot_merge(browser: Browser, base_url: str, sid: str) -> None:
     context.close()
 
 
+MEMBER_PASSWORD = "screenshot passphrase 1"
+
+
+def shoot_members(browser: Browser) -> None:
+    """Accounts mode: ana's space "Trips" shared with bob (editor) and cy (viewer), a
+    session of hers shared with it, and the members dialog over it."""
+    with tempfile.TemporaryDirectory() as tmp:
+        url = sqlite_url(Path(tmp) / "members.sqlite3")
+        for name in ("ana", "bob", "cy"):
+            subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "api",
+                    "users",
+                    "add",
+                    name,
+                    "--password-stdin",
+                    "--database",
+                    url,
+                ],
+                input=MEMBER_PASSWORD + "\n",
+                text=True,
+                check=True,
+                capture_output=True,
+            )
+        with SmritiServer(url) as server:
+            context = browser.new_context(viewport=VIEWPORT, color_scheme="light")
+            page = context.new_page()
+            page.goto(server.base_url + "/login.html")
+            page.fill("#login-name", "ana")
+            page.fill("#login-password", MEMBER_PASSWORD)
+            page.click("#login-submit")
+            expect(page.locator("smriti-app[data-ready]")).to_be_attached()
+            create_space(page, "Trips")
+            new_session(page, "Trips")
+            send(page, "Plan two weeks in Australia. We decided to fly into Sydney.")
+            save_checkpoint(page, "Australia plan", decisions=["Fly into Sydney"])
+            page.get_by_label("Shared with the space").check()
+            page.get_by_role("button", name="Members of space Trips").click()
+            dialog = page.locator("#members-dialog")
+            for name, role in (("bob", "EDITOR"), ("cy", "VIEWER")):
+                dialog.get_by_label("User name").fill(name)
+                dialog.get_by_label("Role of the new member").select_option(role)
+                dialog.get_by_role("button", name="Add").click()
+                expect(dialog.locator("#members-note")).to_contain_text(f"{name} added")
+            page.wait_for_timeout(300)
+            page.screenshot(path=OUT / "space-members.png")
+            context.close()
+
+
 def main() -> None:
     # As in the browser tests (conftest.py): on a busy machine a reply can take over 5 s.
     expect.set_options(timeout=10_000)
     OUT.mkdir(parents=True, exist_ok=True)
+    if sys.argv[1:] == ["members"]:
+        with chromium() as browser:
+            shoot_members(browser)
+        return print((OUT / "space-members.png").relative_to(REPOSITORY_ROOT))
     with (
         tempfile.TemporaryDirectory() as tmp,
         SmritiServer(sqlite_url(Path(tmp) / "screens.sqlite3")) as server,
@@ -235,6 +294,7 @@ def main() -> None:
             shoot(browser, server.base_url, sid, scheme)
         shoot_phone(browser, server.base_url, sid)
         shoot_merge(browser, server.base_url, build_conflict(server.base_url))
+        shoot_members(browser)
     for path in sorted(OUT.glob("*.png")):
         print(path.relative_to(REPOSITORY_ROOT))
 

@@ -184,7 +184,7 @@ def test_an_owner_adds_changes_and_removes_members(
     space, _ = shared_space(ana, "Team trips", {})
     page = sign_in(browser, contexts, server, "ana", bypass_csp=True)
     open_space(page, "Team trips")
-    expect(page.locator("space-access")).to_have_text("You are owner · only youMembers")
+    expect(page.locator("space-access")).to_have_text("You are an owner · only youMembers")
     page.get_by_role("button", name="Members of space Team trips").click()
     dialog = page.locator("#members-dialog")
     expect(dialog.get_by_role("heading")).to_have_text("Members of Team trips")
@@ -199,7 +199,7 @@ def test_an_owner_adds_changes_and_removes_members(
     expect(dialog.get_by_label("Role of bob")).to_have_value("VIEWER")
     dialog.get_by_label("Role of bob").select_option("EDITOR")
     expect(dialog.locator("#members-note")).to_have_text("bob is now editor.")
-    expect(page.locator("space-access")).to_have_text("You are owner · 2 membersMembers")
+    expect(page.locator("space-access")).to_have_text("You are an owner · 2 membersMembers")
     assert ana.gql(MEMBERS, s=space)["space"]["members"] == [
         {"userName": "ana", "role": "OWNER"},
         {"userName": "bob", "role": "EDITOR"},
@@ -243,6 +243,17 @@ def test_a_viewer_reads_the_lineage_and_forks_into_a_session_of_their_own(
         "it into a session of your own (outside the space)."
     )
     expect(page.locator("lineage-graph .pane-head")).to_contain_text("Read me")
+    # The members, read-only.
+    page.get_by_role("button", name="Members of space Read me").click()
+    dialog = page.locator("#members-dialog")
+    expect(dialog.locator(".member-name")).to_have_text(["ana", "cy (you)"])
+    expect(dialog.locator(".member-role")).to_have_text(["owner", "viewer"])
+    expect(dialog.locator("#members-read-only")).to_have_text(
+        "You are a viewer here: only an owner changes the members."
+    )
+    assert dialog.locator("input, select").count() == 0
+    assert dialog.get_by_role("button", name=re.compile("^(Add|Remove)")).count() == 0
+    dialog.get_by_role("button", name="Close members").click()
     page.get_by_role("button", name=f"Checkpoint {short} Sydney first on main").click()
     details = page.locator("checkpoint-details")
     expect(details.locator("h3")).to_have_text(f"{short} Sydney first")

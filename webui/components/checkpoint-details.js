@@ -45,7 +45,8 @@ export class CheckpointDetails extends HTMLElement {
         mounted
           ? h("button", { type: "button", class: "small", onclick: () => emit(this, "unmount") }, "Unmount")
           : h("button", { type: "button", class: "small primary", disabled: !attached,
-            title: attached ? "" : "Open a session of this space to mount", onclick: fire("mount-checkpoint") },
+            title: attached ? "" : role === "VIEWER" ? "Fork it (below) to work from it"
+              : "Open a session of this space to mount", onclick: fire("mount-checkpoint") },
           "Mount"),
         cp.sourceSession ? h("button", { type: "button", class: "small",
           onclick: fire("open-source", { sessionId: cp.sourceSession.id, seq: range?.first ?? null }) },

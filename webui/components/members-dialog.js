@@ -3,7 +3,7 @@
 // update-member, remove-member); everyone else reads the list. The app answers
 // with show() (the space as it is now) or fail() (payload errors, in words).
 import { emit, h, replace } from "../dom.js";
-import { ROLES } from "../format.js";
+import { aRole, ROLES } from "../format.js";
 
 /** A payload error in words (the code names the field's problem). */
 export function memberError(error, userName) {
@@ -41,7 +41,7 @@ export class MembersDialog extends HTMLElement {
     replace(this.body,
       h("ul", { class: "member-list", "aria-label": "Members" }, rows),
       owner ? this.addForm() : h("p", { class: "muted", id: "members-read-only" },
-        `You are ${space.viewerRole.toLowerCase()} here: only an owner changes the members.`),
+        `You are ${aRole(space.viewerRole)} here: only an owner changes the members.`),
       this.error, this.note);
     if (!this.dialog.open) this.dialog.showModal();
   }

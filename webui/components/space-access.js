@@ -1,6 +1,7 @@
 // Right pane, above the lineage (accounts mode only): your role in the space and
 // "Members", which opens the members dialog (open-members).
 import { emit, h, replace, sameState } from "../dom.js";
+import { aRole } from "../format.js";
 
 export class SpaceAccess extends HTMLElement {
   /** {accounts, space: {id, name, viewerRole, members} or null}. */
@@ -18,7 +19,7 @@ export class SpaceAccess extends HTMLElement {
     const count = space.members.length;
     replace(this,
       h("span", { class: "muted" }, "You are ", h("strong", { class: "role" },
-        space.viewerRole.toLowerCase()), count > 1 ? ` · ${count} members` : " · only you"),
+        aRole(space.viewerRole)), count > 1 ? ` · ${count} members` : " · only you"),
       h("button", { type: "button", class: "small", id: "members-button",
         "aria-label": `Members of space ${space.name}`,
         onclick: () => emit(this, "open-members", { spaceId: space.id }) }, "Members"));
