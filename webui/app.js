@@ -24,6 +24,13 @@ import "./components/space-access.js";
 import "./components/members-dialog.js";
 
 const PREVIEW_DEBOUNCE_MS = 300;
+
+/** Why Mount is off in the lineage details (when it is). */
+function mountHint(may, session) {
+  if (may.role === "VIEWER") return "Fork it (below) to work from it";
+  if (may.readOnly) return `This session is ${session.authorName}'s: only they mount in it`;
+  return "Open a session of this space to mount";
+}
 const EMPTY_LINEAGE = { branches: [], nodes: [] };
 
 export class SmritiApp extends HTMLElement {
@@ -134,7 +141,8 @@ export class SmritiApp extends HTMLElement {
     const checkpoint = s.lineage.nodes.find((node) => node.id === s.selectedId) ?? null;
     ui.details.state = { checkpoint, mountedId, nodes: s.lineage.nodes,
       branches: s.lineage.branches, attached: Boolean(s.session?.space) && !may.readOnly,
-      role: may.role, canMerge: may.canMerge, bylines: may.bylines };
+      role: may.role, canMerge: may.canMerge && Boolean(space), bylines: may.bylines,
+      mountHint: mountHint(may, s.session) };
     this.renderContext();
     this.renderDrawers();
   }

@@ -148,9 +148,10 @@ async function membersChanged(app, spaceId, payload, userName, note) {
   if (payload.space) app.ui.members.show(payload.space, app.state.me, note);
   else app.ui.members.close(); // you left the space
   const here = app.currentSpace()?.id === spaceId;
-  if (here && !payload.space) app.closeSession();
-  else if (here && app.state.session) await app.reloadSession();
-  if (here && payload.space) await app.refreshLineage();
+  // Left the space: a session of yours in it is detached (kept); the space is gone.
+  if (here && !payload.space && !app.state.session) app.closeSession();
+  if (here && app.state.session) await app.reloadSession();
+  if (here) await app.refreshLineage();
   await app.refreshSidebar();
 }
 
@@ -263,7 +264,7 @@ export const HANDLERS = {
     this.ui.compare.show(await api.compareCheckpoints(a, b));
   },
   async "preview-merge"({ from, into, branch = null }) {
-    const spaceId = this.state.session?.space?.id;
+    const spaceId = this.currentSpace()?.id;
     if (!spaceId) return;
     const preview = await api.previewMerge({ spaceId, into, from });
     if (!preview) return this.toast("That merge cannot be previewed any more.");

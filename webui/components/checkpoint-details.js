@@ -15,7 +15,8 @@ export class CheckpointDetails extends HTMLElement {
 
   render() {
     const { checkpoint: cp, mountedId, nodes = [], branches = [], attached, role = null,
-      canMerge = true, bylines = false } = this._state ?? {};
+      canMerge = attached, bylines = false, mountHint = "Open a session of this space to mount" }
+      = this._state ?? {};
     this.className = "checkpoint-details";
     this.hidden = !cp;
     if (!cp) return replace(this);
@@ -45,8 +46,7 @@ export class CheckpointDetails extends HTMLElement {
         mounted
           ? h("button", { type: "button", class: "small", onclick: () => emit(this, "unmount") }, "Unmount")
           : h("button", { type: "button", class: "small primary", disabled: !attached,
-            title: attached ? "" : role === "VIEWER" ? "Fork it (below) to work from it"
-              : "Open a session of this space to mount", onclick: fire("mount-checkpoint") },
+            title: attached ? "" : mountHint, onclick: fire("mount-checkpoint") },
           "Mount"),
         cp.sourceSession ? h("button", { type: "button", class: "small",
           onclick: fire("open-source", { sessionId: cp.sourceSession.id, seq: range?.first ?? null }) },
@@ -64,7 +64,7 @@ export class CheckpointDetails extends HTMLElement {
       others.length ? h("div", { class: "inline-form" }, other,
         h("button", { type: "button", class: "small", onclick: () =>
           emit(this, "compare", { a: cp.id, b: other.value }) }, "Compare")) : null,
-      targets.length && attached && canMerge ? h("div", { class: "inline-form" }, into,
+      targets.length && canMerge ? h("div", { class: "inline-form" }, into,
         h("button", { type: "button", class: "small", onclick: () =>
           emit(this, "preview-merge", { from: cp.id, into: into.value }) }, "Merge into…")) : null);
   }

@@ -173,7 +173,8 @@ export class NotebookView extends HTMLElement {
   offerActions() {
     const last = this.data.turns.at(-1);
     const cell = last && this.cells.get(last.sequenceNumber);
-    const offer = Boolean(cell && !this.data.pending && last.role === "ASSISTANT" && last.interrupted);
+    const offer = Boolean(cell && !this.data.pending && !this.data.readOnly && last.role === "ASSISTANT"
+      && last.interrupted);
     if (this.offered && this.offered !== cell) this.offered.actions = false;
     if (cell) cell.actions = offer;
     this.offered = offer ? cell : null;
@@ -181,7 +182,8 @@ export class NotebookView extends HTMLElement {
 
   /** "no reply — Retry" on every question left without a reply. */
   markUnanswered() {
-    const open = unanswered(this.data.turns, this.data.pending);
+    // Someone else's session (read-only): theirs to retry.
+    const open = this.data.readOnly ? new Set() : unanswered(this.data.turns, this.data.pending);
     for (const seq of this.marked ?? []) {
       if (!open.has(seq) && this.cells.has(seq)) this.cells.get(seq).noReply = false;
     }
