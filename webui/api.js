@@ -17,7 +17,8 @@ const TURN_FRAGMENT_HTML = `fragment TurnFields on Turn {
   replyToSequence author { name viaToken } }`;
 const SPACE_ACCESS = "viewerRole members { userName role }";
 const SESSION_FIELDS = `id title branchName model memoryScope lastSequenceNumber
-  visibility authorName space { id name ${SPACE_ACCESS} } mount { baseSequence checkpoint { id shortHash title } }
+  visibility authorName space { id name ${SPACE_ACCESS} }
+  mount { baseSequence checkpoint { id shortHash title } }
   forkedFrom { id shortHash }`;
 const CHECKPOINT_FIELDS = `id shortHash hash title objective summary decisions tasks
   openQuestions entities branchName createdAt parent { id shortHash }

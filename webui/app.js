@@ -24,6 +24,7 @@ import "./components/space-access.js";
 import "./components/members-dialog.js";
 
 const PREVIEW_DEBOUNCE_MS = 300;
+const EMPTY_LINEAGE = { branches: [], nodes: [] };
 
 /** Why Mount is off in the lineage details (when it is). */
 function mountHint(may, session) {
@@ -31,7 +32,6 @@ function mountHint(may, session) {
   if (may.readOnly) return `This session is ${session.authorName}'s: only they mount in it`;
   return "Open a session of this space to mount";
 }
-const EMPTY_LINEAGE = { branches: [], nodes: [] };
 
 export class SmritiApp extends HTMLElement {
   constructor() {
@@ -336,7 +336,9 @@ export class SmritiApp extends HTMLElement {
     if (!action || (action === "stop" && !inFlight(this.state.pending))) return;
     event.preventDefault();
     if (action === "help") this.ui.shortcuts.show();
-    else if (action === "compose" && this.state.session && !this.access().readOnly) this.ui.composer.focusInput();
+    else if (action === "compose" && this.state.session && !this.access().readOnly) {
+      this.ui.composer.focusInput();
+    }
     else if (action === "search") this.ui.search.focusInput();
     else if (action === "stop") HANDLERS["stop-stream"].call(this);
     else if (action === "checkpoint" && this.access().canSave) HANDLERS["open-checkpoint-form"].call(this);
