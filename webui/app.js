@@ -260,8 +260,11 @@ export class SmritiApp extends HTMLElement {
 
   /** The session as the server has it now (title, mount, space…). */
   async reloadSession() {
-    const session = await api.loadSession(this.state.session.id);
-    if (session) this.set({ session });
+    const id = this.state.session?.id;
+    if (!id) return;
+    const session = await api.loadSession(id);
+    // The user may have opened a space or another session while this was on its way.
+    if (session && this.state.session?.id === id) this.set({ session });
   }
 
   /** The next older page; while one is loading, that one (callers may loop on it). */

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page, Route, expect
 
 from tests.browser.support import VIEWPORT, create_space, new_session, open_app, send, session_id
 from tests.support.servers import SmritiServer
@@ -146,3 +146,40 @@ def test_light_and_dark_follow_the_system_preference(
         backgrounds[scheme] = page.evaluate("getComputedStyle(document.body).backgroundColor")
         context.close()
     assert backgrounds == {"light": "rgb(247, 247, 245)", "dark": "rgb(20, 22, 27)"}
+
+
+def test_a_late_session_reload_does_not_reopen_a_session_you_left(
+    page: Page, server: SmritiServer
+) -> None:
+    """After a reply the notebook reloads the session (its title, its mount); a user
+    who opened the space meanwhile stays on the space when that answer arrives."""
+    open_app(page, server.base_url)
+    create_space(page, "Late answers")
+    new_session(page, "Late answers")
+    send(page, "First question.")
+    held: list[Route] = []
+
+    def hold_session_reads(route: Route) -> None:
+        body = route.request.post_data_json or {}
+        if str(body.get("query", "")).startswith("query($id: ID!) { session(id: $id)"):
+            held.append(route)
+        else:
+            route.continue_()
+
+    page.route("**/graphql", hold_session_reads)
+    send(page, "Second question.")
+    for _ in range(100):  # the reload starts once the reply is shown
+        if held:
+            break
+        page.wait_for_timeout(50)
+    assert held, "the notebook did not reload the session after the reply"
+    page.locator("space-list .space-row a.name", has_text="Late answers").click()
+    expect(page).to_have_url(re.compile(r"\?space="))
+    expect(page.locator("session-header h1")).to_have_text("Late answers")
+    with page.expect_response(lambda response: response.url.endswith("/graphql")):
+        for route in held:
+            route.continue_()
+    page.wait_for_timeout(300)  # the answer's handler runs after the response arrives
+    expect(page).to_have_url(re.compile(r"\?space="))
+    expect(page.locator("session-header h1")).to_have_text("Late answers")
+    assert page.locator("turn-cell").count() == 0
