@@ -359,6 +359,23 @@ def test_a_shared_session_is_read_only_for_other_members_with_its_authors_name(
     other.reload()
     expect(other.locator("turn-cell.user .byline")).to_have_text(["by ana", "by ana via notes-bot"])
 
+    # A long title gives way in the list; the author's name stays whole and in view.
+    long_title = "Plan the first week along the Great Ocean Road, then the Grampians"
+    renamed = ana.gql(
+        "mutation($s: ID!, $t: String!) { updateSession(input: {id: $s, title: $t}) "
+        "{ errors { code } } }",
+        s=sid,
+        t=long_title,
+    )
+    assert renamed == {"updateSession": {"errors": []}}
+    other.reload()
+    link = group.locator(".session-row a")
+    expect(link).to_have_text([f"{long_title} · ana"])
+    author, row = link.locator(".author").bounding_box(), link.bounding_box()
+    assert author is not None and row is not None
+    assert author["x"] + author["width"] <= row["x"] + row["width"] + 0.5, (author, row)
+    assert link.locator(".author").evaluate("e => e.scrollWidth <= e.clientWidth")
+
 
 def test_the_members_dialog_works_on_a_phone(
     browser: Browser, contexts: list[BrowserContext], server: SmritiServer, ana: Client

@@ -83,7 +83,9 @@ export class SpaceList extends HTMLElement {
           if (event.metaKey || event.ctrlKey || event.shiftKey || event.button !== 0) return;
           event.preventDefault();
           emit(this, "select-session", { id: session.id });
-        } }, title,
+        } },
+        // Someone else's session: the title gives way, the author's name is never cut.
+        theirs ? h("span", { class: "title-text" }, title) : title,
         theirs ? h("span", { class: "author muted" }, ` · ${session.authorName}`) : null),
       h("span", { class: "row-actions" },
         me && !theirs && session.visibility === "SPACE"
