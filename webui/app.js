@@ -100,6 +100,8 @@ export class SmritiApp extends HTMLElement {
 
   /** Merge a change into the state and push it down. */
   set(change) {
+    // Counts every change of the session, so a reload that started before one can tell.
+    if ("session" in change) this.sessionChanges = (this.sessionChanges ?? 0) + 1;
     Object.assign(this.state, change);
     this.render();
   }
@@ -262,9 +264,11 @@ export class SmritiApp extends HTMLElement {
   async reloadSession() {
     const id = this.state.session?.id;
     if (!id) return;
+    const changes = this.sessionChanges;
     const session = await api.loadSession(id);
-    // The user may have opened a space or another session while this was on its way.
-    if (session && this.state.session?.id === id) this.set({ session });
+    // Meanwhile the user may have opened a space or another session, or changed this
+    // one (shared it, mounted…): then this answer is older than what is shown.
+    if (session && this.sessionChanges === changes) this.set({ session });
   }
 
   /** The next older page; while one is loading, that one (callers may loop on it). */

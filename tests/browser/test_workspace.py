@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from playwright.sync_api import Browser, Page, Route, expect
+from playwright.sync_api import APIResponse, Browser, Page, Route, expect
 
 from tests.browser.support import VIEWPORT, create_space, new_session, open_app, send, session_id
 from tests.support.servers import SmritiServer
@@ -183,3 +183,37 @@ def test_a_late_session_reload_does_not_reopen_a_session_you_left(
     expect(page).to_have_url(re.compile(r"\?space="))
     expect(page.locator("session-header h1")).to_have_text("Late answers")
     assert page.locator("turn-cell").count() == 0
+
+
+def test_a_late_session_reload_does_not_undo_a_newer_change(
+    page: Page, server: SmritiServer
+) -> None:
+    """The reload's answer was read before the user renamed the session: the new name stays."""
+    open_app(page, server.base_url)
+    new_session(page, None)
+    send(page, "First question.")
+    held: list[tuple[Route, APIResponse]] = []
+
+    def read_now_answer_later(route: Route) -> None:
+        body = route.request.post_data_json or {}
+        if str(body.get("query", "")).startswith("query($id: ID!) { session(id: $id)"):
+            held.append((route, route.fetch()))  # the server's answer as of now
+        else:
+            route.continue_()
+
+    page.route("**/graphql", read_now_answer_later)
+    send(page, "Second question.")
+    for _ in range(100):
+        if held:
+            break
+        page.wait_for_timeout(50)
+    assert held, "the notebook did not reload the session after the reply"
+    current = page.locator("space-list .session-row.current")
+    current.get_by_role("button", name=re.compile("^Rename session")).click()
+    page.get_by_label("Session title").fill("Renamed meanwhile")
+    page.get_by_label("Session title").press("Enter")
+    expect(page.locator("session-header h1")).to_have_text("Renamed meanwhile")
+    for route, answer in held:
+        route.fulfill(response=answer)
+    page.wait_for_timeout(300)  # the answer's handler runs after the response arrives
+    expect(page.locator("session-header h1")).to_have_text("Renamed meanwhile")
