@@ -6,6 +6,9 @@ const TOKENS = `{ viewer { apiTokens { id name prefix readOnly createdAt lastUse
 const CREATE = `mutation($input: CreateApiTokenInput!) { createApiToken(input: $input) {
   secret apiToken { id } ${ERRORS} } }`;
 const REVOKE = `mutation($id: ID!) { revokeApiToken(input: {id: $id}) { apiToken { id } ${ERRORS} } }`;
+const MODELS = "{ providers { adminsOnly providers { name available models } } }";
+const SET_ACCESS = `mutation($input: SetModelAccessInput!) { setModelAccess(input: $input) {
+  model adminsOnly ${ERRORS} } }`;
 
 function toLogin() {
   location.assign(`/login.html?next=${encodeURIComponent(location.pathname + location.search)}`);
@@ -87,6 +90,53 @@ function tokensDialog() {
   return { open: async () => { await refresh(); dialog.showModal(); } };
 }
 
+// Admins only: which models everyone may use and which are kept for admins.
+function modelsDialog() {
+  const list = el("ul", { className: "model-access-list" });
+  const note = el("p", { id: "model-access-note", role: "status" });
+  const error = el("p", { className: "login-error", id: "model-access-error", role: "alert",
+    hidden: true });
+  const close = el("button", { type: "button", className: "ghost", ariaLabel: "Close models" },
+    "Close");
+  const dialog = el("dialog", { id: "models-dialog", className: "tokens-dialog" },
+    el("div", { className: "dialog-head" }, el("h2", {}, "Models"), close),
+    el("p", { className: "muted" },
+      "Every account uses the server's providers. A model kept for admins is hidden from "
+      + "everyone else and refused to them."),
+    error, list, note);
+  close.addEventListener("click", () => dialog.close());
+
+  function row(model, kept) {
+    const box = el("input", { type: "checkbox", checked: kept, ariaLabel: `${model}: admins only` });
+    box.addEventListener("change", async () => {
+      error.hidden = true;
+      note.textContent = "";
+      const data = await graphql(SET_ACCESS, { input: { model, adminsOnly: box.checked } });
+      const payload = data.setModelAccess;
+      if (payload.errors.length) {
+        error.textContent = payload.errors[0].message;
+        error.hidden = false;
+        box.checked = !box.checked;
+        return;
+      }
+      note.textContent = payload.adminsOnly
+        ? `${model} is kept for admins.` : `${model} is open to everyone.`;
+    });
+    return el("li", {}, el("span", { className: "model-name" }, model),
+      el("label", {}, box, " admins only"));
+  }
+
+  async function refresh() {
+    const { providers } = await graphql(MODELS);
+    const kept = new Set(providers.adminsOnly);
+    const models = providers.providers.flatMap((p) => p.models);  // "provider/model"
+    list.replaceChildren(...models.map((model) => row(model, kept.has(model))));
+  }
+
+  document.body.append(dialog);
+  return { open: async () => { note.textContent = ""; await refresh(); dialog.showModal(); } };
+}
+
 async function start() {
   const response = await fetch("/auth/me");
   if (response.status === 401) {
@@ -110,7 +160,16 @@ async function start() {
     await fetch("/auth/logout", { method: "POST" });
     location.assign("/login.html");
   });
-  bar.insertBefore(el("span", { className: "account" }, name, tokens, signOut), help);
+  const controls = el("span", { className: "account" }, name, tokens);
+  if (me.isAdmin) {
+    const models = el("button", { type: "button", className: "ghost", id: "models-button" },
+      "Models");
+    const access = modelsDialog();
+    models.addEventListener("click", () => access.open());
+    controls.append(models);
+  }
+  controls.append(signOut);
+  bar.insertBefore(controls, help);
 }
 
 start();

@@ -9,42 +9,35 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, expect
 
 from api.store.database import sqlite_url
 from tests.support.servers import SmritiServer
 
 PASSWORD = "browser passphrase 42"
+ADD_USER = [sys.executable, "-m", "api", "users", "add"]
 
 
 @pytest.fixture(scope="module")
 def server(database: Path) -> Iterator[SmritiServer]:
     url = sqlite_url(database)
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "api",
-            "users",
-            "add",
-            "grace",
-            "--admin",
-            "--password-stdin",
-            "--database",
-            url,
-        ],
-        input=PASSWORD + "\n",
-        text=True,
-        check=True,
-        capture_output=True,
-        timeout=60,
-    )
+    for user in (["grace", "--admin"], ["hopper"]):  # an admin and a user
+        subprocess.run(
+            [*ADD_USER, *user, "--password-stdin", "--database", url],
+            input=PASSWORD + "\n",
+            text=True,
+            check=True,
+            capture_output=True,
+            timeout=60,
+        )
     with SmritiServer(url) as running:
         yield running
 
 
-def sign_in(page: Page, server: SmritiServer, password: str = PASSWORD) -> None:
-    page.fill("#login-name", "grace")
+def sign_in(
+    page: Page, server: SmritiServer, password: str = PASSWORD, name: str = "grace"
+) -> None:
+    page.fill("#login-name", name)
     page.fill("#login-password", password)
     page.click("#login-submit")
 
@@ -81,3 +74,42 @@ def test_an_api_token_is_shown_once(page: Page, server: SmritiServer) -> None:
     page.click("#tokens-button")
     expect(page.locator("#token-secret")).to_be_hidden()
     assert shown not in page.content()
+
+
+def test_an_admin_keeps_a_model_for_admins(
+    page: Page, browser: Browser, server: SmritiServer
+) -> None:
+    page.goto(server.base_url + "/login.html")
+    sign_in(page, server)
+    expect(page.locator("#account-name")).to_have_text("grace")
+    page.click("#models-button")
+    dialog = page.locator("#models-dialog")
+    names = dialog.locator(".model-name")
+    expect(names.nth(0)).to_have_text("offline/echo")  # every model of providers.yaml
+    expect(names.nth(1)).to_have_text("offline/extractor")
+    assert "lab/my-model" in names.all_text_contents()
+    echo = dialog.get_by_label("offline/echo: admins only")
+    expect(echo).not_to_be_checked()
+    echo.check()
+    expect(dialog.locator("#model-access-note")).to_have_text("offline/echo is kept for admins.")
+
+    other = browser.new_context(viewport={"width": 1440, "height": 900}).new_page()
+    other.goto(server.base_url + "/login.html")
+    sign_in(other, server, name="hopper")
+    expect(other.locator("#account-name")).to_have_text("hopper")
+    assert other.locator("#models-button").count() == 0  # admins only
+    other.get_by_role("button", name="New session without a space", exact=True).click()
+    options = other.get_by_label("Model", exact=True).locator("option")
+    expect(options.first).to_have_text("offline/extractor")
+    assert not [o for o in options.all_text_contents() if o.startswith("offline/echo")]
+
+    page.reload()
+    page.click("#models-button")
+    echo = page.locator("#models-dialog").get_by_label("offline/echo: admins only")
+    expect(echo).to_be_checked()  # as the server keeps it
+    echo.uncheck()
+    expect(page.locator("#model-access-note")).to_have_text("offline/echo is open to everyone.")
+    other.reload()
+    expect(options.first).to_have_text("offline/echo")
+    expect(options.nth(1)).to_have_text("offline/extractor")
+    other.context.close()
