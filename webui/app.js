@@ -28,7 +28,7 @@ const EMPTY_LINEAGE = { branches: [], nodes: [] };
 
 /** Why Mount is off in the lineage details (when it is). */
 function mountHint(may, session) {
-  if (may.role === "VIEWER") return "Fork it (below) to work from it";
+  if (may.role === "VIEWER") return "Fork it (below), or mount it in a session of yours";
   if (may.readOnly) return `This session is ${session.authorName}'s: only they mount in it`;
   return "Open a session of this space to mount";
 }
@@ -144,7 +144,9 @@ export class SmritiApp extends HTMLElement {
     ui.details.state = { checkpoint, mountedId, nodes: s.lineage.nodes,
       branches: s.lineage.branches, attached: Boolean(s.session?.space) && !may.readOnly,
       role: may.role, canMerge: may.canMerge && Boolean(space), bylines: may.bylines,
-      mountHint: mountHint(may, s.session) };
+      mountHint: mountHint(may, s.session),
+      // With no session open (a space on its own): your sessions outside any space.
+      mountTargets: s.session ? [] : s.unattached };
     this.renderContext();
     this.renderDrawers();
   }

@@ -229,7 +229,14 @@ export const HANDLERS = {
   async "detach-space"() {
     await sessionChange(this, await api.detachSpace(this.state.session.id));
   },
-  async "mount-checkpoint"({ id }) {
+  async "mount-checkpoint"({ id, sessionId = null }) {
+    if (sessionId) {
+      // From a space opened on its own, into a session of yours outside it: open that session.
+      const payload = await api.mountCheckpoint({ sessionId, checkpointId: id });
+      if (this.failed(payload)) return;
+      await this.openSession(sessionId);
+      return;
+    }
     await sessionChange(this, await api.mountCheckpoint({ sessionId: this.state.session.id,
       checkpointId: id }));
   },

@@ -273,6 +273,31 @@ def test_a_viewer_reads_the_lineage_and_forks_into_a_session_of_their_own(
     expect(page.locator("turn-cell.user .cell-body")).to_have_text(["What do we pack?"])
 
 
+def test_a_viewer_mounts_a_checkpoint_in_a_session_of_their_own(
+    browser: Browser, contexts: list[BrowserContext], server: SmritiServer, ana: Client
+) -> None:
+    _, short = shared_space(ana, "Mount me", {"cy": "VIEWER"}, checkpoint="Ferry plan")
+    page = sign_in(browser, contexts, server, "cy")
+    new_session(page, None)
+    send(page, "My packing list.")
+    mine = session_id(page)
+    open_space(page, "Mount me")
+    page.get_by_role("button", name=f"Checkpoint {short} Ferry plan on main").click()
+    details = page.locator("checkpoint-details")
+    expect(details.get_by_role("button", name="Mount", exact=True)).to_be_disabled()
+    target = details.get_by_label("Session to mount it in")
+    expect(target.locator(f"option[value='{mine}']")).to_have_count(1)
+    target.select_option(mine)
+    details.get_by_role("button", name="Mount here").click()
+    expect(page).to_have_url(re.compile(rf"\?session={re.escape(mine)}$"))
+    expect(page.locator("context-badge")).to_have_text(f"MOUNTED · {short}")
+    expect(page.locator("turn-cell.user .cell-body")).to_have_text(["My packing list."])
+    send(page, "What did we decide?")
+    expect(page.locator("turn-cell.assistant .cell-body").last).to_contain_text(
+        "Checkpoints (1): [1] Ferry plan"
+    )
+
+
 def test_an_editor_forks_sends_and_saves_a_checkpoint(
     browser: Browser, contexts: list[BrowserContext], server: SmritiServer, ana: Client
 ) -> None:

@@ -15,8 +15,8 @@ export class CheckpointDetails extends HTMLElement {
 
   render() {
     const { checkpoint: cp, mountedId, nodes = [], branches = [], attached, role = null,
-      canMerge = attached, bylines = false, mountHint = "Open a session of this space to mount" }
-      = this._state ?? {};
+      canMerge = attached, bylines = false, mountHint = "Open a session of this space to mount",
+      mountTargets = [] } = this._state ?? {};
     this.className = "checkpoint-details";
     this.hidden = !cp;
     if (!cp) return replace(this);
@@ -51,6 +51,9 @@ export class CheckpointDetails extends HTMLElement {
         cp.sourceSession ? h("button", { type: "button", class: "small",
           onclick: fire("open-source", { sessionId: cp.sourceSession.id, seq: range?.first ?? null }) },
         "Open source conversation") : null),
+      // A space opened on its own: mounting reads the lineage, so it can go into any
+      // session of yours outside a space (a viewer's too).
+      !attached && mountTargets.length ? mountInto(cp, mountTargets, this) : null,
       range && cp.sourceSession ? h("p", { class: "muted" },
         `From turns ${range.first}–${range.last} of “${cp.sourceSession.title || "Untitled session"}”`) : null,
       role === "VIEWER"
@@ -71,6 +74,17 @@ export class CheckpointDetails extends HTMLElement {
 }
 
 customElements.define("checkpoint-details", CheckpointDetails);
+
+/** "Mount in [session]": the sessions of yours in no space. */
+function mountInto(cp, sessions, element) {
+  const target = h("select", { "aria-label": "Session to mount it in" },
+    sessions.map((session) => h("option", { value: session.id },
+      session.title || "Untitled session")));
+  return h("div", { class: "inline-form" },
+    h("span", { class: "muted" }, "Mount in"), target,
+    h("button", { type: "button", class: "small", onclick: () =>
+      emit(element, "mount-checkpoint", { id: cp.id, sessionId: target.value }) }, "Mount here"));
+}
 
 /** " from <branch>": the branch of a merge's second parent, when it is loaded. */
 function mergedFrom(cp, nodes) {
