@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -36,7 +35,7 @@ from tests.browser.support import (
     session_id,
     warm_up,
 )
-from tests.support.servers import SmritiServer
+from tests.support.servers import SmritiServer, add_user
 
 OUT = REPOSITORY_ROOT / "docs" / "screenshots"
 PHONE = {"width": 390, "height": 844}
@@ -231,23 +230,7 @@ def shoot_members(browser: Browser) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         url = sqlite_url(Path(tmp) / "members.sqlite3")
         for name in ("ana", "bob", "cy"):
-            subprocess.run(
-                [
-                    sys.executable,
-                    "-m",
-                    "api",
-                    "users",
-                    "add",
-                    name,
-                    "--password-stdin",
-                    "--database",
-                    url,
-                ],
-                input=MEMBER_PASSWORD + "\n",
-                text=True,
-                check=True,
-                capture_output=True,
-            )
+            add_user(url, name, MEMBER_PASSWORD)
         with SmritiServer(url) as server:
             context = browser.new_context(viewport=VIEWPORT, color_scheme="light")
             page = context.new_page()

@@ -6,8 +6,6 @@ as ana and signs the others in in their own browser contexts."""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,7 +25,7 @@ from tests.browser.support import (
     session_id,
     warm_up,
 )
-from tests.support.servers import SmritiServer
+from tests.support.servers import SmritiServer, add_user
 
 PASSWORD = "shared spaces passphrase 7"
 USERS = ("ana", "bob", "cy", "dee")
@@ -63,23 +61,7 @@ class Client:
 def server(database: Path) -> Iterator[SmritiServer]:
     url = sqlite_url(database)
     for name in USERS:
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "api",
-                "users",
-                "add",
-                name,
-                "--password-stdin",
-                *["--database", url],
-            ],
-            input=PASSWORD + "\n",
-            text=True,
-            check=True,
-            capture_output=True,
-            timeout=60,
-        )
+        add_user(url, name, PASSWORD)
     with SmritiServer(url) as running:
         ana = Client(running.base_url, "ana")
         # The first model call waits for LiteLLM's import: make it now.

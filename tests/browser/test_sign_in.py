@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,24 +10,16 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from api.store.database import sqlite_url
-from tests.support.servers import SmritiServer
+from tests.support.servers import SmritiServer, add_user
 
 PASSWORD = "browser passphrase 42"
-ADD_USER = [sys.executable, "-m", "api", "users", "add"]
 
 
 @pytest.fixture(scope="module")
 def server(database: Path) -> Iterator[SmritiServer]:
     url = sqlite_url(database)
-    for user in (["grace", "--admin"], ["hopper"]):  # an admin and a user
-        subprocess.run(
-            [*ADD_USER, *user, "--password-stdin", "--database", url],
-            input=PASSWORD + "\n",
-            text=True,
-            check=True,
-            capture_output=True,
-            timeout=60,
-        )
+    add_user(url, "grace", PASSWORD, admin=True)
+    add_user(url, "hopper", PASSWORD)
     with SmritiServer(url) as running:
         yield running
 

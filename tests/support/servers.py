@@ -33,6 +33,20 @@ def free_port() -> int:
         return port
 
 
+def add_user(database_url: str, name: str, password: str, *, admin: bool = False) -> None:
+    """``smriti users add NAME [--admin] --password-stdin`` on that database, as a user would."""
+    role = ["--admin"] if admin else []
+    command = [sys.executable, "-m", "api", "users", "add", name, *role, "--password-stdin"]
+    subprocess.run(
+        [*command, "--database", database_url],
+        input=password + "\n",
+        text=True,
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+
+
 # uvicorn prints this once per worker process when its lifespan has started.
 STARTED = "Application startup complete."
 
