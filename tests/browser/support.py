@@ -102,6 +102,16 @@ def seed_turns(database: Path, session_id: str, count: int) -> None:
         )
 
 
+# In-page: is the element at the centre of `selector` that element (or inside it)?
+HIT = """(selector) => {
+  const el = document.querySelector(selector);
+  const box = el.getBoundingClientRect();
+  const hit = document.elementFromPoint(box.x + box.width / 2, box.y + box.height / 2);
+  return Boolean(hit) && (hit === el || el.contains(hit));
+}"""
+SIDEWAYS = "document.documentElement.scrollWidth - window.innerWidth"
+
+
 # --- UI steps ----------------------------------------------------------------
 
 

@@ -11,21 +11,12 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from api.store.database import sqlite_url
-from tests.browser.support import open_app, warm_up
+from tests.browser.support import HIT, SIDEWAYS, open_app, warm_up
 from tests.support.servers import SmritiServer
 
 SIZES = [(360, 740), (390, 844), (820, 1180), (1024, 768), (1160, 800), (1280, 800), (1440, 900)]
 # As wide as the model picker used to grow: it pushed Send under the lineage pane.
 LONG_MODEL = "an-extremely-long-model-name-for-a-local-lab-server-2026-preview-instruct"
-
-# In-page: is the element at the centre of `selector` that element (or inside it)?
-HIT = """(selector) => {
-  const el = document.querySelector(selector);
-  const box = el.getBoundingClientRect();
-  const hit = document.elementFromPoint(box.x + box.width / 2, box.y + box.height / 2);
-  return Boolean(hit) && (hit === el || el.contains(hit));
-}"""
-SIDEWAYS = "document.documentElement.scrollWidth - window.innerWidth"
 
 
 @pytest.fixture(scope="module")

@@ -17,6 +17,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 from api.store.database import sqlite_url
 from tests.browser.axe import blocking, run_axe, summary
 from tests.browser.support import (
+    HIT,
     create_space,
     new_session,
     open_app,
@@ -29,14 +30,6 @@ from tests.support.servers import SmritiServer, add_user
 
 PASSWORD = "shared spaces passphrase 7"
 USERS = ("ana", "bob", "cy", "dee")
-# In-page: is the element at the centre of `selector` that element (or inside it)?
-HIT = """(selector) => {
-  const el = document.querySelector(selector);
-  const box = el.getBoundingClientRect();
-  const hit = document.elementFromPoint(box.x + box.width / 2, box.y + box.height / 2);
-  return Boolean(hit) && (hit === el || el.contains(hit));
-}"""
-SIDEWAYS = "document.documentElement.scrollWidth - window.innerWidth"
 
 
 class Client:
