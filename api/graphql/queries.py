@@ -190,7 +190,7 @@ class Query:
                 )
                 for p in registry.providers()
             ],
-            chat_default=registry.chat_default,
+            chat_default=access.first_usable(registry.chat_default, registry.providers(), hidden),
             background=registry.background,
             admins_only=sorted(kept) if info.context.is_admin else [],
         )

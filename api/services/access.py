@@ -15,8 +15,12 @@ checks it replaces.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from api.domain.types import Checkpoint, Session, Space, SpaceRole
 from api.errors import Forbidden, NotFound
+from api.providers.registry import ProviderRegistry
+from api.providers.types import ProviderStatus
 from api.store import checkpoints, model_access, sessions, spaces
 
 _NEEDS = {
@@ -58,6 +62,35 @@ async def checkpoint(
     except NotFound as exc:
         raise NotFound("No such checkpoint.", field=field) from exc
     return found, role
+
+
+def first_usable(
+    chat_default: str, providers: Sequence[ProviderStatus], kept: frozenset[str]
+) -> str:
+    """The model a new session uses for someone who may not use the ``kept`` models.
+
+    The chat default when it is not kept; else the first configured model that
+    is not kept, from an available provider if there is one (configuration
+    order); else the chat default, which then answers FORBIDDEN with its reason.
+    """
+    if chat_default not in kept:
+        return chat_default
+    usable = [
+        (status.available, f"{status.name}/{model}")
+        for status in providers
+        for model in status.models
+        if f"{status.name}/{model}" not in kept
+    ]
+    ready = [name for available, name in usable if available]
+    return (ready or [name for _, name in usable] or [chat_default])[0]
+
+
+async def default_model(registry: ProviderRegistry, *, is_admin: bool) -> str:
+    """The model a new session of the caller uses ("provider/model")."""
+    if is_admin:  # nothing is kept from an admin (or the local user): no read
+        return registry.chat_default
+    kept = await model_access.admins_only()
+    return first_usable(registry.chat_default, registry.providers(), kept)
 
 
 async def check_model(name: str, *, is_admin: bool) -> None:

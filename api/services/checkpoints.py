@@ -154,6 +154,7 @@ async def fork(
     *,
     branch_name: str | None,
     title: str | None,
+    is_admin: bool,
 ) -> Session:
     """A new session of ``owner_id`` continuing from a checkpoint.
 
@@ -163,7 +164,9 @@ async def fork(
     checkpoint mounted: it reads the lineage and adds nothing to it."""
     checkpoint, role = await access.checkpoint(owner_id, checkpoint_id)
     registry = services.registry
-    default = registry.resolve(registry.chat_default, require_available=False)
+    default = registry.resolve(
+        await access.default_model(registry, is_admin=is_admin), require_available=False
+    )
     if not role.allows(SpaceRole.EDITOR):
         if branch_name is not None:
             raise Forbidden(

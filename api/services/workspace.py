@@ -46,9 +46,12 @@ async def create_session(
 ) -> Session:
     """A session; attached to a space, for its editors and owners."""
     registry = services.registry
-    ref = registry.resolve(model or registry.chat_default, require_available=False)
     if model is not None:
+        ref = registry.resolve(model, require_available=False)
         await access.check_model(ref.name, is_admin=is_admin)
+    else:
+        default = await access.default_model(registry, is_admin=is_admin)
+        ref = registry.resolve(default, require_available=False)
     seeded_from = None
     if space_id is not None:
         await access.space(owner_id, space_id, SpaceRole.EDITOR)

@@ -368,6 +368,50 @@ async def test_an_admins_only_model_is_neither_listed_nor_usable_by_others(
     assert lab(await world.data("editor", listed)) == ["lab/my-model", "lab/other-model"]
 
 
+async def test_when_the_default_model_is_kept_for_admins_others_start_with_one_they_may_use(
+    world: World,
+) -> None:
+    space = world.ids["space"]
+    session = await _session(world, "owner", space)
+    await _send(world, "owner", session)
+    checkpoint = (await world.data("owner", SAVE, s=session, t="Plan"))["createCheckpoint"][
+        "checkpoint"
+    ]["id"]
+    kept = await world.data(
+        "owner",
+        'mutation { setModelAccess(input: {model: "offline/echo", adminsOnly: true}) '
+        f"{{ adminsOnly {ERR} }} }}",
+    )
+    assert kept["setModelAccess"] == {"adminsOnly": True, "errors": []}
+    default = "query { providers { chatDefault } }"
+    assert await world.data("owner", default) == {"providers": {"chatDefault": "offline/echo"}}
+    # The next configured model the editor may use, from an available provider.
+    assert await world.data("editor", default) == {
+        "providers": {"chatDefault": "offline/extractor"}
+    }
+
+    model = "query($s: ID!) { session(id: $s) { model } }"
+    mine = await _session(world, "editor", space)
+    assert await world.data("editor", model, s=mine) == {"session": {"model": "offline/extractor"}}
+    assert (await _send(world, "editor", mine))["errors"] == []
+    theirs = await _session(world, "owner", space)
+    assert await world.data("owner", model, s=theirs) == {"session": {"model": "offline/echo"}}
+    fork = await world.data(
+        "viewer",
+        f"mutation($c: ID!) {{ forkSession(input: {{checkpointId: $c}}) {{ session {{ model }} "
+        f"{ERR} }} }}",
+        c=checkpoint,
+    )
+    assert fork["forkSession"] == {"session": {"model": "offline/extractor"}, "errors": []}
+    edited = await world.data(
+        "editor",
+        f'mutation($c: ID!) {{ forkSession(input: {{checkpointId: $c, branchName: "ed"}}) '
+        f"{{ session {{ model }} {ERR} }} }}",
+        c=checkpoint,
+    )
+    assert edited["forkSession"] == {"session": {"model": "offline/extractor"}, "errors": []}
+
+
 SEARCH = (
     'query { search(query: "apricot", kinds: [TURN, CHECKPOINT, SPACE]) { edges { kind '
     "node { ... on Turn { session { id } } ... on Checkpoint { id } ... on Space { id } } } } }"

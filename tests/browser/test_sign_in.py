@@ -10,6 +10,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from api.store.database import sqlite_url
+from tests.browser.support import send
 from tests.support.servers import SmritiServer, add_user
 
 PASSWORD = "browser passphrase 42"
@@ -92,6 +93,10 @@ def test_an_admin_keeps_a_model_for_admins(
     options = other.get_by_label("Model", exact=True).locator("option")
     expect(options.first).to_have_text("offline/extractor")
     assert not [o for o in options.all_text_contents() if o.startswith("offline/echo")]
+    # The default is kept from hopper: the new session starts with a model hopper may use.
+    expect(other.get_by_label("Model", exact=True)).to_have_value("offline/extractor")
+    send(other, "Lunch at noon, we decided.")
+    expect(other.locator("turn-cell.assistant .cell-meta")).to_have_text("offline/extractor")
 
     page.reload()
     page.click("#models-button")

@@ -305,6 +305,7 @@ class SessionMutation:
                 checkpoint_id,
                 branch_name=input.branch_name,
                 title=validate_title(input.title) if input.title else None,
+                is_admin=info.context.is_admin,
             )
             return Session.from_domain(created)
 

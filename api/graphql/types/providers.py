@@ -19,7 +19,10 @@ class Provider:
 @strawberry.type(description="The providers and the default models.")
 class Providers:
     providers: list[Provider] = strawberry.field(description="Every configured provider.")
-    chat_default: str = strawberry.field(description="The model new sessions use.")
+    chat_default: str = strawberry.field(
+        description="The model your new sessions use: the configured default, or, when an "
+        "admin kept it for admins, the first model you may use."
+    )
     background: str = strawberry.field(
         description="The background-intelligence model (drafts and titles)."
     )
