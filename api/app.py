@@ -26,7 +26,13 @@ from api.graphql.view import graphql_view
 from api.http.auth import auth_routes
 from api.http.headers import SecurityHeaders
 from api.http.hosts import trusted_hosts
-from api.providers import LiteLLMTransport, ProviderRegistry, default_config, load_config
+from api.providers import (
+    LiteLLMTransport,
+    OfflineTransport,
+    ProviderRegistry,
+    default_config,
+    load_config,
+)
 from api.services.base import Services
 from api.settings import REPOSITORY_ROOT, Settings
 from api.store import database
@@ -42,8 +48,8 @@ def provider_registry(settings: Settings) -> ProviderRegistry:
         transport=LiteLLMTransport(
             timeout=settings.provider_timeout_seconds,
             max_tokens=settings.answer_reserve_tokens,
-            offline_stream_delay=settings.offline_stream_delay_ms / 1000,
         ),
+        mounts={"offline": OfflineTransport(stream_delay=settings.offline_stream_delay_ms / 1000)},
     )
 
 

@@ -6,7 +6,7 @@
 Served by uvicorn with the same HTTP and event-loop choices as ``smriti serve``
 (uvicorn's defaults), so the difference between the floor and Smriti is Smriti's
 own work. The second app makes, for every request, the one call Smriti's send
-makes through LiteLLM (the same arguments, as ``api/providers/litellm_adapter.py``
+makes through LiteLLM (the same arguments, as ``api/providers/litellm/transport.py``
 sets them, to the OpenAI-compatible stub at URL) and loads the tokenizer Smriti
 counts that model's tokens with: what any server answering through LiteLLM the
 way Smriti does cannot go below, in time per request and in memory.
@@ -38,7 +38,7 @@ async def answer(request: Request) -> JSONResponse:
 
 def with_litellm(api_base: str) -> Any:
     """The floor plus one LiteLLM call a request; returns the Starlette app."""
-    # As the adapter configures it before importing (see api/providers/litellm_adapter.py).
+    # As the adapter configures it before importing (see api/providers/litellm/loader.py).
     os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     os.environ.setdefault("LITELLM_MODE", "PRODUCTION")

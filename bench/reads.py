@@ -159,8 +159,8 @@ from api.app import create_app
 from api.settings import Settings
 create_app(Settings(database_url="sqlite://:memory:", providers_file=None))
 if sys.argv[1] == "litellm":
-    from api.providers import litellm_adapter
-    litellm_adapter._litellm()
+    from api.providers.litellm import loader
+    loader.load()
 for line in open("/proc/self/status"):
     if line.startswith("VmRSS:"):
         print(int(line.split()[1]) / 1024)

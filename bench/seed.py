@@ -30,7 +30,7 @@ AUTHOR = "user"
 # memory flat.
 BATCH_SIZE = 2000
 # Characters per token for the seeded token_count: the same estimate the app
-# falls back to when its tokenizer fails (api/providers/litellm_adapter.py).
+# falls back to when its tokenizer fails (api/providers/litellm/transport.py).
 CHARS_PER_TOKEN = 4
 # Seeded history lies in the past, far enough back that it precedes every
 # request the benchmark sends.

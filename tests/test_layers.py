@@ -12,7 +12,7 @@ API = Path(__file__).resolve().parent.parent / "api"
 # package imported -> the only place allowed to import it
 OWNERS = {
     "tortoise": "api/store/",
-    "litellm": "api/providers/litellm_adapter.py",
+    "litellm": "api/providers/litellm/loader.py",
     "strawberry": "api/graphql/",
 }
 PURE = "api/domain/"

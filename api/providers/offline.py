@@ -1,9 +1,13 @@
-"""The built-in offline provider: deterministic answers, no network, no key.
+"""The built-in offline provider: deterministic answers, no network, no key, no LiteLLM.
 
-Pure functions only. ``litellm_adapter``'s transport calls them directly,
-behind the same ``Transport`` seam as every other model: the offline models need
-no network and no LiteLLM, so a fresh server answers with them at once instead
-of waiting seconds for LiteLLM's import.
+``OfflineTransport`` is the provider's transport, mounted by the registry for
+the provider named ``offline`` (as httpx keeps a mock transport beside the
+real one): everything above the registry sees it as any other provider. It
+never imports LiteLLM, so a fresh server answers with these models at once
+instead of waiting seconds for LiteLLM's import, and a server with only them
+never imports it. It answers with the pure functions below; usage and token
+counts are the documented estimate (4 characters a token, see ``usage``),
+cost 0, and the context window is ``OFFLINE_CONTEXT_WINDOW`` tokens.
 
 Two models:
 
@@ -75,16 +79,21 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from asyncio import sleep
+from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from api.domain.types import ChatMessage
+from api.domain.types import ChatMessage, Usage
+from api.errors import ErrorCode, ProviderError
+from api.providers.types import Completion, ModelRef, StreamChunk
 
 OFFLINE_PROVIDER = "offline"
-# The offline models' names as LiteLLM would see them ("smriti_offline/echo"):
-# how a ModelRef says it is offline. A name of our own, so a provider LiteLLM
-# might add one day cannot be mistaken for it.
+# The offline models' names as LiteLLM would see them ("smriti_offline/echo"),
+# in ModelRef.litellm_model. A name of our own, so a provider LiteLLM might add
+# one day cannot be mistaken for it; nothing routes by it (the registry mounts
+# this transport by the provider's name).
 OFFLINE_LITELLM_PROVIDER = "smriti_offline"
+OFFLINE_CONTEXT_WINDOW = 32768
 ECHO_MODEL = "echo"
 EXTRACTOR_MODEL = "extractor"
 OFFLINE_MODELS = (ECHO_MODEL, EXTRACTOR_MODEL)
@@ -114,6 +123,59 @@ _DECISION_PHRASE = re.compile(
 _HYPOTHETICAL = re.compile(r"^(?:if|unless|whether)\b", re.IGNORECASE)
 _TRAILING_PUNCTUATION = ".,;:!?\u2026-\u2014\u2013 "
 ECHO_PREFIX = "Offline echo \u2014"
+
+
+# --- the transport ----------------------------------------------------------
+
+
+class OfflineTransport:
+    """The offline models behind the registry's ``Transport`` interface.
+
+    ``stream_delay``: seconds between streamed pieces (Settings'
+    ``offline_stream_delay_ms``), so a reply can be watched as it streams.
+    """
+
+    def __init__(self, *, stream_delay: float = 0.0) -> None:
+        self.stream_delay = stream_delay
+
+    async def complete(
+        self, messages: Sequence[ChatMessage], ref: ModelRef, *, api_key: str | None
+    ) -> Completion:
+        """The model's whole answer and its estimated usage, at cost 0."""
+        text = _answer(ref, messages)
+        prompt, completion = usage(messages, text)
+        return Completion(text=text, usage=Usage(prompt, completion, 0.0), model=ref.name)
+
+    async def stream(
+        self, messages: Sequence[ChatMessage], ref: ModelRef, *, api_key: str | None
+    ) -> AsyncIterator[StreamChunk]:
+        """The answer in word pieces, ``stream_delay`` apart, then the usage chunk."""
+        text = _answer(ref, messages)
+        for index, piece in enumerate(p for p in stream_chunks(text) if p):
+            if index and self.stream_delay > 0:
+                await sleep(self.stream_delay)
+            yield StreamChunk(delta=piece)
+        prompt, completion = usage(messages, text)
+        yield StreamChunk(delta="", usage=Usage(prompt, completion, 0.0))
+
+    def count_tokens(self, text: str, ref: ModelRef) -> int:
+        """The estimate ``usage`` uses: 4 characters a token (no tokenizer, no LiteLLM)."""
+        return math.ceil(len(text) / 4)
+
+    def context_window(self, ref: ModelRef) -> int:
+        return OFFLINE_CONTEXT_WINDOW
+
+
+def _answer(ref: ModelRef, messages: Sequence[ChatMessage]) -> str:
+    try:
+        return answer(ref.model, messages)
+    except ValueError:
+        raise ProviderError(
+            f"{ref.name}: the offline provider has no such model", code=ErrorCode.UNKNOWN_MODEL
+        ) from None
+
+
+# --- the models -------------------------------------------------------------
 
 
 def answer(model: str, messages: Sequence[ChatMessage]) -> str:
@@ -357,7 +419,7 @@ def stream_chunks(text: str) -> list[str]:
 
 
 def _text(message: ChatMessage) -> str:
-    # Callers pass what LiteLLM received; be lenient rather than fail.
+    # Callers pass whatever a transport received; be lenient rather than fail.
     return message.content if isinstance(message.content, str) else ""
 
 

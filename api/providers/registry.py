@@ -1,11 +1,20 @@
 """The provider registry: every model call in Smriti goes through here.
 
 It knows the configured providers, resolves "provider/model" names, decides
-which providers are available (their key variable is set) and hands calls to a
-``Transport`` — the LiteLLM one in the application, a fake in tests::
+which providers are available (their key variable is set) and hands each call
+to its provider's ``Transport``, chosen by a small lookup table — provider
+name → transport, as httpx's ``mounts=`` — with one transport for the rest::
 
     registry = ProviderRegistry(load_config("providers.yaml"))
     text = (await registry.complete(messages, "lab/my-model")).text
+
+    provider    transport
+    offline     OfflineTransport   (the built-in models; no network, no LiteLLM)
+    any other   LiteLLMTransport   (openai, anthropic, ollama, a lab server, …)
+
+``transport=`` alone replaces the whole table (a test's fake sees every call);
+``mounts={"lab": fake}`` replaces one provider's entry. Nothing above the
+registry knows which transport answered.
 
 Keys are read from the environment mapping at call time (so a key exported
 after start-up is picked up) and passed straight to the transport. They are
@@ -20,7 +29,8 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from api.domain.types import ChatMessage
 from api.errors import ErrorCode, InputError, ProviderError
 from api.providers.config import ProviderConfig, ProvidersConfig
-from api.providers.litellm_adapter import LiteLLMTransport
+from api.providers.litellm import LiteLLMTransport
+from api.providers.offline import OFFLINE_PROVIDER, OfflineTransport
 from api.providers.types import Completion, ModelRef, ProviderStatus, StreamChunk, Transport
 
 # Long enough for any real name; keeps an absurd input out of error messages.
@@ -28,18 +38,31 @@ _NAME_IN_MESSAGE_LIMIT = 120
 
 
 class ProviderRegistry:
-    """Resolve model names and call them through one transport."""
+    """Resolve model names and call each through its provider's transport."""
 
     def __init__(
         self,
         config: ProvidersConfig,
         env: Mapping[str, str] | None = None,
         transport: Transport | None = None,
+        mounts: Mapping[str, Transport] | None = None,
     ) -> None:
+        """``transport``: for every provider not in ``mounts`` (default: a
+        ``LiteLLMTransport``, with the offline provider mounted on an
+        ``OfflineTransport``). ``mounts``: provider name → its transport."""
         self._config = config
         # The live mapping, not a copy: availability follows the environment.
         self._env: Mapping[str, str] = os.environ if env is None else env
-        self._transport: Transport = LiteLLMTransport() if transport is None else transport
+        table: dict[str, Transport] = {}
+        if transport is None:
+            transport = LiteLLMTransport()
+            table[OFFLINE_PROVIDER] = OfflineTransport()
+        unknown = sorted(set(mounts or {}) - set(config.providers))
+        if unknown:
+            raise ValueError(f"mounts name providers that are not configured: {unknown}")
+        table.update(mounts or {})
+        self._transport: Transport = transport
+        self._mounts: dict[str, Transport] = table
 
     @property
     def chat_default(self) -> str:
@@ -100,7 +123,7 @@ class ProviderRegistry:
     ) -> Completion:
         """The whole answer of ``model`` (default: the chat default) to ``messages``."""
         ref = self._ref(model)
-        return await self._transport.complete(messages, ref, api_key=self._api_key(ref))
+        return await self._transport_for(ref).complete(messages, ref, api_key=self._api_key(ref))
 
     def stream(
         self, messages: Sequence[ChatMessage], model: str | ModelRef | None = None
@@ -111,21 +134,39 @@ class ProviderRegistry:
         key raises here rather than at the first iteration.
         """
         ref = self._ref(model)
-        return self._transport.stream(messages, ref, api_key=self._api_key(ref))
+        return self._transport_for(ref).stream(messages, ref, api_key=self._api_key(ref))
 
     def warm_up(self) -> None:
-        """Load what the first model call would (LiteLLM, the tokenizer)."""
-        self.count_tokens("warm up", self.chat_default)
+        """Load what the first model calls would (LiteLLM, a tokenizer) — blocking.
+
+        Counts a few tokens once per transport in use: with the chat default
+        for its transport, with a provider's first model for the others.
+        Nothing to load for the offline models, so a server with only them
+        never imports LiteLLM.
+        """
+        first_models = (f"{p.name}/{p.models[0]}" for p in self._config.providers.values())
+        warmed: list[Transport] = []
+        for name in (self.chat_default, *first_models):
+            ref = self._ref(name, require_available=False)
+            transport = self._transport_for(ref)
+            if all(transport is not done for done in warmed):
+                warmed.append(transport)
+                transport.count_tokens("warm up", ref)
 
     def count_tokens(self, text: str, model: str | ModelRef | None = None) -> int:
         """Tokens in ``text`` for ``model``'s tokenizer (default: the chat default)."""
-        return self._transport.count_tokens(text, self._ref(model, require_available=False))
+        ref = self._ref(model, require_available=False)
+        return self._transport_for(ref).count_tokens(text, ref)
 
     def context_window(self, model: str | ModelRef | None = None) -> int:
         """How many input tokens ``model`` accepts."""
-        return self._transport.context_window(self._ref(model, require_available=False))
+        ref = self._ref(model, require_available=False)
+        return self._transport_for(ref).context_window(ref)
 
     # --- internals ------------------------------------------------------------
+
+    def _transport_for(self, ref: ModelRef) -> Transport:
+        return self._mounts.get(ref.provider, self._transport)
 
     def _ref(self, model: str | ModelRef | None, *, require_available: bool = True) -> ModelRef:
         # A ModelRef is resolved again by name: only the configuration decides

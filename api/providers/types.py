@@ -1,4 +1,4 @@
-"""Values and the transport interface shared by the provider package."""
+"""Values and the one transport interface shared by the provider package."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from api.domain.types import ChatMessage, Usage
-from api.providers.offline import OFFLINE_LITELLM_PROVIDER
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,13 +21,9 @@ class ModelRef:
     name: str  # "lab/my-model", as users and the API name it
     provider: str  # "lab"
     model: str  # "my-model"
-    litellm_model: str  # "openai/my-model"
+    litellm_model: str  # "openai/my-model": how LiteLLM names it
     api_base: str | None = None
     api_key_env: str | None = None  # the variable's name, for error messages
-
-    @property
-    def is_offline(self) -> bool:
-        return self.litellm_model.startswith(f"{OFFLINE_LITELLM_PROVIDER}/")
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,10 +57,17 @@ class ProviderStatus:
 
 
 class Transport(Protocol):
-    """How the registry reaches models — the one seam tests replace.
+    """How the registry reaches a provider's models — the one interface, and the seam tests replace.
+
+    The registry picks one per provider by name (``registry.py``): the
+    ``OfflineTransport`` for ``offline``, the ``LiteLLMTransport`` for the rest.
+    ``complete`` and ``stream`` raise ``ProviderError`` on failure; a stream
+    ends with one chunk carrying the usage (see ``StreamChunk``).
+    ``count_tokens`` and ``context_window`` budget the context window and never
+    raise: when they cannot know, an estimate or a safe default.
 
     ``api_key`` is read by the registry from its environment just before the
-    call; transports must not keep it.
+    call (None for a provider without ``api_key_env``); transports must not keep it.
     """
 
     async def complete(

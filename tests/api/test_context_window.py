@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from api.providers.litellm_adapter import OFFLINE_CONTEXT_WINDOW
+from api.providers.offline import OFFLINE_CONTEXT_WINDOW
 from tests.support.graphql import GraphQLClient
 from tests.support.ops import create_session
 

@@ -26,7 +26,7 @@ from pathlib import Path
 import httpx
 
 from api.app import create_app
-from api.providers import litellm_adapter
+from api.providers.litellm import loader
 from api.settings import Settings
 from api.store.database import sqlite_url
 from tests.support.fake_openai import FakeOpenAI
@@ -56,17 +56,17 @@ async def main(stub: FakeOpenAI) -> None:
         async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as http:
             created = await http.post("/graphql", json={"query": CREATE})
             sid = created.json()["data"]["createSession"]["session"]["id"]
-            imported_before_send = litellm_adapter._litellm_module is not None
+            imported_before_send = loader.is_loaded()
             created = await http.post("/graphql", json={"query": CREATE})
             offline_sid = created.json()["data"]["createSession"]["session"]["id"]
             offline = await http.post(
                 "/graphql",
                 json={"query": SEND, "variables": {"s": offline_sid, "m": "offline/echo"}},
             )
-            offline_before_import = litellm_adapter._litellm_module is None
+            offline_before_import = not loader.is_loaded()
             # A caller that stops waiting (its client went away) must not cancel
             # the one import every later call waits for.
-            gone = asyncio.create_task(litellm_adapter._litellm_loaded())
+            gone = asyncio.create_task(loader.loaded())
             await asyncio.sleep(0.01)
             gone.cancel()
             send = asyncio.create_task(
@@ -78,7 +78,7 @@ async def main(stub: FakeOpenAI) -> None:
             report = {
                 "imported_before_send": imported_before_send,
                 "typename": answered.json()["data"],
-                "import_finished_when_answered": litellm_adapter._litellm_module is not None,
+                "import_finished_when_answered": loader.is_loaded(),
                 "send_pending_when_answered": not send.done(),
                 "offline": offline.json(),
                 "offline_before_import": offline_before_import,

@@ -1,4 +1,4 @@
-"""The transport: the offline models (answered without LiteLLM), and an OpenAI-compatible server through LiteLLM.
+"""The LiteLLM transport, against an OpenAI-compatible server.
 
 The `fake_openai` fixture (tests/conftest.py) is a FakeOpenAI server; these tests
 assert exactly what it received and exactly what the registry returned.
@@ -6,9 +6,6 @@ assert exactly what it received and exactly what the registry returned.
 
 from __future__ import annotations
 
-import asyncio
-import json
-import math
 import socket
 import time
 
@@ -22,11 +19,9 @@ from api.providers import (
     LiteLLMTransport,
     ProviderRegistry,
     StreamChunk,
-    default_config,
-    litellm_adapter,
     parse_config,
 )
-from api.providers.offline import echo_reply, stream_chunks
+from api.providers.litellm import loader
 from tests.support.fake_openai import FakeOpenAI
 
 # LiteLLM's stream handler reads a deprecated pydantic attribute on chunks with an empty
@@ -52,7 +47,6 @@ def lab_registry(
     env: dict[str, str] | None = None,
     key_env: bool = True,
     timeout: float = 5.0,
-    offline_stream_delay: float = 0.0,
 ) -> ProviderRegistry:
     key_line = "    api_key_env: LAB_API_KEY\n" if key_env else ""
     config = parse_config(
@@ -66,12 +60,8 @@ def lab_registry(
     return ProviderRegistry(
         config,
         env={"LAB_API_KEY": SECRET} if env is None else env,
-        transport=LiteLLMTransport(timeout=timeout, offline_stream_delay=offline_stream_delay),
+        transport=LiteLLMTransport(timeout=timeout),
     )
-
-
-def offline_registry() -> ProviderRegistry:
-    return ProviderRegistry(default_config(), env={}, transport=LiteLLMTransport())
 
 
 def assert_secret_free(error: ProviderError) -> None:
@@ -80,103 +70,6 @@ def assert_secret_free(error: ProviderError) -> None:
     # Not even reachable through the exception chain.
     assert error.__cause__ is None
     assert error.__context__ is None
-
-
-# --- offline, answered by the transport without LiteLLM ---------------------------
-
-
-def offline_prompt_estimate(messages: list[ChatMessage]) -> int:
-    """The offline models' documented usage estimate: 4 characters a token plus
-    4 tokens of framing per message."""
-    return math.ceil(sum(len(m.content) for m in messages) / 4) + 4 * len(messages)
-
-
-async def test_offline_echo_completes_without_litellm() -> None:
-    registry = offline_registry()
-
-    completion = await registry.complete(MESSAGES)
-
-    expected = echo_reply(MESSAGES)
-    assert expected == (
-        "Offline echo \u2014 mode: FRESH or HEAD (no checkpoint received)\n"
-        "Checkpoints (0): none\n"
-        "Earlier turns: 2 (1 from the user, 1 from the assistant)\n"
-        "You asked: Japan in April"
-    )
-    assert completion == Completion(
-        text=expected,
-        usage=Usage(
-            prompt_tokens=offline_prompt_estimate(MESSAGES),
-            completion_tokens=math.ceil(len(expected) / 4),
-            cost=0.0,
-        ),
-        model="offline/echo",
-    )
-
-
-async def test_offline_echo_streams_word_chunks_then_usage() -> None:
-    registry = offline_registry()
-    expected = echo_reply(MESSAGES)
-
-    chunks = [chunk async for chunk in registry.stream(MESSAGES, "offline/echo")]
-
-    assert [c.delta for c in chunks[:-1]] == stream_chunks(expected)
-    assert all(c.usage is None for c in chunks[:-1])
-    assert chunks[-1] == StreamChunk(
-        delta="",
-        usage=Usage(offline_prompt_estimate(MESSAGES), math.ceil(len(expected) / 4), 0.0),
-    )
-
-
-async def test_offline_stream_is_paced_when_a_delay_is_set(
-    monkeypatch: pytest.MonkeyPatch, fake_openai: FakeOpenAI
-) -> None:
-    # Given a transport that paces the offline models at 50 ms a piece
-    pauses: list[float] = []
-    real_sleep = asyncio.sleep
-
-    async def record(seconds: float, *args: object) -> None:
-        pauses.append(seconds)
-        await real_sleep(0)
-
-    monkeypatch.setattr(litellm_adapter, "sleep", record)
-    transport = LiteLLMTransport(offline_stream_delay=0.05)
-    registry = ProviderRegistry(default_config(), env={}, transport=transport)
-    expected = stream_chunks(echo_reply(MESSAGES))
-
-    # When the echo streams, then every piece after the first waited 50 ms
-    chunks = [chunk async for chunk in registry.stream(MESSAGES, "offline/echo")]
-    assert [c.delta for c in chunks[:-1]] == expected
-    assert pauses == [0.05] * (len(expected) - 1)
-
-    # And a real provider's stream is never slowed down
-    pauses.clear()
-    lab = lab_registry(fake_openai.base_url, offline_stream_delay=0.05)
-    fake_openai.reply("one two three")
-    pieces = [c.delta async for c in lab.stream(MESSAGES, "lab/my-model")]
-    assert "".join(pieces) == "one two three"
-    assert pauses == []
-
-
-async def test_offline_extractor_drafts_json() -> None:
-    registry = offline_registry()
-    messages = [
-        ChatMessage("system", "You extract a checkpoint from a conversation."),
-        ChatMessage("user", "[USER #1]\nWe will use Postgres.\n\n[ASSISTANT #2]\nGood."),
-    ]
-
-    completion = await registry.complete(messages, registry.background)
-
-    assert completion.model == "offline/extractor"
-    assert json.loads(completion.text) == {
-        "title": "We will use Postgres",
-        "objective": "We will use Postgres.",
-        "summary": "We will use Postgres. Good.",
-        "decisions": ["We will use Postgres."],
-        "tasks": [],
-        "openQuestions": [],
-        "entities": ["Postgres"],
-    }
 
 
 def test_token_counts_and_context_windows() -> None:
@@ -189,7 +82,8 @@ def test_token_counts_and_context_windows() -> None:
         env={},
     )
 
-    assert registry.count_tokens("hello world") == 2
+    # offline/echo, the chat default: the offline estimate, 4 characters a token.
+    assert registry.count_tokens("hello world") == 3
     assert registry.count_tokens("hello world", "openai/gpt-4o-mini") == 2
     assert registry.count_tokens("") == 0
     assert registry.context_window("offline/echo") == 32768
@@ -268,7 +162,7 @@ async def test_an_unpriced_model_is_not_priced_a_second_time(
     # it again walked its whole catalogue a second time for the same None.
     registry = lab_registry(fake_openai.base_url)
     await registry.complete(MESSAGES, "lab/my-model")  # LiteLLM imported
-    litellm = litellm_adapter._litellm()
+    litellm = loader.load()
     asked: list[str] = []
     real = litellm.completion_cost
 

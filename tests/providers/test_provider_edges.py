@@ -18,7 +18,7 @@ import pytest
 from api.domain.types import ChatMessage
 from api.errors import ErrorCode, ProviderError
 from api.providers import Completion, LiteLLMTransport, ProviderRegistry, parse_config
-from api.providers.litellm_adapter import _seconds
+from api.providers.litellm.errors import _seconds
 from api.settings import Settings
 from tests.support.fake_anthropic import FakeAnthropic
 from tests.support.fake_ollama import FakeOllama

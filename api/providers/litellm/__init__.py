@@ -1,0 +1,17 @@
+"""The LiteLLM transport, in three modules:
+
+    transport.py   LiteLLMTransport: requests, streams, usage and cost, windows
+    errors.py      LiteLLM / OpenAI exceptions → Smriti's typed ProviderError
+    loader.py      the one import of LiteLLM: lazy, off the event loop, told to stay offline
+
+Only ``loader.py`` imports LiteLLM (tests/test_layers.py checks it).
+"""
+
+from api.providers.litellm.transport import (
+    DEFAULT_CONTEXT_WINDOW,
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_TIMEOUT,
+    LiteLLMTransport,
+)
+
+__all__ = ["DEFAULT_CONTEXT_WINDOW", "DEFAULT_MAX_TOKENS", "DEFAULT_TIMEOUT", "LiteLLMTransport"]

@@ -1,0 +1,120 @@
+"""LiteLLM, imported once, lazily, and told to stay offline — the only import of it in Smriti.
+
+Importing LiteLLM takes seconds, so nothing imports it until a model that
+needs it is used: a server with only the offline models never does. Before
+the import it is told, each only if the variable is not already set:
+
+- ``LITELLM_OFFLINE_MODE``, ``LITELLM_LOCAL_MODEL_COST_MAP``: no cost map,
+  tokenizer or catalogue downloads;
+- ``LITELLM_MODE=PRODUCTION``: not to read a ``.env`` file;
+- ``MAX_BASE64_LENGTH_FOR_LOGGING=0``: not to copy every prompt for its
+  logging payload.
+
+Three ways to get it, by who is asking:
+
+- ``load()`` imports now and blocks: off the event loop (a script, the
+  start-up warm-up thread), or once a call has already loaded it;
+- ``await loaded()`` from the event loop: the import runs in a thread of its
+  own, started once, and the loop keeps serving while it runs;
+- ``load_if_ready()`` for the loop's synchronous estimates: the module when
+  it is there (or when not on the loop), else None after starting the import.
+
+Typed ``Any`` because LiteLLM's stubs are partial.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import importlib
+import os
+import threading
+from typing import Any
+
+_lock = threading.Lock()
+_module: Any = None
+_import_lock = threading.Lock()
+_import_future: concurrent.futures.Future[Any] | None = None
+
+
+def is_loaded() -> bool:
+    """Whether LiteLLM has been imported (and configured) by this module."""
+    return _module is not None
+
+
+def load() -> Any:
+    """Import and configure LiteLLM once, blocking until it is there."""
+    global _module
+    if _module is None:
+        with _lock:
+            if _module is None:
+                os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
+                os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+                # In its default "DEV" mode LiteLLM loads a .env file found above
+                # its own install directory into os.environ on import: keys would
+                # appear, and providers turn available, after the first call.
+                os.environ.setdefault("LITELLM_MODE", "PRODUCTION")
+                # After every call LiteLLM builds a logging payload for its
+                # callbacks, and first copies the whole prompt (every message
+                # dict, every string checked for a data: URI) to shorten base64
+                # images in it: ~0.5 ms a call with a 200-turn window. Smriti
+                # registers no LiteLLM callback, so nothing reads that copy; 0
+                # turns the truncation (and the copy) off. Read once, on import.
+                os.environ.setdefault("MAX_BASE64_LENGTH_FOR_LOGGING", "0")
+                module: Any = importlib.import_module("litellm")
+                module.suppress_debug_info = True  # no "Provider List: …" on stdout
+                _module = module
+    return _module
+
+
+async def loaded() -> Any:
+    """LiteLLM, awaiting the import thread if it has not finished (the loop keeps running)."""
+    if _module is not None:
+        return _module
+    return await asyncio.wrap_future(_import_in_thread())
+
+
+def load_if_ready() -> Any:
+    """LiteLLM when it can be had without the event loop waiting for the import, else None.
+
+    Off the loop (the start-up warm-up thread, a script) importing here is
+    fine; on the loop the import is started in its thread and None returned.
+    """
+    if _module is not None or not _on_event_loop():
+        return load()
+    _import_in_thread()
+    return None
+
+
+def _import_in_thread() -> concurrent.futures.Future[Any]:
+    """The one import of LiteLLM, started (once) in a thread of its own.
+
+    Importing takes seconds and holds Python's import lock on modules the
+    event loop may also need, so the loop must never run it, nor wait for it.
+    """
+    global _import_future
+    with _import_lock:
+        if _import_future is None:
+            future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+            # Running from the start, so it can never be cancelled: every call
+            # awaits this one future, and a caller cancelled while waiting (a
+            # client that went away) must not cancel the import for the rest.
+            future.set_running_or_notify_cancel()
+
+            def run() -> None:
+                try:
+                    future.set_result(load())
+                except BaseException as exc:  # handed to every awaiting call
+                    future.set_exception(exc)
+
+            threading.Thread(target=run, name="litellm-import", daemon=True).start()
+            _import_future = future
+        return _import_future
+
+
+def _on_event_loop() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True

@@ -1,0 +1,234 @@
+"""The LiteLLM transport: every configured provider except the built-in offline one.
+
+Calls are made with no retries (a failed call comes back to the user, who can
+retry) and a timeout (60 s unless configured). Every LiteLLM exception becomes
+a ``ProviderError`` (``errors.py``); LiteLLM itself comes from ``loader.py``,
+imported on the first call that needs it.
+
+Keys: the registry reads the key from the environment just before a call and
+passes it in; this module hands it to LiteLLM and keeps it nowhere. A provider
+configured without ``api_key_env`` is called with a placeholder key, so
+LiteLLM never falls back to an ambient variable (say ``OPENAI_API_KEY``) and
+sends it to a server the user configured for something else.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+from api.domain.types import ChatMessage, Usage
+from api.errors import ProviderError
+from api.providers.litellm import loader
+from api.providers.litellm.errors import no_answer, provider_error
+from api.providers.types import Completion, ModelRef, StreamChunk
+
+DEFAULT_TIMEOUT = 60.0
+# Tokens a model may write in one answer unless told otherwise (Settings:
+# answer_reserve_tokens, the same number the window keeps free for it).
+DEFAULT_MAX_TOKENS = 1024
+# For a model LiteLLM's catalogue does not know (a lab server, a new release):
+# small enough to fit nearly any chat model, so a window built on it never overflows.
+DEFAULT_CONTEXT_WINDOW = 8192
+NO_KEY_PLACEHOLDER = "smriti-no-key"
+
+_window_cache: dict[tuple[str, str | None], int] = {}
+
+
+class LiteLLMTransport:
+    """Reach any model LiteLLM supports: OpenAI, Anthropic, OpenRouter, Ollama, a lab server."""
+
+    def __init__(self, *, timeout: float = DEFAULT_TIMEOUT, max_tokens: int = DEFAULT_MAX_TOKENS):
+        self.timeout = timeout
+        self.max_tokens = max_tokens
+
+    async def complete(
+        self, messages: Sequence[ChatMessage], ref: ModelRef, *, api_key: str | None
+    ) -> Completion:
+        """One whole answer from ``ref``; failures raise ``ProviderError``."""
+        litellm = await loader.loaded()
+        failure: ProviderError | None
+        try:
+            response = await litellm.acompletion(**self._request(messages, ref, api_key))
+        except Exception as exc:
+            failure = provider_error(exc, ref, timeout=self.timeout)
+        else:
+            failure = None
+        if failure is not None:
+            # Raised outside the except block so the ProviderError carries no
+            # __context__: the original exception holds the provider's text.
+            raise failure
+        choices = getattr(response, "choices", None) or []
+        text = (getattr(choices[0].message, "content", None) or "") if choices else ""
+        usage = _usage(getattr(response, "usage", None))
+        if not text and usage == Usage():
+            raise no_answer(ref)
+        return Completion(
+            text=text, usage=_with_cost(litellm, ref, usage, response), model=ref.name
+        )
+
+    async def stream(
+        self, messages: Sequence[ChatMessage], ref: ModelRef, *, api_key: str | None
+    ) -> AsyncIterator[StreamChunk]:
+        """The answer in pieces; the last chunk has an empty delta and the usage.
+
+        A stream that ends with neither a piece nor a usage report (a 200 with
+        an empty, HTML or malformed body) raises MALFORMED_OUTPUT: it is not an
+        answer, and saving it as one would leave nothing to retry. A stream that
+        sends nothing for longer than the timeout raises PROVIDER_TIMEOUT.
+        """
+        litellm = await loader.loaded()
+        request = self._request(messages, ref, api_key)
+        failure: ProviderError | None
+        try:
+            response = await litellm.acompletion(
+                **request, stream=True, stream_options={"include_usage": True}
+            )
+        except Exception as exc:
+            failure = provider_error(exc, ref, timeout=self.timeout)
+        else:
+            failure = None
+        if failure is not None:
+            raise failure  # outside the except block: no __context__, see complete()
+        reported: Any = None
+        priced: Any = None  # the usage chunk, which LiteLLM has already priced
+        started = False
+        try:
+            while True:
+                try:
+                    # A stalled stream ends here too: the HTTP client's read
+                    # timeout (self.timeout, per read) raises, which LiteLLM
+                    # reports mid-stream as an HTTP 408 and classify() as a
+                    # timeout; the client closes the connection itself.
+                    chunk = await response.__anext__()
+                except StopAsyncIteration:
+                    break
+                except Exception as exc:
+                    failure = provider_error(exc, ref, timeout=self.timeout, mid_stream=started)
+                if failure is not None:
+                    raise failure
+                usage = getattr(chunk, "usage", None)
+                if usage:
+                    reported, priced = usage, chunk
+                for choice in getattr(chunk, "choices", None) or []:
+                    delta = getattr(getattr(choice, "delta", None), "content", None)
+                    if delta:
+                        started = True
+                        yield StreamChunk(delta=delta)
+        finally:
+            # Release the HTTP connection when the consumer stops early.
+            close = getattr(response, "aclose", None)
+            if close is not None:
+                await close()
+        if not started and _usage(reported) == Usage():
+            raise no_answer(ref)
+        yield StreamChunk(
+            delta="", usage=_with_cost(litellm, ref, _usage(reported), None, priced=priced)
+        )
+
+    def count_tokens(self, text: str, ref: ModelRef) -> int:
+        """Tokens in ``text`` for ``ref``'s tokenizer (LiteLLM's token_counter, offline)."""
+        litellm = loader.load_if_ready()
+        if litellm is None:
+            # The first seconds after start-up, while LiteLLM imports: the
+            # estimate below rather than an event loop stalled on the import.
+            return math.ceil(len(text) / 4)
+        try:
+            return int(litellm.token_counter(model=ref.litellm_model, text=text))
+        except Exception:
+            # A count is an estimate for budgeting; never fail a write over it.
+            return math.ceil(len(text) / 4)
+
+    def context_window(self, ref: ModelRef) -> int:
+        """Input tokens ``ref`` accepts: LiteLLM's catalogue, else DEFAULT_CONTEXT_WINDOW.
+
+        Cached per model and api_base, answer or fallback: for an Ollama model
+        the catalogue does not list, LiteLLM asks the server (a blocking POST to
+        /api/show), and that should happen once per process, not once per message.
+        """
+        key = (ref.litellm_model, ref.api_base)
+        cached = _window_cache.get(key)
+        if cached is None:
+            litellm = loader.load_if_ready()
+            if litellm is None:
+                # While LiteLLM imports: the safe small window, not cached.
+                return DEFAULT_CONTEXT_WINDOW
+            cached = _window_cache[key] = _lookup_window(litellm, ref)
+        return cached
+
+    # --- internals ------------------------------------------------------------
+
+    def _request(
+        self, messages: Sequence[ChatMessage], ref: ModelRef, api_key: str | None
+    ) -> dict[str, Any]:
+        request: dict[str, Any] = {
+            "model": ref.litellm_model,
+            "messages": [{"role": m.role, "content": m.content} for m in messages],
+            "timeout": self.timeout,
+            # Without it LiteLLM asks Anthropic for the model's maximum (64,000
+            # and more) while the window kept only this much room for the answer.
+            "max_tokens": self.max_tokens,
+            "num_retries": 0,
+            "max_retries": 0,
+            "api_key": api_key or NO_KEY_PLACEHOLDER,
+        }
+        if ref.api_base:
+            request["api_base"] = ref.api_base
+        return request
+
+
+def _lookup_window(litellm: Any, ref: ModelRef) -> int:
+    try:
+        info = litellm.get_model_info(model=ref.litellm_model, api_base=ref.api_base)
+    except Exception:  # not in the catalogue
+        return DEFAULT_CONTEXT_WINDOW
+    window = info.get("max_input_tokens") or info.get("max_tokens")
+    return window if isinstance(window, int) and window > 0 else DEFAULT_CONTEXT_WINDOW
+
+
+def _usage(reported: Any) -> Usage:
+    if reported is None:
+        return Usage()
+
+    def count(name: str) -> int | None:
+        value = reported.get(name) if isinstance(reported, dict) else getattr(reported, name, None)
+        return value if isinstance(value, int) else None
+
+    return Usage(prompt_tokens=count("prompt_tokens"), completion_tokens=count("completion_tokens"))
+
+
+def _with_cost(
+    litellm: Any, ref: ModelRef, usage: Usage, response: Any, *, priced: Any = None
+) -> Usage:
+    """``usage`` plus its cost when LiteLLM knows the model's prices, else cost None.
+
+    ``priced`` is a stream's usage chunk: it carries the price LiteLLM gave the
+    assembled answer, as ``response`` (a whole answer) does.
+    """
+    try:
+        # LiteLLM has already priced the response (or the stream) while building
+        # it; pricing it again cost a millisecond a message.
+        carrier = response if response is not None else priced
+        hidden = getattr(carrier, "_hidden_params", None) or {}
+        known = hidden.get("response_cost") if isinstance(hidden, dict) else None
+        if isinstance(known, int | float):
+            cost = known
+        elif isinstance(hidden, dict) and "response_cost" in hidden:
+            # LiteLLM tried and knows no price for the model: asking again
+            # walks its whole catalogue a second time (~1 ms) for the same None.
+            return usage
+        elif response is not None:
+            cost = litellm.completion_cost(completion_response=response, model=ref.litellm_model)
+        elif usage.prompt_tokens is not None and usage.completion_tokens is not None:
+            prompt_cost, completion_cost = litellm.cost_per_token(
+                model=ref.litellm_model,
+                prompt_tokens=usage.prompt_tokens,
+                completion_tokens=usage.completion_tokens,
+            )
+            cost = prompt_cost + completion_cost
+        else:
+            return usage
+    except Exception:
+        return usage
+    return Usage(usage.prompt_tokens, usage.completion_tokens, float(cost))

@@ -1,0 +1,71 @@
+"""A server with only the offline models never imports LiteLLM.
+
+The offline provider is a transport of its own: start-up (with its warm-up),
+a message and the session title it triggers all run without LiteLLM, which
+takes seconds to import. A fresh interpreter, because this test process may
+have imported LiteLLM already.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from api.settings import REPOSITORY_ROOT
+
+SCRIPT = r"""
+import asyncio, json, sys
+from pathlib import Path
+
+import httpx
+
+from api.app import create_app
+from api.settings import Settings
+from api.store.database import sqlite_url
+
+CREATE = "mutation { createSession(input: {}) { session { id } } }"
+SEND = '''mutation($s: ID!) {
+  sendMessage(input: {sessionId: $s, content: "Hi there"}) {
+  assistantTurn { content model } errors { code } } }'''
+
+
+async def main() -> None:
+    folder = Path(sys.argv[1])
+    settings = Settings(database_url=sqlite_url(folder / "smriti.sqlite3"), providers_file=None)
+    app = create_app(settings)
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as http:
+            created = await http.post("/graphql", json={"query": CREATE})
+            sid = created.json()["data"]["createSession"]["session"]["id"]
+            sent = await http.post("/graphql", json={"query": SEND, "variables": {"s": sid}})
+    # Leaving the lifespan waited for the background work: the warm-up, the title.
+    print(json.dumps({"sent": sent.json(), "litellm": "litellm" in sys.modules}))
+
+
+asyncio.run(main())
+"""
+
+
+def test_an_offline_only_server_answers_without_importing_litellm(tmp_path: Path) -> None:
+    env = {**os.environ, "LITELLM_OFFLINE_MODE": "true", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    env.pop("SMRITI_PROVIDERS_FILE", None)
+    result = subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        cwd=REPOSITORY_ROOT,
+        env=env,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+
+    sent = report["sent"]["data"]["sendMessage"]
+    assert sent["errors"] == []
+    assert sent["assistantTurn"]["model"] == "echo"
+    assert sent["assistantTurn"]["content"].endswith("You asked: Hi there")
+    assert report["litellm"] is False
