@@ -211,3 +211,67 @@ def test_counting_and_windows_do_not_need_a_key() -> None:
         ("count_tokens", "openai/gpt-4o"),
         ("context_window", "openai/gpt-4o"),
     ]
+
+
+# --- the lookup table: provider name → transport ----------------------------------
+
+
+async def test_mounts_choose_a_transport_by_provider_name() -> None:
+    rest, lab = FakeTransport(), FakeTransport()
+    reg = ProviderRegistry(
+        CONFIG, env={"OPENAI_API_KEY": SECRET}, transport=rest, mounts={"lab": lab}
+    )
+
+    await reg.complete(MESSAGES, "lab/my-model")
+    chunks = [chunk async for chunk in reg.stream(MESSAGES, "openai/gpt-4o")]
+    await reg.complete(MESSAGES, "offline/echo")
+    assert reg.count_tokens("four", "lab/my-model") == 4
+    assert reg.context_window("openai/gpt-4o-mini") == 1000
+
+    assert chunks[-1] == StreamChunk("", Usage(1, 2, None))
+    assert [(kind, ref.name, key) for kind, _, ref, key in lab.calls] == [
+        ("complete", "lab/my-model", None),
+        ("count_tokens", "lab/my-model", None),
+    ]
+    # transport= serves every provider not mounted, the offline one included.
+    assert [(kind, ref.name, key) for kind, _, ref, key in rest.calls] == [
+        ("stream", "openai/gpt-4o", SECRET),
+        ("complete", "offline/echo", None),
+        ("context_window", "openai/gpt-4o-mini", None),
+    ]
+
+
+async def test_the_default_table_mounts_the_offline_transport() -> None:
+    # No transport given: "offline" answers through OfflineTransport (no
+    # network), and a LiteLLM provider is only reached through LiteLLM.
+    reg = ProviderRegistry(CONFIG, env={}, mounts={"lab": FakeTransport()})
+
+    completion = await reg.complete(MESSAGES, "offline/echo")
+
+    assert completion.model == "offline/echo"
+    assert completion.text.endswith("You asked: hello")
+    assert reg.context_window("offline/echo") == 32768
+    assert reg.count_tokens("hello world", "offline/echo") == 3
+
+
+def test_a_mount_for_a_provider_that_is_not_configured_is_refused() -> None:
+    with pytest.raises(ValueError) as caught:
+        ProviderRegistry(CONFIG, env={}, mounts={"labb": FakeTransport()})
+
+    assert str(caught.value) == "mounts name providers that are not configured: ['labb']"
+
+
+def test_warm_up_counts_once_per_transport_in_use() -> None:
+    rest, offline = FakeTransport(), FakeTransport()
+    reg = ProviderRegistry(CONFIG, env={}, transport=rest, mounts={"offline": offline})
+
+    reg.warm_up()
+
+    # The chat default (offline/echo) warms its transport; the first model
+    # of the first provider on another transport warms that one.
+    assert [(kind, text[0].content, ref.name) for kind, text, ref, _ in offline.calls] == [
+        ("count_tokens", "warm up", "offline/echo")
+    ]
+    assert [(kind, text[0].content, ref.name) for kind, text, ref, _ in rest.calls] == [
+        ("count_tokens", "warm up", "openai/gpt-4o-mini")
+    ]
