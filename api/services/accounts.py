@@ -6,11 +6,15 @@ stored or put in an error message.
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 import time
 from collections import deque
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from typing import TypeVar
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
@@ -27,10 +31,27 @@ from api.errors import InputError, RateLimited
 from api.store import accounts as store
 from api.store.spaces import LOCAL_USER
 
-# argon2-cffi's defaults are RFC 9106's low-memory recommendation for Argon2id.
+# argon2-cffi's defaults are RFC 9106's low-memory recommendation for Argon2id:
+# each hash holds 64 MiB and takes tens of milliseconds of CPU.
 _hasher = PasswordHasher()
 # A hash to verify against when the name is unknown, so that answer takes as long.
 _DUMMY_HASH = _hasher.hash("not a password")
+
+# Hashes run in threads of their own (argon2's C code releases the GIL), never
+# on the event loop: six wrong passwords at once stalled every other request
+# for seconds. At most HASH_THREADS run at once per process, the others wait
+# their turn: more at once would not finish sooner (argon2 already spreads one
+# hash over its lanes, and the machine's cores are shared with the loop and the
+# database) but each would hold its 64 MiB, so a burst of sign-ins could take
+# the machine's memory. Two keeps a worker's peak at 128 MiB of hashing.
+HASH_THREADS = 2
+_hashing = ThreadPoolExecutor(max_workers=HASH_THREADS, thread_name_prefix="smriti-hash")
+_T = TypeVar("_T")
+
+
+async def _off_the_loop(work: Callable[..., _T], *args: str) -> _T:
+    return await asyncio.get_running_loop().run_in_executor(_hashing, work, *args)
+
 
 TOKEN_BYTES = 32
 MAX_PASSWORD_CHARS = 1024
@@ -67,9 +88,16 @@ def check_user_name(name: str) -> str:
     return name
 
 
+async def new_password_hash(password: str) -> str:
+    """hash_password, off the event loop (and within the bound on hashes at once)."""
+    check_password(password)
+    return await _off_the_loop(_hasher.hash, password)
+
+
 async def add_user(name: str, password: str, *, is_admin: bool) -> tuple[Account, bool]:
     """(account, adopted): the first account takes over the local user's data."""
-    return await store.add(check_user_name(name), hash_password(password), is_admin=is_admin)
+    name = check_user_name(name)
+    return await store.add(name, await new_password_hash(password), is_admin=is_admin)
 
 
 def new_secret() -> str:
@@ -198,7 +226,7 @@ async def sign_in(
         account, stored = None, None
     too_long = len(password) > MAX_PASSWORD_CHARS  # no password is: never hash unbounded input
     ok = (
-        _verify(stored or _DUMMY_HASH, password[:MAX_PASSWORD_CHARS])
+        await _off_the_loop(_verify, stored or _DUMMY_HASH, password[:MAX_PASSWORD_CHARS])
         and stored is not None
         and not too_long
     )
@@ -207,7 +235,7 @@ async def sign_in(
         raise InputError(WRONG)
     limiter.succeeded(keys[0])
     if stored is not None and _hasher.check_needs_rehash(stored):
-        await store.set_password_hash(account.id, _hasher.hash(password))
+        await store.set_password_hash(account.id, await _off_the_loop(_hasher.hash, password))
     secret = secrets.token_urlsafe(TOKEN_BYTES)
     await store.create_web_session(account.id, secret_hash(secret))
     return Actor(user_id=account.id, name=account.name, is_admin=account.is_admin), secret
