@@ -42,6 +42,13 @@ def _parser() -> argparse.ArgumentParser:
         help="accounts: everyone signs in. auto (default; $SMRITI_AUTH): accounts as soon "
         "as one exists; a server bound beyond loopback needs one.",
     )
+    serve.add_argument(
+        "--forwarded-allow-ips",
+        metavar="IPS",
+        help="Believe X-Forwarded-For and X-Forwarded-Proto only from these proxies: "
+        'comma-separated addresses or networks, or "*" (default: '
+        "$SMRITI_FORWARDED_ALLOW_IPS, else none).",
+    )
     commands.add_parser("export-schema", help="Print the GraphQL schema (SDL).")
     verify = commands.add_parser(
         "verify", help="Recompute every checkpoint hash and parent link; exit 1 if one fails."
@@ -131,6 +138,7 @@ def main(argv: list[str] | None = None) -> int:
             providers_file=args.providers,
             host=args.host,
             auth=args.auth,
+            forwarded_allow_ips=args.forwarded_allow_ips,
         )
     except ConfigError as exc:
         print(f"smriti: {exc.message}", file=sys.stderr)
@@ -179,6 +187,10 @@ def main(argv: list[str] | None = None) -> int:
         # Named, not "auto": without the library, auto serves no websocket at all
         # ("Unsupported upgrade request") where this fails at start-up.
         "ws": "websockets-sansio",
+        # uvicorn believes these headers from 127.0.0.1 unless told otherwise:
+        # then any local client could name its own address and scheme.
+        "proxy_headers": bool(settings.forwarded_allow_ips),
+        "forwarded_allow_ips": ",".join(settings.forwarded_allow_ips) or None,
     }
     if app is not None:
         uvicorn.run(app, host=args.host, port=args.port, **options)

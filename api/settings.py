@@ -65,6 +65,11 @@ class Settings:
     auth: str | None = None
     # A browser session ends after this long without a request.
     session_idle_seconds: int = 7 * 24 * 3600
+    # The proxies whose X-Forwarded-For / X-Forwarded-Proto are believed
+    # (`smriti serve --forwarded-allow-ips`, SMRITI_FORWARDED_ALLOW_IPS): addresses,
+    # networks, or "*". Empty (the default): none, so a client cannot name its own
+    # address (the sign-in limits count by it) or make the cookie Secure over HTTP.
+    forwarded_allow_ips: tuple[str, ...] = field(default_factory=tuple)
     # Failed sign-ins allowed per account and per address within the window.
     sign_in_failures: int = 10
     sign_in_window_seconds: int = 15 * 60
@@ -90,6 +95,7 @@ class Settings:
         providers_file: str | None = None,
         host: str = "127.0.0.1",
         auth: str | None = None,
+        forwarded_allow_ips: str | None = None,
     ) -> Settings:
         from api.store.database import normalize_url, sqlite_url
 
@@ -122,6 +128,11 @@ class Settings:
             if env.get("SMRITI_WORKERS", "").strip()
             else None,
             auth=_auth(auth or env.get("SMRITI_AUTH", "")),
+            forwarded_allow_ips=_proxies(
+                forwarded_allow_ips
+                if forwarded_allow_ips is not None
+                else env.get("SMRITI_FORWARDED_ALLOW_IPS", "")
+            ),
             session_idle_seconds=_whole(env, "SMRITI_SESSION_IDLE_SECONDS", 7 * 24 * 3600, 60),
         )
 
@@ -160,6 +171,31 @@ def _auth(raw: str) -> str | None:
     if value != "accounts":
         raise ConfigError(f"SMRITI_AUTH must be 'accounts' or 'auto', not {raw[:40]!r}.")
     return value
+
+
+def _proxies(listed: str) -> tuple[str, ...]:
+    """Trusted proxies: each an address, a network (10.0.0.0/8), or "*" alone.
+
+    Checked here because uvicorn takes a malformed entry as a literal that
+    never matches, and the operator would never learn why.
+    """
+    import ipaddress
+
+    proxies = _names(listed)
+    if proxies == ("*",):
+        return proxies
+    for proxy in proxies:
+        try:
+            if "/" in proxy:
+                ipaddress.ip_network(proxy)
+            else:
+                ipaddress.ip_address(proxy)
+        except ValueError:
+            raise ConfigError(
+                f"--forwarded-allow-ips (SMRITI_FORWARDED_ALLOW_IPS) takes addresses, "
+                f'networks like 10.0.0.0/8, or "*" alone, not {proxy[:40]!r}.'
+            ) from None
+    return proxies
 
 
 def _names(listed: str) -> tuple[str, ...]:
