@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import getpass
+import json
 import re
 import sys
 from collections.abc import Callable
@@ -46,6 +47,18 @@ def add_commands(commands: Any, database_option: Callable[[argparse.ArgumentPars
         "--password-stdin", action="store_true", help="Read the password as one line of stdin."
     )
     database_option(passwd)
+    lockouts = user_commands.add_parser(
+        "lockouts",
+        help="Failed sign-ins still counted, per name and address (every worker's).",
+    )
+    lockouts.add_argument(
+        "--clear",
+        metavar="NAME|ADDRESS",
+        help="Forget the failures of this user name (from every address) or of this "
+        "address (for every name).",
+    )
+    lockouts.add_argument("--json", action="store_true", help="Print JSON.")
+    database_option(lockouts)
     tokens = commands.add_parser("tokens", help="API tokens for scripts and agents.")
     token_commands = tokens.add_subparsers(dest="tokens_command", required=True)
     create = token_commands.add_parser("create", help="Create a token; printed once on stdout.")
@@ -127,6 +140,8 @@ async def _users(db_url: str, args: argparse.Namespace, password: str | None) ->
                     if on
                 ]
                 print(f"{account.name}\t{','.join(flags) or '-'}\t{account.created_at:%Y-%m-%d}")
+        elif args.users_command == "lockouts":
+            await _lockouts(args)
         elif args.users_command == "disable":
             await store.disable(args.name)
             print(f"disabled {args.name}", file=sys.stderr)
@@ -135,6 +150,38 @@ async def _users(db_url: str, args: argparse.Namespace, password: str | None) ->
             await store.set_password(args.name, accounts.hash_password(password))
             print(f"new password for {args.name}", file=sys.stderr)
     return 0
+
+
+async def _lockouts(args: argparse.Namespace) -> None:
+    import ipaddress
+
+    from api.services import accounts
+
+    if args.clear is not None:
+        try:
+            ipaddress.ip_address(args.clear)
+            cleared = await accounts.clear_sign_in_failures(address=args.clear)
+        except ValueError:
+            cleared = await accounts.clear_sign_in_failures(name=args.clear)
+        if args.json:
+            print(json.dumps({"cleared": cleared}))
+        print(f"cleared the failed sign-ins of {cleared} name/address pairs", file=sys.stderr)
+        return
+    failures = await accounts.sign_in_failures(Settings.from_environment().sign_in_limits)
+    if args.json:
+        rows = [
+            {
+                "name": f.name,
+                "address": f.address,
+                "failures": f.failures,
+                "lastFailedAt": f.last_failed_at.isoformat(),
+            }
+            for f in failures
+        ]
+        print(json.dumps(rows, indent=2))
+        return
+    for f in failures:
+        print(f"{f.name}\t{f.address}\t{f.failures}\t{f.last_failed_at:%Y-%m-%d %H:%M:%S}")
 
 
 async def _create_token(db_url: str, args: argparse.Namespace, days: int | None) -> int:

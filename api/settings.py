@@ -5,8 +5,10 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 
+from api.domain.sign_in import SignInLimits
 from api.domain.types import MemoryScope
 from api.errors import ConfigError
 
@@ -73,6 +75,12 @@ class Settings:
     # Failed sign-ins allowed per account and per address within the window.
     sign_in_failures: int = 10
     sign_in_window_seconds: int = 15 * 60
+
+    @property
+    def sign_in_limits(self) -> SignInLimits:
+        return SignInLimits(
+            limit=self.sign_in_failures, window=timedelta(seconds=self.sign_in_window_seconds)
+        )
 
     @property
     def body_limit(self) -> int:

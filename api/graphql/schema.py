@@ -33,6 +33,7 @@ from api.graphql.mutations.merging import MergeMutation, MergeQuery
 from api.graphql.mutations.model_access import ModelAccessMutation
 from api.graphql.mutations.sessions import SessionMutation
 from api.graphql.mutations.spaces import SpaceMutation
+from api.graphql.mutations.users import UsersMutation, UsersQuery
 from api.graphql.queries import Query as CoreQuery
 from api.graphql.subscriptions import Subscription
 from api.graphql.transfer.documents import ExportQuery
@@ -58,6 +59,7 @@ class Mutation(
     AccountMutation,
     MemberMutation,
     ModelAccessMutation,
+    UsersMutation,
 ):
     pass
 
@@ -66,7 +68,7 @@ guard_mutations(Mutation)
 
 
 @strawberry.type(description="Everything you can read.")
-class Query(CoreQuery, MergeQuery, VerifyQuery, ExportQuery, ViewerQuery):
+class Query(CoreQuery, MergeQuery, VerifyQuery, ExportQuery, ViewerQuery, UsersQuery):
     pass
 
 

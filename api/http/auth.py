@@ -32,9 +32,7 @@ class Authenticator:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.idle = timedelta(seconds=settings.session_idle_seconds)
-        self.limiter = accounts.SignInLimiter(
-            limit=settings.sign_in_failures, window=settings.sign_in_window_seconds
-        )
+        self.limits = settings.sign_in_limits
         # Once on, accounts mode stays on: accounts are disabled, never deleted.
         self._accounts = settings.auth == "accounts" or not settings.bound_to_loopback
         self._known = False  # whether the database has been asked yet
@@ -126,6 +124,8 @@ def forbidden_origin() -> Response:
 
 
 def _client_address(request: Request) -> str:
+    """The address the sign-in limits count: the peer's, or what a proxy named
+    by --forwarded-allow-ips said it forwarded for (uvicorn sets it)."""
     return request.client.host if request.client else "unknown"
 
 
@@ -148,7 +148,7 @@ def auth_routes(auth: Authenticator) -> list[Route]:
             return JSONResponse({"error": 'Send {"name": …, "password": …} as JSON.'}, 400)
         try:
             actor, secret = await accounts.sign_in(
-                name, password, _client_address(request), auth.limiter
+                name, password, _client_address(request), auth.limits
             )
         except RateLimited as exc:
             return JSONResponse(

@@ -8,11 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-import time
-from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import TypeVar
 
@@ -27,8 +24,16 @@ from api.domain.accounts import (
     ApiToken,
     secret_hash,
 )
+from api.domain.sign_in import (
+    SignInFailures,
+    SignInLimits,
+    delay,
+    retry_after,
+    sign_in_key,
+)
 from api.errors import InputError, RateLimited
 from api.store import accounts as store
+from api.store import sign_in as sign_ins
 from api.store.spaces import LOCAL_USER
 
 # argon2-cffi's defaults are RFC 9106's low-memory recommendation for Argon2id:
@@ -164,62 +169,34 @@ async def actor_for_cookie(secret: str, idle: timedelta) -> Actor | None:
     return Actor(user_id=account.id, name=account.name, is_admin=account.is_admin)
 
 
-@dataclass
-class SignInLimiter:
-    """Failed sign-ins per account and per address, in this process's memory.
-
-    ``limit`` failures within ``window`` seconds lock that name (or address) out
-    until the oldest failure leaves the window. Per process: a restart forgets,
-    and several workers would each count on their own.
-    """
-
-    limit: int = 10
-    window: float = 15 * 60
-    _failures: dict[str, deque[float]] = field(default_factory=dict)
-
-    def retry_after(self, *keys: str) -> int:
-        now = time.monotonic()
-        wait = 0.0
-        for key in keys:
-            times = self._failures.get(key)
-            if not times:
-                continue
-            while times and now - times[0] >= self.window:
-                times.popleft()
-            if len(times) >= self.limit:
-                wait = max(wait, self.window - (now - times[0]))
-            if not times:
-                del self._failures[key]
-        return int(wait) + (1 if wait else 0)
-
-    def failed(self, *keys: str) -> None:
-        now = time.monotonic()
-        for key in keys:
-            self._failures.setdefault(key, deque()).append(now)
-            # Bounded: only the newest `limit` failures matter.
-            while len(self._failures[key]) > self.limit:
-                self._failures[key].popleft()
-
-    def succeeded(self, name_key: str) -> None:
-        self._failures.pop(name_key, None)
-
-
 WRONG = "Wrong user name or password."
 
 
+async def _pause(seconds: float) -> None:
+    """The wait a name's failures put on a sign-in (a seam for the tests)."""
+    await asyncio.sleep(seconds)
+
+
 async def sign_in(
-    name: str, password: str, address: str, limiter: SignInLimiter
+    name: str, password: str, address: str, limits: SignInLimits
 ) -> tuple[Actor, str]:
     """(actor, cookie secret) for a right name and password.
 
-    InputError (one message for a wrong name or a wrong password) or RateLimited.
+    InputError (one message for a wrong name or a wrong password) or
+    RateLimited; the rules are api/domain/sign_in.py's, the counts the database's.
     """
-    keys = (f"user:{name}", f"address:{address}")
-    wait = limiter.retry_after(*keys)
+    key = sign_in_key(name)
+    now = datetime.now(UTC)
+    since = now - limits.window
+    counts = await sign_ins.counts(key, address, since=since, known_since=now - limits.known_for)
+    wait = retry_after(counts, limits, now)
     if wait:
         raise RateLimited(
             f"Too many failed sign-ins: try again in {wait} seconds.", retry_after=wait
         )
+    pause = delay(counts, limits)
+    if pause:
+        await _pause(pause)
     try:
         account, stored = await store.by_name(name)
     except InputError:
@@ -231,14 +208,29 @@ async def sign_in(
         and not too_long
     )
     if account is None or not ok or account.disabled:
-        limiter.failed(*keys)
+        await sign_ins.failed(key, address, now=datetime.now(UTC), since=since)
         raise InputError(WRONG)
-    limiter.succeeded(keys[0])
+    await sign_ins.succeeded(key, address, now=datetime.now(UTC))
     if stored is not None and _hasher.check_needs_rehash(stored):
         await store.set_password_hash(account.id, await _off_the_loop(_hasher.hash, password))
     secret = secrets.token_urlsafe(TOKEN_BYTES)
     await store.create_web_session(account.id, secret_hash(secret))
     return Actor(user_id=account.id, name=account.name, is_admin=account.is_admin), secret
+
+
+async def sign_in_failures(limits: SignInLimits) -> list[SignInFailures]:
+    """Every (name, address) with failures still counted, the latest first."""
+    return await sign_ins.recent_failures(datetime.now(UTC) - limits.window)
+
+
+async def clear_sign_in_failures(*, name: str | None = None, address: str | None = None) -> int:
+    """Forget a name's failures (from every address) or an address's (for every
+    name): how many (name, address) pairs had some."""
+    if (name is None) == (address is None):
+        raise InputError("Say whose failures to clear: a user name or an address.")
+    return await sign_ins.clear(
+        name=sign_in_key(name) if name is not None else None, address=address
+    )
 
 
 def _verify(stored: str, password: str) -> bool:

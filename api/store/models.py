@@ -63,6 +63,25 @@ class WebSession(Model):
         table = "web_session"
 
 
+class SignIn(Model):
+    """Failed sign-ins of one name (its sign-in key) from one address, and when
+    that name last signed in from there: the limits every worker counts."""
+
+    id = fields.BigIntField(primary_key=True)
+    name = fields.CharField(max_length=100)
+    address = fields.CharField(max_length=64)
+    # Failures since the row's last quiet window; only counted while
+    # last_failed_at is within the window.
+    failures = fields.IntField(default=0, db_default=0)
+    last_failed_at = fields.DatetimeField(null=True)
+    signed_in_at = fields.DatetimeField(null=True)
+
+    class Meta:
+        table = "sign_in"
+        unique_together = (("name", "address"),)
+        indexes = (("address", "last_failed_at"), ("last_failed_at",))
+
+
 class Space(Model):
     id = fields.BigIntField(primary_key=True)
     name = fields.CharField(max_length=200)

@@ -188,6 +188,11 @@ OPERATIONS: dict[str, tuple[str, Any]] = {
         f"{{ model adminsOnly {ERR} }} }}",
         {},
     ),
+    "signInFailures": ("query { signInFailures { name address failures } }", {}),
+    "clearSignInFailures": (
+        f'mutation {{ clearSignInFailures(input: {{address: "192.0.2.1"}}) {{ cleared {ERR} }} }}',
+        {},
+    ),
 }
 
 # (operation, actor): variables of that cell's own, where an allowed write by
@@ -240,6 +245,9 @@ MATRIX: dict[str, tuple[str, ...]] = {
     "updateSpaceMember": (*_U, HIDDEN, FORBIDDEN, FORBIDDEN, FORBIDDEN, OK),
     "removeSpaceMember": (*_U, HIDDEN, FORBIDDEN, FORBIDDEN, FORBIDDEN, OK),
     "setModelAccess": (*_U, FORBIDDEN, FORBIDDEN, FORBIDDEN, FORBIDDEN, OK),
+    # Admins only: an empty list for anyone else.
+    "signInFailures": (*_U, OWN, OK, OWN, OWN, OK),
+    "clearSignInFailures": (*_U, FORBIDDEN, FORBIDDEN, FORBIDDEN, FORBIDDEN, OK),
 }
 
 
