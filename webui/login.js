@@ -1,11 +1,12 @@
 // The sign-in page: POST /auth/login (JSON), then back to where the user was going.
+import { safeNext } from "./next.js";
+
 const form = document.getElementById("login-form");
 const error = document.getElementById("login-error");
 
 function destination() {
-  const next = new URLSearchParams(location.search).get("next") || "/";
   // Only a path on this server: never an open redirect.
-  return next.startsWith("/") && !next.startsWith("//") ? next : "/";
+  return safeNext(new URLSearchParams(location.search).get("next"), location.origin);
 }
 
 form.addEventListener("submit", async (event) => {

@@ -47,6 +47,18 @@ def test_the_notebook_sends_a_stranger_to_sign_in(page: Page, server: SmritiServ
     expect(page).to_have_url(server.base_url + "/login.html?next=%2F")
 
 
+@pytest.mark.parametrize("hostile", ["/%09/evil.example", "/%5Cevil.example"])
+def test_after_sign_in_a_next_off_this_server_goes_home(
+    page: Page, server: SmritiServer, hostile: str
+) -> None:
+    """URLSearchParams decodes %09 to a tab and %5C to a backslash, both of which
+    the URL parser reads as leaving for //evil.example."""
+    page.goto(f"{server.base_url}/login.html?next={hostile}")
+    sign_in(page, server)
+    expect(page).to_have_url(server.base_url + "/")
+    expect(page.locator("#account-name")).to_have_text("grace")
+
+
 def test_an_api_token_is_shown_once(page: Page, server: SmritiServer) -> None:
     page.goto(server.base_url + "/login.html")
     sign_in(page, server)
