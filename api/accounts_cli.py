@@ -103,7 +103,13 @@ def _read_password(from_stdin: bool) -> str:
         if getpass.getpass("Again: ") != first:
             raise InputError("The two passwords differ; nothing was changed.")
         return first
-    line = sys.stdin.readline()
+    raw = sys.stdin.buffer.readline()
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(
+            "The password on standard input is not UTF-8 text; nothing was changed."
+        ) from None
     return line[:-1] if line.endswith("\n") else line
 
 

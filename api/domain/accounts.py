@@ -3,10 +3,26 @@
 from __future__ import annotations
 
 import hashlib
+import unicodedata
 from dataclasses import dataclass
 from datetime import datetime
 
+from api.domain.sign_in import sign_in_key
+from api.errors import InputError
+
 TOKEN_PREFIX = "smr_"
+USER_NAME_CHARS = 100
+# Characters that mean something in HTML, attributes or Markdown code: a name is
+# shown in bylines, member lists and logs, and never needs them.
+MARKUP = frozenset("<>&\"'`")
+# Unicode categories a name never holds: controls, format characters (the
+# zero-width ones, bidirectional overrides), surrogates, private use,
+# unassigned, and separators (spaces, line and paragraph separators).
+HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zs", "Zl", "Zp"})
+USER_NAME_RULE = (
+    f"A user name is 1 to {USER_NAME_CHARS} letters, digits or punctuation: no spaces, "
+    "no control or invisible characters, none of < > & \" ' `."
+)
 # The characters of a token shown to recognise it by ("smr_" and 6 more): not enough to use it.
 DISPLAY_PREFIX_CHARS = 10
 
@@ -49,6 +65,34 @@ class ApiToken:
     last_used_at: datetime | None
     expires_at: datetime | None
     revoked_at: datetime | None
+
+
+def user_name(name: str) -> str:
+    """``name`` as it is stored: NFKC-normalised, without surrounding spaces;
+    InputError if it holds what a name may not. Names are unique by
+    ``name_key`` (without regard to case or width)."""
+    name = unicodedata.normalize("NFKC", name).strip()
+    if not 1 <= len(name) <= USER_NAME_CHARS or any(
+        c in MARKUP or c.isspace() or unicodedata.category(c) in HIDDEN_CATEGORIES for c in name
+    ):
+        raise InputError(USER_NAME_RULE, field="name")
+    return name
+
+
+def name_key(name: str) -> str:
+    """What makes two names the same account: NFKC and case-folded."""
+    return sign_in_key(name)
+
+
+def password_problem(password: str, *, min_chars: int, max_chars: int) -> str | None:
+    """Why ``password`` cannot be one, or None."""
+    if len(password) < min_chars:
+        return f"A password has at least {min_chars} characters."
+    if len(password) > max_chars:
+        return f"A password has at most {max_chars} characters."
+    if not password.strip():
+        return "A password is more than spaces."
+    return None
 
 
 def secret_hash(secret: str) -> str:

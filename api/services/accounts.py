@@ -22,7 +22,10 @@ from api.domain.accounts import (
     Account,
     Actor,
     ApiToken,
+    name_key,
+    password_problem,
     secret_hash,
+    user_name,
 )
 from api.domain.sign_in import (
     SignInFailures,
@@ -62,7 +65,6 @@ TOKEN_BYTES = 32
 MAX_PASSWORD_CHARS = 1024
 MIN_PASSWORD_CHARS = 8
 MAX_TOKEN_DAYS = 3650
-USER_NAME_CHARS = 100
 TOKEN_NAME_CHARS = 100
 
 
@@ -72,23 +74,14 @@ def hash_password(password: str) -> str:
 
 
 def check_password(password: str) -> None:
-    if len(password) < MIN_PASSWORD_CHARS:
-        raise InputError(
-            f"A password has at least {MIN_PASSWORD_CHARS} characters.", field="password"
-        )
-    if len(password) > MAX_PASSWORD_CHARS:
-        raise InputError(
-            f"A password has at most {MAX_PASSWORD_CHARS} characters.", field="password"
-        )
+    problem = password_problem(password, min_chars=MIN_PASSWORD_CHARS, max_chars=MAX_PASSWORD_CHARS)
+    if problem is not None:
+        raise InputError(problem, field="password")
 
 
 def check_user_name(name: str) -> str:
-    name = name.strip()
-    if not name or len(name) > USER_NAME_CHARS or any(c.isspace() for c in name):
-        raise InputError(
-            f"A user name is 1 to {USER_NAME_CHARS} characters without spaces.", field="name"
-        )
-    if name == LOCAL_USER:
+    name = user_name(name)
+    if name_key(name) == LOCAL_USER:
         raise InputError(f"{LOCAL_USER!r} is the name of the user without an account.")
     return name
 

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from tortoise.exceptions import IntegrityError
 from tortoise.transactions import in_transaction
 
-from api.domain.accounts import Account, ApiToken
+from api.domain.accounts import Account, ApiToken, name_key
 from api.errors import InputError, NotFound
 from api.store import models
 from api.store.spaces import LOCAL_USER
@@ -55,24 +55,31 @@ async def add(name: str, password_hash: str, *, is_admin: bool) -> tuple[Account
     and sessions made before accounts existed become the first account's.
     """
     now = datetime.now(UTC)
+    key = name_key(name)
     async with in_transaction():
-        if await models.User.filter(name=name).exists():
-            raise InputError(f"There is already a user named {name!r}.")
+        taken = await models.User.filter(name_key=key).first()
+        if taken is not None:
+            raise InputError(f"There is already a user named {taken.name!r}.", field="name")
         local = None
         if not await models.User.filter(password_hash__isnull=False).exists():
             local = await models.User.get_or_none(name=LOCAL_USER, password_hash=None)
         if local is not None:
             local.name = name
+            local.name_key = key
             local.password_hash = password_hash
             local.is_admin = is_admin
-            await local.save(update_fields=["name", "password_hash", "is_admin"])
+            await local.save(update_fields=["name", "name_key", "password_hash", "is_admin"])
             return _account(local), True
         try:
             row = await models.User.create(
-                name=name, password_hash=password_hash, is_admin=is_admin, created_at=now
+                name=name,
+                name_key=key,
+                password_hash=password_hash,
+                is_admin=is_admin,
+                created_at=now,
             )
         except IntegrityError:
-            raise InputError(f"There is already a user named {name!r}.") from None
+            raise InputError(f"There is already a user named {name!r}.", field="name") from None
         return _account(row), False
 
 
@@ -85,10 +92,15 @@ async def accounts() -> list[Account]:
 
 async def by_name(name: str) -> tuple[Account, str | None]:
     """An account and its password hash (for a sign-in); NotFound if there is none."""
-    row = await models.User.get_or_none(name=name, password_hash__isnull=False)
+    row = await _named(name)
     if row is None:
         raise NotFound(f"No user named {name!r}.", field="name")
     return _account(row), row.password_hash
+
+
+async def _named(name: str) -> models.User | None:
+    """The account called ``name`` without regard to case or width."""
+    return await models.User.get_or_none(name_key=name_key(name), password_hash__isnull=False)
 
 
 async def by_id(user_id: int) -> Account | None:
@@ -100,19 +112,18 @@ async def by_id(user_id: int) -> Account | None:
 async def disable(name: str) -> None:
     """A disabled user's tokens and sessions stop working; nothing is deleted."""
     async with in_transaction():
-        updated = await models.User.filter(name=name, password_hash__isnull=False).update(
-            disabled=True
-        )
-        if not updated:
+        row = await _named(name)
+        if row is None:
             raise NotFound(f"No user named {name!r}.", field="name")
-        await models.WebSession.filter(user__name=name).delete()
+        await models.User.filter(id=row.id).update(disabled=True)
+        await models.WebSession.filter(user_id=row.id).delete()
 
 
 @finished
 async def set_password(name: str, password_hash: str) -> None:
     """A new password signs every browser out."""
     async with in_transaction():
-        row = await models.User.get_or_none(name=name, password_hash__isnull=False)
+        row = await _named(name)
         if row is None:
             raise NotFound(f"No user named {name!r}.", field="name")
         row.password_hash = password_hash
@@ -233,5 +244,5 @@ async def names(user_ids: list[int]) -> dict[int, str]:
 
 async def account_id(name: str) -> int | None:
     """The id of the account named ``name`` (a user with a password), or None."""
-    row = await models.User.get_or_none(name=name, password_hash__isnull=False)
+    row = await _named(name)
     return int(row.id) if row is not None else None

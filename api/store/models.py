@@ -17,6 +17,9 @@ from tortoise.models import Model
 class User(Model):
     id = fields.BigIntField(primary_key=True)
     name = fields.CharField(max_length=100, unique=True)
+    # The name NFKC-normalised and case-folded: no two accounts share it
+    # (api.domain.accounts.name_key). Null only for a local user made since.
+    name_key = fields.CharField(max_length=100, null=True, unique=True)
     created_at = fields.DatetimeField()
     # An account is a user with a password (an Argon2id hash); the local user has none.
     password_hash = fields.CharField(max_length=200, null=True)

@@ -84,3 +84,21 @@ async def test_an_operator_sees_and_clears_failed_sign_ins(
     by_address = smriti(database_url, "users", "lockouts", "--clear", "198.51.100.2", "--json")
     assert (by_address.returncode, json.loads(by_address.stdout)) == (0, {"cleared": 1})
     assert smriti(database_url, "users", "lockouts").stdout == ""
+
+
+async def test_a_password_that_is_not_utf8_is_a_clear_error(
+    app: Starlette, database_url: str
+) -> None:
+    added = smriti(
+        database_url, "users", "add", "ada", "--password-stdin", stdin=b"caf\xe9 au lait\n"
+    )
+    assert (added.returncode, added.stdout, added.stderr) == (
+        2,
+        "",
+        "smriti: The password on standard input is not UTF-8 text; nothing was changed.\n",
+    )
+    spaces = smriti(database_url, "users", "add", "ada", "--password-stdin", stdin=" " * 12 + "\n")
+    assert (spaces.returncode, spaces.stderr) == (2, "smriti: A password is more than spaces.\n")
+    hidden = smriti(database_url, "users", "add", "a\u200bda", "--password-stdin", stdin=PASSWORD)
+    assert hidden.returncode == 2
+    assert hidden.stderr.startswith("smriti: A user name is 1 to 100 letters")
