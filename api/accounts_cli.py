@@ -1,4 +1,7 @@
-"""`smriti users …` and `smriti tokens create`: accounts from the command line.
+"""`smriti users …` and `smriti tokens …`: accounts from the command line.
+
+Exit codes (DESIGN.md §9): 0 ok, 2 usage (or a refusal, said on stderr),
+3 the database cannot be opened, 4 no such user or token.
 
 A password is read with getpass (asked twice) on a terminal, else as one line
 of standard input; it is never echoed, printed or logged. A token is printed
@@ -20,10 +23,14 @@ from api.errors import SmritiError
 from api.settings import Settings
 
 EXIT_USAGE = 2
+EXIT_DATABASE = 3
+EXIT_NOT_FOUND = 4
 
 
 def add_commands(commands: Any, database_option: Callable[[argparse.ArgumentParser], None]) -> None:
-    users = commands.add_parser("users", help="Accounts: add, list, disable, passwd.")
+    users = commands.add_parser(
+        "users", help="Accounts: add, list, disable, enable, delete, passwd, lockouts."
+    )
     user_commands = users.add_subparsers(dest="users_command", required=True)
     add = user_commands.add_parser(
         "add", help="Add an account (the first one takes over the data made without accounts)."
@@ -35,12 +42,23 @@ def add_commands(commands: Any, database_option: Callable[[argparse.ArgumentPars
     )
     database_option(add)
     listing = user_commands.add_parser("list", help="The accounts.")
+    listing.add_argument("--json", action="store_true", help="Print JSON.")
     database_option(listing)
     disable = user_commands.add_parser(
         "disable", help="Disable an account: its tokens and sessions stop working."
     )
     disable.add_argument("name")
     database_option(disable)
+    enable = user_commands.add_parser("enable", help="Enable a disabled account again.")
+    enable.add_argument("name")
+    database_option(enable)
+    delete = user_commands.add_parser(
+        "delete",
+        help="Delete an account with its own spaces, sessions and tokens (refused while a "
+        "space it created has other members: disable it instead).",
+    )
+    delete.add_argument("name")
+    database_option(delete)
     passwd = user_commands.add_parser("passwd", help="Set a new password (signs browsers out).")
     passwd.add_argument("name")
     passwd.add_argument(
@@ -67,18 +85,38 @@ def add_commands(commands: Any, database_option: Callable[[argparse.ArgumentPars
     create.add_argument("--read-only", action="store_true", help="It may read, never write.")
     create.add_argument("--expires", help="Lifetime in days, e.g. 30d (default: never).")
     database_option(create)
+    token_list = token_commands.add_parser(
+        "list", help="A user's tokens, newest first (never their secrets)."
+    )
+    token_list.add_argument("--user", required=True, help="Whose tokens.")
+    token_list.add_argument("--json", action="store_true", help="Print JSON.")
+    database_option(token_list)
+    revoke = token_commands.add_parser("revoke", help="Revoke a token: it stops working at once.")
+    revoke.add_argument("id", help="The token's id, as `smriti tokens list` shows it.")
+    database_option(revoke)
 
 
 def run(args: argparse.Namespace) -> int:
+    from api.errors import NotFound
+    from api.store.database import StartupError
+
     try:
         url = Settings.from_environment(database_url=args.database).database_url
         if args.command == "tokens":
-            days = _days(args.expires)
-            return asyncio.run(_create_token(url, args, days))
+            if args.tokens_command == "create":
+                days = _days(args.expires)
+                return asyncio.run(_create_token(url, args, days))
+            return asyncio.run(_tokens(url, args))
         password = None
         if args.users_command in ("add", "passwd"):
             password = _read_password(args.password_stdin)
         return asyncio.run(_users(url, args, password))
+    except StartupError as exc:
+        print(f"smriti: {exc}", file=sys.stderr)
+        return EXIT_DATABASE
+    except NotFound as exc:
+        print(f"smriti: {exc.message}", file=sys.stderr)
+        return EXIT_NOT_FOUND
     except SmritiError as exc:
         print(f"smriti: {exc.message}", file=sys.stderr)
         return EXIT_USAGE
@@ -138,8 +176,10 @@ async def _users(db_url: str, args: argparse.Namespace, password: str | None) ->
                     "the server asks everyone to sign in from now on.",
                     file=sys.stderr,
                 )
+        elif args.users_command == "list" and args.json:
+            print(json.dumps([_account_json(a) for a in await accounts.accounts_list()], indent=2))
         elif args.users_command == "list":
-            for account in await store.accounts():
+            for account in await accounts.accounts_list():
                 flags = [
                     f
                     for f, on in (("admin", account.is_admin), ("disabled", account.disabled))
@@ -148,13 +188,71 @@ async def _users(db_url: str, args: argparse.Namespace, password: str | None) ->
                 print(f"{account.name}\t{','.join(flags) or '-'}\t{account.created_at:%Y-%m-%d}")
         elif args.users_command == "lockouts":
             await _lockouts(args)
-        elif args.users_command == "disable":
-            await store.disable(args.name)
-            print(f"disabled {args.name}", file=sys.stderr)
+        elif args.users_command in ("disable", "enable"):
+            changed = await accounts.set_user_disabled(args.name, args.users_command == "disable")
+            print(f"{args.users_command}d {changed.name}", file=sys.stderr)
+        elif args.users_command == "delete":
+            deleted = await accounts.delete_user(args.name)
+            print(f"deleted {deleted.name} and their own spaces and sessions", file=sys.stderr)
         else:
             assert password is not None
             await store.set_password(args.name, accounts.hash_password(password))
             print(f"new password for {args.name}", file=sys.stderr)
+    return 0
+
+
+def _account_json(account: Any) -> dict[str, Any]:
+    return {
+        "name": account.name,
+        "admin": account.is_admin,
+        "disabled": account.disabled,
+        "createdAt": account.created_at.isoformat(),
+    }
+
+
+def _token_json(token: Any) -> dict[str, Any]:
+    def when(moment: Any) -> str | None:
+        return moment.isoformat() if moment is not None else None
+
+    return {
+        "id": token.id,
+        "name": token.name,
+        "prefix": token.prefix,
+        "readOnly": token.read_only,
+        "createdAt": when(token.created_at),
+        "lastUsedAt": when(token.last_used_at),
+        "expiresAt": when(token.expires_at),
+        "revokedAt": when(token.revoked_at),
+    }
+
+
+async def _tokens(db_url: str, args: argparse.Namespace) -> int:
+    from api.errors import InputError, NotFound
+    from api.services import accounts
+    from api.store import transfer
+
+    async with transfer.opened(db_url):
+        if args.tokens_command == "list":
+            _, tokens = await accounts.tokens_of(args.user)
+            if args.json:
+                print(json.dumps([_token_json(t) for t in tokens], indent=2))
+                return 0
+            for t in tokens:
+                state = (
+                    "revoked" if t.revoked_at else ("read-only" if t.read_only else "read-write")
+                )
+                used = f"{t.last_used_at:%Y-%m-%d}" if t.last_used_at else "never used"
+                print(f"{t.id}\t{t.prefix}…\t{t.name}\t{state}\t{used}")
+            return 0
+        if not args.id.isdigit():
+            raise InputError(
+                f"A token's id is a number, as `smriti tokens list` shows, not {args.id[:20]!r}."
+            )
+        try:
+            token = await accounts.revoke_token(int(args.id), user_id=None)
+        except NotFound:
+            raise NotFound(f"No API token with id {args.id}.") from None
+        print(f"revoked token {token.id} ({token.prefix}…, {token.name})", file=sys.stderr)
     return 0
 
 

@@ -33,7 +33,7 @@ from api.graphql.mutations.merging import MergeMutation, MergeQuery
 from api.graphql.mutations.model_access import ModelAccessMutation
 from api.graphql.mutations.sessions import SessionMutation
 from api.graphql.mutations.spaces import SpaceMutation
-from api.graphql.mutations.users import UsersMutation, UsersQuery
+from api.graphql.mutations.users import UserAdminMutation, UsersMutation, UsersQuery
 from api.graphql.queries import Query as CoreQuery
 from api.graphql.subscriptions import Subscription
 from api.graphql.transfer.documents import ExportQuery
@@ -60,6 +60,7 @@ class Mutation(
     MemberMutation,
     ModelAccessMutation,
     UsersMutation,
+    UserAdminMutation,
 ):
     pass
 

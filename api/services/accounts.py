@@ -239,3 +239,33 @@ async def sign_out(secret: str) -> None:
 
 async def any_account() -> bool:
     return await store.any_account()
+
+
+async def accounts_list() -> list[Account]:
+    """Every account (users with a password), oldest first."""
+    return await store.accounts()
+
+
+async def set_user_disabled(name: str, disabled: bool) -> Account:
+    """Disable an account (its tokens and browser sessions stop working; nothing
+    is deleted) or enable it again; never the last enabled admin."""
+    return await store.set_disabled(name, disabled)
+
+
+async def delete_user(name: str) -> Account:
+    """Delete an account and what is theirs alone (store.accounts.delete says what,
+    and when it is refused)."""
+    return await store.delete(name)
+
+
+async def tokens_of(name: str) -> tuple[Account, list[ApiToken]]:
+    """An account and its API tokens, newest first (revoked ones included)."""
+    account, _ = await store.by_name(name)
+    return account, await store.tokens(account.id)
+
+
+async def revoke_token(token_id: int, *, user_id: int | None) -> ApiToken:
+    """Revoke a token: ``user_id``'s own, or (None: an admin) anyone's."""
+    if user_id is None:
+        return await store.revoke_any_token(token_id)
+    return await store.revoke_token(user_id, token_id)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from tortoise.exceptions import IntegrityError
 from tortoise.transactions import in_transaction
 
 from api.domain.accounts import Account, ApiToken, name_key
-from api.errors import InputError, NotFound
-from api.store import models
+from api.errors import ErrorCode, InputError, NotFound
+from api.store import members, models
 from api.store.spaces import LOCAL_USER
 from api.store.writes import finished
 
@@ -108,15 +109,9 @@ async def by_id(user_id: int) -> Account | None:
     return None if row is None else _account(row)
 
 
-@finished
 async def disable(name: str) -> None:
     """A disabled user's tokens and sessions stop working; nothing is deleted."""
-    async with in_transaction():
-        row = await _named(name)
-        if row is None:
-            raise NotFound(f"No user named {name!r}.", field="name")
-        await models.User.filter(id=row.id).update(disabled=True)
-        await models.WebSession.filter(user_id=row.id).delete()
+    await set_disabled(name, True)
 
 
 @finished
@@ -246,3 +241,90 @@ async def account_id(name: str) -> int | None:
     """The id of the account named ``name`` (a user with a password), or None."""
     row = await _named(name)
     return int(row.id) if row is not None else None
+
+
+async def _other_enabled_admin(user_id: int, conn: Any) -> bool:
+    return (
+        await models.User.filter(
+            is_admin=True, disabled=False, password_hash__isnull=False, id__not=user_id
+        )
+        .using_db(conn)
+        .exists()
+    )
+
+
+@finished
+async def set_disabled(name: str, disabled: bool) -> Account:
+    """Disable an account (its tokens and browser sessions stop working at once;
+    nothing is deleted) or enable it again. The last enabled admin stays enabled."""
+    async with in_transaction() as conn:
+        row = await _named(name)
+        if row is None:
+            raise NotFound(f"No user named {name!r}.", field="name")
+        if disabled and row.is_admin and not await _other_enabled_admin(int(row.id), conn):
+            raise InputError(
+                f"{row.name} is the last enabled admin: make another admin first.",
+                code=ErrorCode.CONFLICT,
+                field="name",
+            )
+        row.disabled = disabled
+        await row.save(update_fields=["disabled"], using_db=conn)
+        if disabled:
+            await models.WebSession.filter(user_id=row.id).using_db(conn).delete()
+        return _account(row)
+
+
+@finished
+async def delete(name: str) -> Account:
+    """Delete an account with everything that is theirs alone: their spaces, their
+    sessions (in any space), tokens, browser sessions and memberships.
+
+    Refused (CONFLICT, nothing deleted) while a space they created has other
+    members, whose shared work would go with it, and for the last enabled admin.
+    Turns and checkpoints they wrote in other people's spaces stay (their author
+    then has no name).
+    """
+    async with in_transaction() as conn:
+        row = await _named(name)
+        if row is None:
+            raise NotFound(f"No user named {name!r}.", field="name")
+        user_id = int(row.id)
+        if row.is_admin and not row.disabled and not await _other_enabled_admin(user_id, conn):
+            raise InputError(
+                f"{row.name} is the last enabled admin: make another admin first.",
+                code=ErrorCode.CONFLICT,
+                field="name",
+            )
+        owned = (
+            await models.Space.filter(owner_id=user_id).using_db(conn).values_list("id", flat=True)
+        )
+        shared = (
+            await models.Space.filter(id__in=list(owned))
+            .filter(members__user_id__not=user_id)
+            .using_db(conn)
+            .distinct()
+            .order_by("name")
+            .values_list("name", flat=True)
+        )
+        if shared:
+            listed = ", ".join(repr(str(n)) for n in shared)
+            raise InputError(
+                f"{row.name} owns spaces shared with others ({listed}): remove their "
+                "members or delete those spaces first, or disable the account instead.",
+                code=ErrorCode.CONFLICT,
+                field="name",
+            )
+        for space_id in owned:
+            await members.detach_others(conn, int(str(space_id)), user_id)
+        await models.Space.filter(owner_id=user_id).using_db(conn).delete()
+        await models.User.filter(id=user_id).using_db(conn).delete()
+        return _account(row)
+
+
+@finished
+async def revoke_any_token(token_id: int) -> ApiToken:
+    """An admin revokes anyone's token."""
+    row = await models.ApiToken.get_or_none(id=token_id)
+    if row is None:
+        raise NotFound("No such API token.", field="id")
+    return await revoke_token(int(row.user_id), token_id)  # type: ignore[attr-defined]

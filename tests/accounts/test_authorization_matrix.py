@@ -189,6 +189,16 @@ OPERATIONS: dict[str, tuple[str, Any]] = {
         {},
     ),
     "signInFailures": ("query { signInFailures { name address failures } }", {}),
+    "users": ("query { users { name isAdmin disabled apiTokens { name } } }", {}),
+    "setUserDisabled": (
+        f'mutation {{ setUserDisabled(input: {{name: "third", disabled: true}}) '
+        f"{{ user {{ name disabled }} {ERR} }} }}",
+        {},
+    ),
+    "deleteUser": (
+        f'mutation {{ deleteUser(input: {{name: "third"}}) {{ deletedName {ERR} }} }}',
+        {},
+    ),
     "clearSignInFailures": (
         f'mutation {{ clearSignInFailures(input: {{address: "192.0.2.1"}}) {{ cleared {ERR} }} }}',
         {},
@@ -248,6 +258,10 @@ MATRIX: dict[str, tuple[str, ...]] = {
     # Admins only: an empty list for anyone else.
     "signInFailures": (*_U, OWN, OK, OWN, OWN, OK),
     "clearSignInFailures": (*_U, FORBIDDEN, FORBIDDEN, FORBIDDEN, FORBIDDEN, OK),
+    # Admins: every account; anyone else: only themselves.
+    "users": (*_U, OWN, OK, OWN, OWN, OK),
+    "setUserDisabled": (*_U, FORBIDDEN, FORBIDDEN, FORBIDDEN, FORBIDDEN, OK),
+    "deleteUser": (*_U, FORBIDDEN, FORBIDDEN, FORBIDDEN, FORBIDDEN, OK),
 }
 
 

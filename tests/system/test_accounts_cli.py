@@ -102,3 +102,78 @@ async def test_a_password_that_is_not_utf8_is_a_clear_error(
     hidden = smriti(database_url, "users", "add", "a\u200bda", "--password-stdin", stdin=PASSWORD)
     assert hidden.returncode == 2
     assert hidden.stderr.startswith("smriti: A user name is 1 to 100 letters")
+
+
+async def test_users_enable_delete_and_tokens_list_revoke(
+    app: Starlette, database_url: str
+) -> None:
+    for name, role in (("ada", ["--admin"]), ("bob", [])):
+        added = smriti(
+            database_url, "users", "add", name, *role, "--password-stdin", stdin=PASSWORD
+        )
+        assert added.returncode == 0, added.stderr
+    made = smriti(database_url, "tokens", "create", "--user", "BOB", "--name", "ci")
+    assert made.returncode == 0, made.stderr
+    listed = smriti(database_url, "tokens", "list", "--user", "bob", "--json")
+    tokens = json.loads(listed.stdout)
+    assert [(t["name"], t["prefix"], t["revokedAt"]) for t in tokens] == [
+        ("ci", made.stdout.strip()[:10], None)
+    ]
+    assert made.stdout.strip() not in listed.stdout
+    revoked = smriti(database_url, "tokens", "revoke", str(tokens[0]["id"]))
+    assert (revoked.returncode, revoked.stderr) == (
+        0,
+        f"revoked token {tokens[0]['id']} ({tokens[0]['prefix']}…, ci)\n",
+    )
+    again = json.loads(smriti(database_url, "tokens", "list", "--user", "bob", "--json").stdout)
+    assert again[0]["revokedAt"] is not None
+
+    assert smriti(database_url, "users", "disable", "bob").stderr == "disabled bob\n"
+    users = json.loads(smriti(database_url, "users", "list", "--json").stdout)
+    assert [(u["name"], u["admin"], u["disabled"]) for u in users] == [
+        ("ada", True, False),
+        ("bob", False, True),
+    ]
+    assert smriti(database_url, "users", "enable", "Bob").stderr == "enabled bob\n"
+    last = smriti(database_url, "users", "disable", "ada")
+    assert (last.returncode, last.stderr) == (
+        2,
+        "smriti: ada is the last enabled admin: make another admin first.\n",
+    )
+    deleted = smriti(database_url, "users", "delete", "bob")
+    assert (deleted.returncode, deleted.stderr) == (
+        0,
+        "deleted bob and their own spaces and sessions\n",
+    )
+    users = json.loads(smriti(database_url, "users", "list", "--json").stdout)
+    assert [u["name"] for u in users] == ["ada"]
+
+
+async def test_exit_codes_say_what_went_wrong(
+    app: Starlette, database_url: str, tmp_path: object
+) -> None:
+    for args in (
+        ("users", "enable", "nobody"),
+        ("users", "delete", "nobody"),
+        ("users", "disable", "nobody"),
+        ("tokens", "list", "--user", "nobody"),
+        ("tokens", "revoke", "999"),
+    ):
+        missing = smriti(database_url, *args)
+        assert missing.returncode == 4, (args, missing.stderr)
+        assert missing.stderr in (
+            "smriti: No user named 'nobody'.\n",
+            "smriti: No API token with id 999.\n",
+        )
+    usage = smriti(database_url, "tokens", "revoke", "smr_x")
+    assert (usage.returncode, usage.stderr) == (
+        2,
+        "smriti: A token's id is a number, as `smriti tokens list` shows, not 'smr_x'.\n",
+    )
+    from pathlib import Path
+
+    not_a_database = Path(str(tmp_path)) / "notes.txt"
+    not_a_database.write_text("not a database\n" * 100)
+    broken = smriti(f"sqlite:///{not_a_database}", "users", "list")
+    assert broken.returncode == 3, broken.stderr
+    assert broken.stderr.startswith("smriti: ")

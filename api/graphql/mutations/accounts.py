@@ -73,7 +73,9 @@ class CreateApiTokenPayload:
 
 @strawberry.input(description="The token to revoke.")
 class RevokeApiTokenInput:
-    id: strawberry.ID = strawberry.field(description="The token's id.")
+    id: strawberry.ID = strawberry.field(
+        description="The token's id (`viewer { apiTokens }`; an admin's `users { apiTokens }`)."
+    )
 
 
 @strawberry.type(description="The result of revokeApiToken.")
@@ -111,7 +113,9 @@ class AccountMutation:
             return CreateApiTokenPayload(api_token=None, secret=None, errors=errors)
         return CreateApiTokenPayload(api_token=created[0], secret=created[1], errors=[])
 
-    @strawberry.mutation(description="Revoke one of your API tokens: it stops working at once.")
+    @strawberry.mutation(
+        description="Revoke one of your API tokens (an admin: anyone's): it stops working at once."
+    )
     async def revoke_api_token(
         self,
         info: Info,
@@ -121,7 +125,8 @@ class AccountMutation:
     ) -> RevokeApiTokenPayload:
         async def work() -> ApiToken:
             token_id = ids.decode(input.id, "ApiToken", field="id")
-            return ApiToken.from_domain(await store.revoke_token(info.context.owner_id, token_id))
+            user_id = None if info.context.is_admin else info.context.owner_id
+            return ApiToken.from_domain(await accounts.revoke_token(token_id, user_id=user_id))
 
         token, errors = await attempt(work(), RevokeApiTokenError)
         return RevokeApiTokenPayload(api_token=token, errors=errors)

@@ -1,4 +1,5 @@
-"""What an admin does to accounts: sign-in failures (seen, cleared)."""
+"""What an admin does to accounts: list them, disable or enable, delete, see
+their tokens, and see or clear failed sign-ins."""
 
 from __future__ import annotations
 
@@ -7,14 +8,18 @@ from typing import Annotated
 
 import strawberry
 
+from api.domain import accounts as account_domain
 from api.domain import sign_in as domain
-from api.errors import Forbidden
+from api.errors import Forbidden, InputError
 from api.graphql.context import Info
 from api.graphql.mutations.base import attempt
+from api.graphql.types.account import ApiToken
 from api.graphql.types.errors import error_type
 from api.services import accounts
 
 ClearSignInFailuresError = error_type("ClearSignInFailuresError", "clearSignInFailures")
+SetUserDisabledError = error_type("SetUserDisabledError", "setUserDisabled")
+DeleteUserError = error_type("DeleteUserError", "deleteUser")
 
 
 def _require_admin(info: Info, what: str, field: str | None = None) -> None:
@@ -42,8 +47,41 @@ class SignInFailure:
         )
 
 
+@strawberry.type(description="An account: a user who signs in with a password or a token.")
+class User:
+    name: str = strawberry.field(description="Their user name (unique without regard to case).")
+    is_admin: bool = strawberry.field(description="Whether they administer this server.")
+    disabled: bool = strawberry.field(
+        description="Whether the account is disabled: its tokens and sign-ins do not work."
+    )
+    created_at: datetime = strawberry.field(description="When the account was made.")
+
+    @strawberry.field(description="Their API tokens, newest first, revoked ones included.")
+    async def api_tokens(self) -> list[ApiToken]:
+        _, tokens = await accounts.tokens_of(self.name)
+        return [ApiToken.from_domain(token) for token in tokens]
+
+    @classmethod
+    def from_domain(cls, account: account_domain.Account) -> User:
+        return cls(
+            name=account.name,
+            is_admin=account.is_admin,
+            disabled=account.disabled,
+            created_at=account.created_at,
+        )
+
+
 @strawberry.type
 class UsersQuery:
+    @strawberry.field(
+        description="Admins: every account, oldest first. Anyone else: only themselves."
+    )
+    async def users(self, info: Info) -> list[User]:
+        actor = info.context.actor
+        assert actor is not None  # the view settles it before anything runs
+        everyone = await accounts.accounts_list()
+        return [User.from_domain(a) for a in everyone if actor.is_admin or a.id == actor.user_id]
+
     @strawberry.field(
         description="Admins: every (name, address) with failed sign-ins still counted, the "
         "latest first. An address at the limit is refused (for that name, or at all); a "
@@ -97,3 +135,78 @@ class UsersMutation:
 
         cleared, errors = await attempt(work(), ClearSignInFailuresError)
         return ClearSignInFailuresPayload(cleared=cleared or 0, errors=errors)
+
+
+@strawberry.input(description="An account to disable or enable.")
+class SetUserDisabledInput:
+    name: str = strawberry.field(description="Their user name.")
+    disabled: bool = strawberry.field(
+        description="True: their tokens and browser sessions stop working at once (nothing "
+        "is deleted); false: they work again."
+    )
+
+
+@strawberry.type(description="The result of setUserDisabled.")
+class SetUserDisabledPayload:
+    user: User | None = strawberry.field(description="The account as it is now.")
+    errors: list[SetUserDisabledError] = strawberry.field(description="Why it failed, if it did.")
+
+
+@strawberry.input(description="An account to delete.")
+class DeleteUserInput:
+    name: str = strawberry.field(description="Their user name.")
+
+
+@strawberry.type(description="The result of deleteUser.")
+class DeleteUserPayload:
+    deleted_name: str | None = strawberry.field(description="The name of the deleted account.")
+    errors: list[DeleteUserError] = strawberry.field(description="Why it failed, if it did.")
+
+
+def _not_yourself(info: Info, name: str, what: str) -> None:
+    actor = info.context.actor
+    if actor is not None and account_domain.name_key(name) == account_domain.name_key(actor.name):
+        raise InputError(f"You cannot {what} your own account.", field="name")
+
+
+@strawberry.type
+class UserAdminMutation:
+    @strawberry.mutation(
+        description="Disable an account (its tokens and browser sessions stop working at "
+        "once) or enable it again (admins only; never yourself, never the last admin)."
+    )
+    async def set_user_disabled(
+        self,
+        info: Info,
+        input: Annotated[
+            SetUserDisabledInput, strawberry.argument(description="The setUserDisabled arguments.")
+        ],
+    ) -> SetUserDisabledPayload:
+        async def work() -> User:
+            _require_admin(info, "disables or enables accounts", "name")
+            _not_yourself(info, input.name, "disable or enable")
+            return User.from_domain(await accounts.set_user_disabled(input.name, input.disabled))
+
+        user, errors = await attempt(work(), SetUserDisabledError)
+        return SetUserDisabledPayload(user=user, errors=errors)
+
+    @strawberry.mutation(
+        description="Delete an account with its own spaces, sessions, tokens and browser "
+        "sessions (admins only; never yourself). Refused (CONFLICT) while a space it "
+        "created has other members: disable it instead. What it wrote in other people's "
+        "spaces stays."
+    )
+    async def delete_user(
+        self,
+        info: Info,
+        input: Annotated[
+            DeleteUserInput, strawberry.argument(description="The deleteUser arguments.")
+        ],
+    ) -> DeleteUserPayload:
+        async def work() -> str:
+            _require_admin(info, "deletes accounts", "name")
+            _not_yourself(info, input.name, "delete")
+            return (await accounts.delete_user(input.name)).name
+
+        name, errors = await attempt(work(), DeleteUserError)
+        return DeleteUserPayload(deleted_name=name, errors=errors)
