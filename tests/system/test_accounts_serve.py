@@ -190,7 +190,7 @@ def test_the_users_commands(tmp_path: Path) -> None:
         "smriti: bo is disabled.\n",
     )
     missing = smriti("users", "disable", "nobody", "--database", url)
-    assert (missing.returncode, missing.stderr) == (2, "smriti: No user named 'nobody'.\n")
+    assert (missing.returncode, missing.stderr) == (4, "smriti: No user named 'nobody'.\n")
     expiry = smriti(
         "tokens", "create", "--user", "bo", "--name", "x", "--expires", "soon", "--database", url
     )
