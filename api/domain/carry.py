@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from api.domain.types import Checkpoint
+from api.domain.types import CONTENT_LIST_FIELDS, Checkpoint
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,8 +38,5 @@ def carry_forward(parent: Checkpoint | None) -> CarriedState:
     return CarriedState(
         checkpoint=parent,
         objective=content.objective,
-        decisions=content.decisions,
-        tasks=content.tasks,
-        open_questions=content.open_questions,
-        entities=content.entities,
+        **{f.attr: getattr(content, f.attr) for f in CONTENT_LIST_FIELDS},
     )

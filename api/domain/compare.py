@@ -10,7 +10,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from api.domain.types import Checkpoint
+from api.domain.types import CONTENT_LIST_FIELDS, Checkpoint
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,10 +47,10 @@ def compare_checkpoints(
     return Comparison(
         a=a,
         b=b,
-        decisions=compare_items(a.content.decisions, b.content.decisions),
-        tasks=compare_items(a.content.tasks, b.content.tasks),
-        open_questions=compare_items(a.content.open_questions, b.content.open_questions),
-        entities=compare_items(a.content.entities, b.content.entities),
+        **{
+            f.attr: compare_items(getattr(a.content, f.attr), getattr(b.content, f.attr))
+            for f in CONTENT_LIST_FIELDS
+        },
         common_ancestor=_common_ancestor([a, *ancestors_a], [b, *ancestors_b]),
     )
 

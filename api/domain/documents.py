@@ -15,17 +15,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from api.domain.hashing import utc_timestamp
-from api.domain.types import Checkpoint, Role, Session, Space, Turn
+from api.domain.types import CONTENT_LIST_FIELDS, Checkpoint, Role, Session, Space, Turn
 
 Item = Turn | Checkpoint
 
 _SPEAKER = {Role.USER: "You", Role.ASSISTANT: "Model", Role.SYSTEM: "Smriti"}
-_LISTS = (
-    ("Decisions", "decisions"),
-    ("Tasks", "tasks"),
-    ("Open questions", "open_questions"),
-    ("Entities", "entities"),
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,10 +69,10 @@ def checkpoint_markdown(checkpoint: Checkpoint, *, parent_hash: str | None = Non
     for label, text in (("Objective", content.objective), ("Summary", content.summary)):
         if text:
             lines += ["", f"**{label}:** {text}"]
-    for label, name in _LISTS:
-        values: tuple[str, ...] = getattr(content, name)
+    for field in CONTENT_LIST_FIELDS:
+        values: tuple[str, ...] = getattr(content, field.attr)
         if values:
-            lines += ["", f"**{label}:**", "", *(f"- {v}" for v in values)]
+            lines += ["", f"**{field.label}:**", "", *(f"- {v}" for v in values)]
     return "\n".join(lines) + "\n"
 
 

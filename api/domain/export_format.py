@@ -21,6 +21,8 @@ from typing import Any
 
 from api.domain.hashing import utc_timestamp
 from api.domain.types import (
+    CONTENT_LIST_FIELDS,
+    CONTENT_TEXT_FIELDS,
     Checkpoint,
     CheckpointContent,
     MemoryScope,
@@ -118,13 +120,7 @@ def _checkpoint(checkpoint: Checkpoint) -> dict[str, Any]:
         "parentId": checkpoint.parent_id,
         "mergeParentId": checkpoint.merge_parent_id,
         "branchName": checkpoint.branch_name,
-        "title": content.title,
-        "objective": content.objective,
-        "summary": content.summary,
-        "decisions": list(content.decisions),
-        "tasks": list(content.tasks),
-        "openQuestions": list(content.open_questions),
-        "entities": list(content.entities),
+        **content.by_name(),
         "authorAgent": checkpoint.author_agent,
         "sourceSessionId": checkpoint.source_session_id,
         "sourceTurnRange": {"first": source.first, "last": source.last} if source else None,
@@ -329,14 +325,14 @@ def _read_checkpoint(reader: _Reader, space_id: int) -> Checkpoint:
         parent_id=reader.opt_integer("parentId"),
         merge_parent_id=reader.opt_integer("mergeParentId"),
         branch_name=reader.text("branchName", max_chars=BRANCH_CHARS),
-        content=CheckpointContent(
-            title=reader.text("title", max_chars=NAME_CHARS),
-            objective=reader.text("objective"),
-            summary=reader.text("summary"),
-            decisions=reader.strings("decisions"),
-            tasks=reader.strings("tasks"),
-            open_questions=reader.strings("openQuestions"),
-            entities=reader.strings("entities"),
+        content=CheckpointContent.from_columns(
+            {
+                **{
+                    f.attr: reader.text(f.name, max_chars=NAME_CHARS if f.attr == "title" else None)
+                    for f in CONTENT_TEXT_FIELDS
+                },
+                **{f.attr: reader.strings(f.name) for f in CONTENT_LIST_FIELDS},
+            }
         ),
         author_agent=reader.text("authorAgent", max_chars=NAME_CHARS),
         source_session_id=reader.opt_integer("sourceSessionId"),

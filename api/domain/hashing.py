@@ -43,15 +43,9 @@ def canonical_encoding(
         "authorAgent": author_agent,
         "branchName": branch_name,
         "createdAt": utc_timestamp(created_at),
-        "decisions": list(content.decisions),
-        "entities": list(content.entities),
-        "objective": content.objective,
-        "openQuestions": list(content.open_questions),
+        **content.by_name(),
         "parentHash": parent_hash,
         "spaceId": space_id,
-        "summary": content.summary,
-        "tasks": list(content.tasks),
-        "title": content.title,
     }
     if merge_parent_hash is not None:
         document["mergeParentHash"] = merge_parent_hash

@@ -26,10 +26,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from api.domain.compare import normalize_item
-from api.domain.types import ChatMessage, Checkpoint, CheckpointContent
+from api.domain.types import CONTENT_LIST_FIELDS, ChatMessage, Checkpoint, CheckpointContent
 from api.errors import ErrorCode, InputError
 
-LIST_FIELDS = ("decisions", "tasks", "open_questions", "entities")
+LIST_FIELDS = tuple(f.attr for f in CONTENT_LIST_FIELDS)  # attribute names
 
 MERGE_DRAFT_INSTRUCTIONS = """\
 You write the title, objective and summary of a checkpoint that merges two lines \

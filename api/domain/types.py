@@ -8,8 +8,10 @@ a provider or a schema.
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 
 class Role(enum.StrEnum):
@@ -143,6 +145,32 @@ class TurnRange:
 
 
 @dataclass(frozen=True, slots=True)
+class ContentField:
+    """One field of a checkpoint's content, as each layer spells it."""
+
+    attr: str  # the CheckpointContent attribute and the database column: "open_questions"
+    name: str  # the GraphQL field, the export's and the hash's key: "openQuestions"
+    label: str  # a heading for people: "Open questions"
+
+
+# The checkpoint's content fields, written once: the store, the export and
+# import, the hash and the GraphQL types iterate these (tests/domain checks that
+# CheckpointContent and the schema hold exactly them). Order is display order.
+CONTENT_TEXT_FIELDS = (
+    ContentField("title", "title", "Title"),
+    ContentField("objective", "objective", "Objective"),
+    ContentField("summary", "summary", "Summary"),
+)
+CONTENT_LIST_FIELDS = (
+    ContentField("decisions", "decisions", "Decisions"),
+    ContentField("tasks", "tasks", "Tasks"),
+    ContentField("open_questions", "openQuestions", "Open questions"),
+    ContentField("entities", "entities", "Entities"),
+)
+CONTENT_FIELDS = (*CONTENT_TEXT_FIELDS, *CONTENT_LIST_FIELDS)
+
+
+@dataclass(frozen=True, slots=True)
 class CheckpointContent:
     """The part of a checkpoint a user writes (or a draft proposes)."""
 
@@ -153,6 +181,26 @@ class CheckpointContent:
     tasks: tuple[str, ...] = ()
     open_questions: tuple[str, ...] = ()
     entities: tuple[str, ...] = ()
+
+    def columns(self) -> dict[str, Any]:
+        """Every field by attribute name, lists as lists: a row's columns, a GraphQL
+        type's arguments."""
+        found: dict[str, Any] = {f.attr: getattr(self, f.attr) for f in CONTENT_TEXT_FIELDS}
+        found.update({f.attr: list(getattr(self, f.attr)) for f in CONTENT_LIST_FIELDS})
+        return found
+
+    def by_name(self) -> dict[str, Any]:
+        """Every field by its GraphQL name, lists as lists (the export, the hash)."""
+        columns = self.columns()
+        return {f.name: columns[f.attr] for f in CONTENT_FIELDS}
+
+    @classmethod
+    def from_columns(cls, values: Mapping[str, Any]) -> CheckpointContent:
+        """From values keyed by attribute name (a row, an input); a list field
+        that is None or missing is empty, and so is a missing text field."""
+        found: dict[str, Any] = {f.attr: values.get(f.attr) or "" for f in CONTENT_TEXT_FIELDS}
+        found.update({f.attr: tuple(values.get(f.attr) or ()) for f in CONTENT_LIST_FIELDS})
+        return cls(**found)
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from api.domain.types import MAIN_BRANCH, CheckpointContent
+from api.domain.types import (
+    CONTENT_FIELDS,
+    CONTENT_LIST_FIELDS,
+    MAIN_BRANCH,
+    CheckpointContent,
+)
 from api.errors import ErrorCode, InputError
 
 TITLE_MAX_CHARS = 200
@@ -24,9 +29,9 @@ LIST_MAX_ITEMS = 50
 ITEM_MAX_CHARS = 1000
 IDEMPOTENCY_KEY_MAX_CHARS = 200
 
-# Checkpoint list fields by GraphQL name, in the order they are shown.
-LIST_FIELDS = ("decisions", "tasks", "openQuestions", "entities")
-CHECKPOINT_FIELDS = ("title", "objective", "summary", *LIST_FIELDS)
+# Checkpoint fields by GraphQL name, in the order they are shown (api/domain/types.py).
+LIST_FIELDS = tuple(f.name for f in CONTENT_LIST_FIELDS)
+CHECKPOINT_FIELDS = tuple(f.name for f in CONTENT_FIELDS)
 
 _BRANCH_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,99}")
 _NOT_TEXT = "{what} contains characters that are not valid text (NUL or a lone surrogate)."
@@ -130,14 +135,18 @@ def validate_checkpoint_content(
     entities: Sequence[str] | None = None,
 ) -> CheckpointContent:
     """The content ``createCheckpoint`` saves; omitted fields are empty."""
-    fields: dict[str, object] = {
+    given: dict[str, object] = {
         "title": title,
-        "objective": "" if objective is None else objective,
-        "summary": "" if summary is None else summary,
-        "decisions": [] if decisions is None else decisions,
-        "tasks": [] if tasks is None else tasks,
-        "openQuestions": [] if open_questions is None else open_questions,
-        "entities": [] if entities is None else entities,
+        "objective": objective,
+        "summary": summary,
+        "decisions": decisions,
+        "tasks": tasks,
+        "open_questions": open_questions,
+        "entities": entities,
+    }
+    empty = {f.attr: [] if f in CONTENT_LIST_FIELDS else "" for f in CONTENT_FIELDS}
+    fields = {
+        f.name: empty[f.attr] if given[f.attr] is None else given[f.attr] for f in CONTENT_FIELDS
     }
     try:
         return clean_checkpoint_fields(fields, lenient=False)
@@ -161,17 +170,13 @@ def clean_checkpoint_fields(fields: Mapping[str, object], *, lenient: bool) -> C
         raise FieldProblem("title", "A checkpoint needs a title.")
     if len(title) > TITLE_MAX_CHARS:
         raise FieldProblem("title", f"A title is at most {TITLE_MAX_CHARS} characters.")
-    decisions, tasks, open_questions, entities = (
-        _items(fields, name, lenient=lenient) for name in LIST_FIELDS
-    )
-    return CheckpointContent(
-        title=title,
-        objective=_limited(fields, "objective", OBJECTIVE_MAX_CHARS, lenient=lenient),
-        summary=_limited(fields, "summary", SUMMARY_MAX_CHARS, lenient=lenient),
-        decisions=decisions,
-        tasks=tasks,
-        open_questions=open_questions,
-        entities=entities,
+    return CheckpointContent.from_columns(
+        {
+            "title": title,
+            "objective": _limited(fields, "objective", OBJECTIVE_MAX_CHARS, lenient=lenient),
+            "summary": _limited(fields, "summary", SUMMARY_MAX_CHARS, lenient=lenient),
+            **{f.attr: _items(fields, f.name, lenient=lenient) for f in CONTENT_LIST_FIELDS},
+        }
     )
 
 

@@ -83,7 +83,7 @@ from asyncio import sleep
 from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from api.domain.types import ChatMessage, Usage
+from api.domain.types import CONTENT_FIELDS, ChatMessage, Usage
 from api.errors import ErrorCode, ProviderError
 from api.providers.types import Completion, ModelRef, StreamChunk
 
@@ -100,7 +100,7 @@ OFFLINE_MODELS = (ECHO_MODEL, EXTRACTOR_MODEL)
 
 TITLE_REQUEST_PREFIX = "You write a short title for a conversation."
 EXTRACT_REQUEST_PREFIX = "You extract a checkpoint from a conversation."
-DRAFT_KEYS = ("title", "objective", "summary", "decisions", "tasks", "openQuestions", "entities")
+DRAFT_KEYS = tuple(f.name for f in CONTENT_FIELDS)
 
 QUESTION_LIMIT = 200
 SUMMARY_LIMIT = 600

@@ -67,15 +67,7 @@ async def create(
             field="sessionId",
         )
     await access.space(session.owner_id, session.space_id, SpaceRole.EDITOR, field="sessionId")
-    content = validate_checkpoint_content(
-        title=content.title,
-        objective=content.objective,
-        summary=content.summary,
-        decisions=content.decisions,
-        tasks=content.tasks,
-        open_questions=content.open_questions,
-        entities=content.entities,
-    )
+    content = validate_checkpoint_content(**content.columns())
     last = session.last_sequence_number
     if source_turn_range is not None:
         if not 1 <= source_turn_range.first <= source_turn_range.last <= last:

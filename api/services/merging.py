@@ -135,10 +135,7 @@ async def merge(
         title=title,
         objective=plan.suggestion.objective if objective is None else objective,
         summary=plan.suggestion.summary if summary is None else summary,
-        decisions=lists["decisions"],
-        tasks=lists["tasks"],
-        open_questions=lists["open_questions"],
-        entities=lists["entities"],
+        **lists,
     )
     saved = await checkpoints.create(
         space_id=space_id,

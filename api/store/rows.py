@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from api.domain.types import (
+    CONTENT_FIELDS,
     Checkpoint,
     CheckpointContent,
     LineageEntry,
@@ -193,14 +194,8 @@ def checkpoint(row: models.Checkpoint) -> Checkpoint:
         space_id=row.space_id,  # type: ignore[attr-defined]
         parent_id=row.parent_id,  # type: ignore[attr-defined]
         branch_name=row.branch_name,
-        content=CheckpointContent(
-            title=row.title,
-            objective=row.objective,
-            summary=row.summary,
-            decisions=tuple(row.decisions),
-            tasks=tuple(row.tasks),
-            open_questions=tuple(row.open_questions),
-            entities=tuple(row.entities),
+        content=CheckpointContent.from_columns(
+            {f.attr: getattr(row, f.attr) for f in CONTENT_FIELDS}
         ),
         author_agent=row.author_agent,
         source_session_id=row.source_session_id,

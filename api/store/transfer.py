@@ -196,13 +196,7 @@ async def _import_space(conn: Any, owner_id: int, item: SpaceExport) -> tuple[Sp
                 checkpoint_ids[checkpoint.merge_parent_id] if checkpoint.merge_parent_id else None
             ),
             branch_name=checkpoint.branch_name,
-            title=content.title,
-            objective=content.objective,
-            summary=content.summary,
-            decisions=list(content.decisions),
-            tasks=list(content.tasks),
-            open_questions=list(content.open_questions),
-            entities=list(content.entities),
+            **content.columns(),
             author_agent=checkpoint.author_agent,
             # A source session the export does not hold (deleted before it)
             # would name an unrelated session here: it is dropped.

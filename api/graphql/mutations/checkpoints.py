@@ -7,7 +7,12 @@ from typing import Annotated
 import strawberry
 
 from api.domain.carry import CarriedState as DomainCarriedState
-from api.domain.types import CheckpointContent, TurnRange
+from api.domain.types import (
+    CONTENT_FIELDS,
+    CONTENT_LIST_FIELDS,
+    CheckpointContent,
+    TurnRange,
+)
 from api.domain.validation import (
     ITEM_MAX_CHARS,
     LIST_MAX_ITEMS,
@@ -50,10 +55,7 @@ class CarriedState:
         return cls(
             checkpoint=Checkpoint.from_domain(carried.checkpoint) if carried.checkpoint else None,
             objective=carried.objective,
-            decisions=list(carried.decisions),
-            tasks=list(carried.tasks),
-            open_questions=list(carried.open_questions),
-            entities=list(carried.entities),
+            **{f.attr: list(getattr(carried, f.attr)) for f in CONTENT_LIST_FIELDS},
         )
 
 
@@ -155,13 +157,7 @@ class CheckpointMutation:
             draft = await checkpoint_service.draft(info.context.services, session)
             content = draft.content
             extracted = CheckpointDraft(
-                title=content.title,
-                objective=content.objective,
-                summary=content.summary,
-                decisions=list(content.decisions),
-                tasks=list(content.tasks),
-                open_questions=list(content.open_questions),
-                entities=list(content.entities),
+                **content.columns(),
                 source_turn_range=TurnRangeType.from_domain(draft.source_turn_range),
                 model=draft.model,
             )
@@ -187,14 +183,8 @@ class CheckpointMutation:
         async def work() -> Checkpoint:
             session_id = ids.decode(input.session_id, "Session", field="sessionId")
             session = await access.own_session(info.context.owner_id, session_id)
-            content = CheckpointContent(
-                title=input.title,
-                objective=input.objective or "",
-                summary=input.summary or "",
-                decisions=tuple(input.decisions or ()),
-                tasks=tuple(input.tasks or ()),
-                open_questions=tuple(input.open_questions or ()),
-                entities=tuple(input.entities or ()),
+            content = CheckpointContent.from_columns(
+                {f.attr: getattr(input, f.attr) for f in CONTENT_FIELDS}
             )
             span = input.source_turn_range
             saved = await checkpoint_service.create(

@@ -6,6 +6,7 @@ import strawberry
 
 from api.domain.compare import Comparison as DomainComparison
 from api.domain.compare import FieldComparison as DomainField
+from api.domain.types import CONTENT_LIST_FIELDS
 from api.graphql.types.checkpoint import Checkpoint
 
 
@@ -39,10 +40,10 @@ class Comparison:
         return cls(
             a=Checkpoint.from_domain(value.a),
             b=Checkpoint.from_domain(value.b),
-            decisions=FieldComparison.from_domain(value.decisions),
-            tasks=FieldComparison.from_domain(value.tasks),
-            open_questions=FieldComparison.from_domain(value.open_questions),
-            entities=FieldComparison.from_domain(value.entities),
+            **{
+                f.attr: FieldComparison.from_domain(getattr(value, f.attr))
+                for f in CONTENT_LIST_FIELDS
+            },
             common_ancestor=(
                 Checkpoint.from_domain(value.common_ancestor) if value.common_ancestor else None
             ),

@@ -9,6 +9,7 @@ import strawberry
 from api.domain.merge import FieldMerge as DomainFieldMerge
 from api.domain.merge import MergedItem as DomainMergedItem
 from api.domain.merge import Origin
+from api.domain.types import CONTENT_LIST_FIELDS
 from api.graphql.types.checkpoint import Checkpoint
 from api.services.merging import MergePlan
 
@@ -119,10 +120,7 @@ class MergePreview:
             common_ancestor=Checkpoint.from_domain(plan.ancestor) if plan.ancestor else None,
             fast_forward=plan.fast_forward,
             up_to_date=plan.up_to_date,
-            decisions=MergedField.from_domain(merge.decisions),
-            tasks=MergedField.from_domain(merge.tasks),
-            open_questions=MergedField.from_domain(merge.open_questions),
-            entities=MergedField.from_domain(merge.entities),
+            **{f.attr: MergedField.from_domain(merge.field(f.attr)) for f in CONTENT_LIST_FIELDS},
             conflict_count=merge.conflict_count,
             suggested_title=plan.suggestion.title,
             suggested_objective=plan.suggestion.objective,
