@@ -14,12 +14,13 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from api.domain.export_format import Export, SessionExport, invalid
+from api.domain.export_format import LATEST, NAME_CHARS, Export, SessionExport, invalid
 from api.domain.types import MAIN_BRANCH, MemoryScope, Role, Session, Turn
-from api.domain.validation import TITLE_MAX_CHARS
+from api.domain.validation import TITLE_MAX_CHARS, is_text
 
 _ROLES = {"user": Role.USER, "assistant": Role.ASSISTANT}
 PROVIDER = "chatgpt"  # what an imported reply's provider says it came from
+_LAST_SECOND = LATEST.replace(microsecond=0).timestamp()
 
 
 def looks_like_chatgpt(document: Any) -> bool:
@@ -62,19 +63,22 @@ def _session(
         raise invalid(f"{path}.mapping", "an object of message nodes")
     started = _time(conversation.get("create_time"), f"{path}.create_time")
     if started is None:
-        raise invalid(f"{path}.create_time", "a time in seconds since 1970")
+        raise invalid(f"{path}.create_time", "a time in seconds from 1970 to 9999")
     updated = _time(conversation.get("update_time"), f"{path}.update_time") or started
     turns: list[Turn] = []
     last_user: int | None = None
     for node_id, message in _current_line(conversation, path):
-        role = _ROLES.get(str((message.get("author") or {}).get("role")))
-        text = _text(message.get("content"))
-        hidden = (message.get("metadata") or {}).get("is_visually_hidden_from_conversation")
+        at = f"{path}.mapping.{node_id}.message"
+        author = _object(message.get("author"), f"{at}.author")
+        metadata = _object(message.get("metadata"), f"{at}.metadata")
+        role = _ROLES.get(str(author.get("role")))
+        text = _text(message.get("content"), f"{at}.content")
+        hidden = metadata.get("is_visually_hidden_from_conversation")
         if role is None or not text.strip() or hidden:
             continue
         sequence = len(turns) + 1
-        when = _time(message.get("create_time"), f"{path}.mapping.{node_id}.message") or started
-        slug = (message.get("metadata") or {}).get("model_slug")
+        when = _time(message.get("create_time"), f"{at}.create_time") or started
+        slug = _label(metadata.get("model_slug"), f"{at}.metadata.model_slug", NAME_CHARS)
         turns.append(
             Turn(
                 id=sequence,
@@ -83,7 +87,7 @@ def _session(
                 content=text,
                 sequence_number=sequence,
                 provider=PROVIDER if role is Role.ASSISTANT else None,
-                model=str(slug) if role is Role.ASSISTANT and slug else None,
+                model=slug if role is Role.ASSISTANT else None,
                 token_count=count_tokens(text),
                 created_at=when,
                 reply_to_sequence=last_user if role is Role.ASSISTANT else None,
@@ -91,7 +95,8 @@ def _session(
         )
         if role is Role.USER:
             last_user = sequence
-    title = str(conversation.get("title") or "ChatGPT conversation")[:TITLE_MAX_CHARS]
+    title = _label(conversation.get("title"), f"{path}.title", None) or "ChatGPT conversation"
+    title = title[:TITLE_MAX_CHARS]
     session = Session(
         id=0,
         title=title,
@@ -128,18 +133,48 @@ def _current_line(conversation: Mapping[str, Any], path: str) -> list[tuple[str,
     return line[::-1]
 
 
-def _text(content: Any) -> str:
+def _object(value: Any, path: str) -> Mapping[str, Any]:
+    """An optional object of the export: {} when absent."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise invalid(path, "an object")
+    return value
+
+
+def _label(value: Any, path: str, max_chars: int | None) -> str | None:
+    """An optional one-line string (a title, a model's name)."""
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str) or not is_text(value):
+        raise invalid(path, "a string")
+    if max_chars is not None and len(value) > max_chars:
+        raise invalid(path, f"at most {max_chars} characters")
+    return value
+
+
+def _text(content: Any, path: str) -> str:
+    """A message's text ("" for content that is not text: images, tool calls)."""
     if not isinstance(content, Mapping):
         return ""
     if isinstance(content.get("parts"), list):
-        return "\n\n".join(p for p in content["parts"] if isinstance(p, str) and p)
-    text = content.get("text")
-    return text if isinstance(text, str) else ""
+        text = "\n\n".join(p for p in content["parts"] if isinstance(p, str) and p)
+    else:
+        found = content.get("text")
+        text = found if isinstance(found, str) else ""
+    if not is_text(text):
+        raise invalid(path, "text (no NUL, no lone surrogate)")
+    return text
 
 
 def _time(value: Any, path: str) -> datetime | None:
     if value is None:
         return None
-    if not isinstance(value, int | float) or isinstance(value, bool):
-        raise invalid(path, "a time in seconds since 1970")
+    if (
+        not isinstance(value, int | float)
+        or isinstance(value, bool)
+        # NaN fails both comparisons; Infinity and 1e20 fail the second.
+        or not 0 <= value <= _LAST_SECOND
+    ):
+        raise invalid(path, "a time in seconds from 1970 to 9999")
     return datetime.fromtimestamp(value, UTC)

@@ -14,6 +14,9 @@ format is docs/export.schema.json.
 
 from __future__ import annotations
 
+import json
+import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -34,6 +37,7 @@ from api.domain.types import (
     TurnRange,
     Usage,
 )
+from api.domain.validation import is_text
 from api.domain.verification import verify_lineage
 from api.errors import ErrorCode, InputError
 
@@ -44,6 +48,18 @@ _NO_OWNER = 0  # a parsed document's objects belong to nobody until imported
 # as data, rather than by PostgreSQL as an unexpected error.
 NAME_CHARS = 200
 BRANCH_CHARS = 100
+# Every number is range-checked before anything is written. Counts and sequence
+# numbers are GraphQL Ints (32-bit signed) and integer columns; ids are the
+# database's 64-bit keys (only references inside the document, but a space's
+# hashSpaceId is kept); a cost is a GraphQL Float, which must be finite.
+INT_MAX = 2**31 - 1
+ID_MAX = 2**63 - 1
+COST_MAX = 1e9
+# Times a database and a GraphQL DateTime can both hold, and ISO 8601 can write.
+EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
+LATEST = datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC)
+# How deep a document may nest (the format itself needs 6 levels).
+MAX_NESTING = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,26 +211,42 @@ class _Reader:
             raise invalid(f"{self.path}.{key}", "a string")
         if max_chars is not None and len(found) > max_chars:
             raise invalid(f"{self.path}.{key}", f"at most {max_chars} characters")
+        if not is_text(found):
+            raise invalid(f"{self.path}.{key}", "text (no NUL, no lone surrogate)")
         return found
 
     def opt_text(self, key: str, *, max_chars: int | None = None) -> str | None:
         return None if self._get(key) is None else self.text(key, max_chars=max_chars)
 
-    def integer(self, key: str) -> int:
+    def integer(self, key: str, *, minimum: int = 0, maximum: int = INT_MAX) -> int:
         found = self._get(key)
         if not isinstance(found, int) or isinstance(found, bool):
             raise invalid(f"{self.path}.{key}", "an integer")
+        if not minimum <= found <= maximum:
+            raise invalid(f"{self.path}.{key}", f"an integer from {minimum} to {maximum}")
         return found
 
-    def opt_integer(self, key: str) -> int | None:
-        return None if self._get(key) is None else self.integer(key)
+    def opt_integer(self, key: str, *, minimum: int = 0, maximum: int = INT_MAX) -> int | None:
+        if self._get(key) is None:
+            return None
+        return self.integer(key, minimum=minimum, maximum=maximum)
 
-    def opt_number(self, key: str) -> float | None:
+    def identifier(self, key: str) -> int:
+        """An id: a positive 64-bit integer."""
+        return self.integer(key, minimum=1, maximum=ID_MAX)
+
+    def opt_identifier(self, key: str) -> int | None:
+        return self.opt_integer(key, minimum=1, maximum=ID_MAX)
+
+    def opt_number(self, key: str, *, maximum: float) -> float | None:
         found = self._get(key)
         if found is None:
             return None
         if not isinstance(found, int | float) or isinstance(found, bool):
             raise invalid(f"{self.path}.{key}", "a number")
+        # NaN fails both comparisons; an integer too large for a float is over the maximum.
+        if not (isinstance(found, int) or math.isfinite(found)) or not 0 <= found <= maximum:
+            raise invalid(f"{self.path}.{key}", f"a number from 0 to {maximum:g}")
         return float(found)
 
     def flag(self, key: str) -> bool:
@@ -227,14 +259,21 @@ class _Reader:
         text = self.text(key)
         try:
             moment = datetime.fromisoformat(text)
-        except ValueError:
+            moment = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+            moment.astimezone(UTC)  # year 1 east of UTC, year 9999 west of it: out of range
+        except (ValueError, OverflowError):
             raise invalid(f"{self.path}.{key}", "an ISO 8601 time") from None
-        return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+        if not EARLIEST <= moment <= LATEST:
+            raise invalid(f"{self.path}.{key}", "a time from 1970 to 9999")
+        return moment
 
     def strings(self, key: str) -> tuple[str, ...]:
         found = self._get(key)
         if not isinstance(found, list) or not all(isinstance(s, str) for s in found):
             raise invalid(f"{self.path}.{key}", "a list of strings")
+        for index, item in enumerate(found):
+            if not is_text(item):
+                raise invalid(f"{self.path}.{key}[{index}]", "text (no NUL, no lone surrogate)")
         return tuple(found)
 
     def objects(self, key: str) -> list[_Reader]:
@@ -246,6 +285,100 @@ class _Reader:
     def opt_object(self, key: str) -> _Reader | None:
         found = self._get(key)
         return None if found is None else _Reader(found, f"{self.path}.{key}")
+
+
+def read_json(text: str) -> Any:
+    """The JSON value of an uploaded document, or InputError (INVALID) naming
+    where it cannot be read. A number too long to be one is kept as a value past
+    every range (so the field that holds it is named when it is checked); a
+    document may nest at most MAX_NESTING levels."""
+    try:
+        document = json.loads(text, parse_int=_integer)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"The document is not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}).",
+            code=ErrorCode.INVALID,
+            field="document",
+        ) from None
+    except RecursionError:
+        raise _too_deep(_deep_path(text)) from None
+    deep = _deep_value(document)
+    if deep is not None:
+        raise _too_deep(deep)
+    return document
+
+
+_HUGE = 10**30  # beyond every range this format has
+
+
+def _integer(literal: str) -> int:
+    # int() refuses literals over 4,300 digits (ValueError, not a JSON error).
+    if len(literal) > 30:
+        return -_HUGE if literal.startswith("-") else _HUGE
+    return int(literal)
+
+
+def _root(value_kind: str) -> str:
+    # A ChatGPT export is a list of conversations; a Smriti export an object.
+    return "conversations" if value_kind == "[" else "document"
+
+
+def _too_deep(path: str) -> InputError:
+    return invalid(path, f"at most {MAX_NESTING} levels deep")
+
+
+def _deep_value(document: Any) -> str | None:
+    """The path of the first object or list nested deeper than MAX_NESTING."""
+    root = _root("[" if isinstance(document, list) else "{")
+    pending: list[tuple[Any, str, int]] = [(document, root, 1)]
+    while pending:
+        value, path, depth = pending.pop()
+        if depth > MAX_NESTING:
+            return path
+        if isinstance(value, dict):
+            children = [(v, f"{path}.{k}") for k, v in value.items()]
+        else:
+            children = [(v, f"{path}[{i}]") for i, v in enumerate(value)]
+        pending.extend(
+            (v, p, depth + 1) for v, p in reversed(children) if isinstance(v, dict | list)
+        )
+    return None
+
+
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}:,]')
+
+
+def _deep_path(text: str) -> str:
+    """Where ``text`` first nests deeper than MAX_NESTING, read from its tokens:
+    for a document too deep for the parser itself."""
+    kinds: list[str] = []  # "[" or "{" per open container
+    at: list[str | int] = []  # per open container: the key or index being read
+    key = ""
+    for match in _TOKEN.finditer(text):
+        token = match.group()
+        if token in ("[", "{"):
+            if len(kinds) == MAX_NESTING:
+                return _root(kinds[0]) + "".join(
+                    f"[{p}]" if isinstance(p, int) else f".{p}" for p in at
+                )
+            kinds.append(token)
+            at.append(0 if token == "[" else "")
+        elif token in ("]", "}"):
+            if kinds:
+                kinds.pop()
+                at.pop()
+        elif token == ",":
+            if kinds and kinds[-1] == "[":
+                at[-1] = int(at[-1]) + 1
+        elif token == ":":
+            if at:
+                at[-1] = key
+        else:
+            try:
+                key = json.loads(token)
+            except json.JSONDecodeError:
+                key = token[1:-1]
+    return "document"
 
 
 def invalid(path: str, expected: str) -> InputError:
@@ -275,7 +408,7 @@ def from_document(document: Any) -> Export:
 
 
 def _read_space(reader: _Reader) -> SpaceExport:
-    space_id = reader.integer("id")
+    space_id = reader.identifier("id")
     branch_name_of: dict[int, str] = {}
     checkpoints = tuple(_read_checkpoint(c, space_id) for c in reader.objects("checkpoints"))
     for checkpoint in checkpoints:
@@ -290,7 +423,7 @@ def _read_space(reader: _Reader) -> SpaceExport:
             created_at=reader.time("createdAt"),
             updated_at=reader.time("updatedAt"),
         ),
-        hash_space_id=reader.integer("hashSpaceId"),
+        hash_space_id=reader.identifier("hashSpaceId"),
         branches=tuple(
             Branch(
                 name=b.text("name", max_chars=BRANCH_CHARS),
@@ -306,7 +439,7 @@ def _read_space(reader: _Reader) -> SpaceExport:
 
 
 def _known(reader: _Reader, key: str, ids: Sequence[int]) -> int:
-    found = reader.integer(key)
+    found = reader.identifier(key)
     if found not in ids:
         raise InputError(
             f"{reader.path}.{key} names checkpoint {found}, which the document does not hold.",
@@ -318,12 +451,17 @@ def _known(reader: _Reader, key: str, ids: Sequence[int]) -> int:
 
 def _read_checkpoint(reader: _Reader, space_id: int) -> Checkpoint:
     source = reader.opt_object("sourceTurnRange")
+    span = None
+    if source is not None:
+        span = TurnRange(first=source.integer("first", minimum=1), last=source.integer("last"))
+        if span.last < span.first:
+            raise invalid(f"{source.path}.last", f"at least first ({span.first})")
     return Checkpoint(
-        id=reader.integer("id"),
+        id=reader.identifier("id"),
         hash=reader.text("hash", max_chars=64),
         space_id=space_id,
-        parent_id=reader.opt_integer("parentId"),
-        merge_parent_id=reader.opt_integer("mergeParentId"),
+        parent_id=reader.opt_identifier("parentId"),
+        merge_parent_id=reader.opt_identifier("mergeParentId"),
         branch_name=reader.text("branchName", max_chars=BRANCH_CHARS),
         content=CheckpointContent.from_columns(
             {
@@ -335,12 +473,8 @@ def _read_checkpoint(reader: _Reader, space_id: int) -> Checkpoint:
             }
         ),
         author_agent=reader.text("authorAgent", max_chars=NAME_CHARS),
-        source_session_id=reader.opt_integer("sourceSessionId"),
-        source_turn_range=(
-            TurnRange(first=source.integer("first"), last=source.integer("last"))
-            if source
-            else None
-        ),
+        source_session_id=reader.opt_identifier("sourceSessionId"),
+        source_turn_range=span,
         base_sequence=reader.integer("baseSequence"),
         created_at=reader.time("createdAt"),
     )
@@ -348,10 +482,21 @@ def _read_checkpoint(reader: _Reader, space_id: int) -> Checkpoint:
 
 def _read_session(reader: _Reader, space_id: int | None, ids: Sequence[int]) -> SessionExport:
     def checkpoint_ref(key: str) -> int | None:
-        return None if reader.opt_integer(key) is None else _known(reader, key, ids)
+        return None if reader.opt_identifier(key) is None else _known(reader, key, ids)
 
     mount = reader.opt_object("mount")
-    session_id = reader.integer("id")
+    session_id = reader.identifier("id")
+    turns = tuple(_read_turn(t, session_id) for t in reader.objects("turns"))
+    # The next message takes lastSequenceNumber + 1: anything but the last turn's
+    # number would collide with a turn, or overflow (2^31 - 1 fits an Int, its
+    # successor does not).
+    last = reader.integer("lastSequenceNumber")
+    highest = max((t.sequence_number for t in turns), default=0)
+    if last != highest:
+        raise invalid(
+            f"{reader.path}.lastSequenceNumber",
+            f"{highest}, the highest sequenceNumber of its turns",
+        )
     try:
         scope = MemoryScope(reader.text("memoryScope"))
     except ValueError:
@@ -369,17 +514,16 @@ def _read_session(reader: _Reader, space_id: int | None, ids: Sequence[int]) -> 
         mount=(
             Mount(
                 checkpoint_id=_known(mount, "checkpointId", ids),
-                base_sequence=mount.integer("baseSequence"),
+                base_sequence=mount.integer("baseSequence", maximum=last),
             )
             if mount
             else None
         ),
-        last_sequence_number=reader.integer("lastSequenceNumber"),
+        last_sequence_number=last,
         owner_id=_NO_OWNER,
         created_at=reader.time("createdAt"),
         updated_at=reader.time("updatedAt"),
     )
-    turns = tuple(_read_turn(t, session_id) for t in reader.objects("turns"))
     _unique([t.sequence_number for t in turns], f"{reader.path}.turns", "sequence number")
     keys = [t.idempotency_key for t in turns if t.idempotency_key is not None]
     _unique(keys, f"{reader.path}.turns", "idempotency key")
@@ -397,11 +541,11 @@ def _read_turn(reader: _Reader, session_id: int) -> Turn:
     except ValueError:
         raise invalid(f"{reader.path}.role", "USER, ASSISTANT or SYSTEM") from None
     return Turn(
-        id=reader.integer("id"),
+        id=reader.identifier("id"),
         session_id=session_id,
         role=role,
         content=reader.text("content"),
-        sequence_number=reader.integer("sequenceNumber"),
+        sequence_number=reader.integer("sequenceNumber", minimum=1),
         provider=reader.opt_text("provider", max_chars=BRANCH_CHARS),
         model=reader.opt_text("model", max_chars=NAME_CHARS),
         token_count=reader.integer("tokenCount"),
@@ -409,10 +553,10 @@ def _read_turn(reader: _Reader, session_id: int) -> Turn:
         usage=Usage(
             prompt_tokens=reader.opt_integer("promptTokens"),
             completion_tokens=reader.opt_integer("completionTokens"),
-            cost=reader.opt_number("cost"),
+            cost=reader.opt_number("cost", maximum=COST_MAX),
         ),
         interrupted=reader.flag("interrupted"),
-        reply_to_sequence=reader.opt_integer("replyToSequence"),
+        reply_to_sequence=reader.opt_integer("replyToSequence", minimum=1),
         idempotency_key=reader.opt_text("idempotencyKey", max_chars=NAME_CHARS),
     )
 

@@ -66,7 +66,7 @@ def validate_draft_content(content: str, *, max_bytes: int) -> str:
             code=ErrorCode.CONTENT_TOO_LARGE,
             field="content",
         )
-    if not _is_text(content):
+    if not is_text(content):
         raise InputError(_NOT_TEXT.format(what="The message"), field="content")
     return content
 
@@ -201,7 +201,7 @@ def _string(fields: Mapping[str, object], name: str) -> str:
     value = fields[name]
     if not isinstance(value, str):
         raise FieldProblem(name, f"{name} must be a string, not {_json_type_name(value)}.")
-    if not _is_text(value):
+    if not is_text(value):
         raise FieldProblem(name, _NOT_TEXT.format(what=name))
     return value.strip()
 
@@ -232,7 +232,7 @@ def _items(fields: Mapping[str, object], name: str, *, lenient: bool) -> tuple[s
             raise FieldProblem(
                 name, f"{name}[{position}] must be a string, not {_json_type_name(raw)}."
             )
-        if not _is_text(raw):
+        if not is_text(raw):
             raise FieldProblem(name, _NOT_TEXT.format(what=f"{name}[{position}]"))
         item = raw.strip()
         if lenient:
@@ -268,12 +268,12 @@ def _validate_text(value: str, *, field: str, what: str, max_chars: int) -> str:
         raise InputError(
             f"{what} is at most {max_chars} characters.", code=ErrorCode.INVALID, field=field
         )
-    if not _is_text(value):
+    if not is_text(value):
         raise InputError(_NOT_TEXT.format(what=what), field=field)
     return value
 
 
-def _is_text(value: str) -> bool:
+def is_text(value: str) -> bool:
     # NUL is refused by PostgreSQL text columns and a lone surrogate cannot be
     # encoded as UTF-8 (nor hashed): both would otherwise fail later, on write,
     # as a server error instead of a field error.

@@ -6,7 +6,7 @@ import json
 from datetime import UTC, datetime
 
 from api.domain import chatgpt, documents
-from api.domain.export_format import Export, from_document, to_document
+from api.domain.export_format import Export, from_document, read_json, to_document
 from api.domain.types import Session
 from api.domain.verification import Verification, verify_lineage
 from api.errors import ErrorCode, InputError
@@ -67,14 +67,7 @@ async def import_document(owner_id: int, text: str, registry: ProviderRegistry) 
     (InputError) with nothing written. ChatGPT conversations become sessions
     in no space that go on talking to the chat default model.
     """
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"The document is not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}).",
-            code=ErrorCode.INVALID,
-            field="document",
-        ) from None
+    document = read_json(text)
     if chatgpt.looks_like_chatgpt(document):
         ref = registry.resolve(None, require_available=False)
         export = chatgpt.conversations(
