@@ -16,6 +16,13 @@ the sum passes the limit. Rules:
   counts (the worst case is not known before running).
 
 The count, and the limit applied, are in the response's `extensions.cost`.
+
+An export is the exception to counting nodes: `exportSpace` returns one string
+as large as the whole space. So an operation may hold one export
+(`EXPORT_FIELDS`, however aliased or spread through fragments); ten aliases of
+one 5 MB export took 26 s and 75 MB and stalled every other request. Counted
+before anything runs, like the nodes, so a refused operation costs nothing;
+a bound on size instead would have to build the export to learn it.
 """
 
 from __future__ import annotations
@@ -36,6 +43,7 @@ from graphql import (
     GraphQLSchema,
     InlineFragmentNode,
     NamedTypeNode,
+    OperationType,
     SelectionSetNode,
     get_argument_values,
     get_named_type,
@@ -65,6 +73,11 @@ PAGE_CAPS: Mapping[tuple[str, str], int] = {
     ("Checkpoint", "children"): 10,
 }
 TOO_COSTLY = "QUERY_TOO_COSTLY"
+# Query fields that return a whole document; at most EXPORTS_PER_OPERATION of
+# them in one operation (tests/api/test_query_cost.py: every export* field is here).
+EXPORT_FIELDS = frozenset({"exportSpace", "exportSession"})
+EXPORTS_PER_OPERATION = 1
+TOO_MANY_EXPORTS = "TOO_MANY_EXPORTS"
 
 
 @dataclass(frozen=True)
@@ -100,6 +113,26 @@ def query_nodes(
     }
     counter = _Counter(schema, fragments, coerced, page_size)
     return counter.count(operation.selection_set, root, 1, page=1)
+
+
+def query_exports(
+    schema: GraphQLSchema, document: DocumentNode, operation_name: str | None = None
+) -> int:
+    """How many export fields the operation selects (aliases and fragments count;
+    so do `@skip`/`@include`d ones: the worst case, as for nodes)."""
+    operation = get_operation_ast(document, operation_name)
+    root = schema.query_type
+    if operation is None or operation.operation is not OperationType.QUERY or root is None:
+        return 0
+    fragments = {
+        d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)
+    }
+    counter = _Counter(schema, fragments, VariableValues({}, {}), UNPAGED_LIST)
+    return sum(
+        1
+        for field, parent in counter._fields(operation.selection_set, root)
+        if parent is root and field.name.value in EXPORT_FIELDS
+    )
 
 
 @dataclass
@@ -218,6 +251,20 @@ class QueryCost(SchemaExtension):
                 context.variables,
                 page_size=self.budget.page_size,
             )
+        if context.graphql_document is not None:
+            exports = query_exports(
+                context.schema._schema, context.graphql_document, context.operation_name
+            )
+            if exports > EXPORTS_PER_OPERATION:
+                raise GraphQLError(
+                    f"This operation asks for {exports} exports; the limit is "
+                    f"{EXPORTS_PER_OPERATION} per operation: send each exportSpace or "
+                    "exportSession as its own request.",
+                    extensions={
+                        "code": TOO_MANY_EXPORTS,
+                        "exports": {"count": exports, "limit": EXPORTS_PER_OPERATION},
+                    },
+                )
         if self.nodes is not None and self.nodes > self.limit:
             advice = "ask for smaller pages (`first`/`last`) or fewer nested lists."
             if self.limit < self.budget.nodes:

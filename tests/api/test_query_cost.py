@@ -11,10 +11,12 @@ import pytest
 from graphql import parse
 
 from api.app import create_app
-from api.graphql.cost import query_nodes
+from api.graphql.cost import EXPORT_FIELDS, query_exports, query_nodes
 from api.graphql.schema import build_schema
+from api.services import transfer
 from api.settings import Settings
 from tests.support.graphql import GraphQLClient
+from tests.support.lineage import key
 from tests.support.ops import checkpoint, create_session, create_space
 from tests.support.streams import graphql_ws, ws_client
 
@@ -204,3 +206,76 @@ async def test_a_get_never_runs_a_mutation(gql: GraphQLClient) -> None:
 
 
 LAST = "query($s: ID!) { session(id: $s) { lastSequenceNumber } }"
+
+
+EXPORT = 'exportSpace(input: {spaceId: "x", format: JSON}) { document }'
+
+
+@pytest.mark.parametrize(
+    ("document", "expected"),
+    [
+        (f"{{ {EXPORT} }}", 1),
+        (f"{{ a: {EXPORT} b: {EXPORT} c: {EXPORT} }}", 3),
+        # Through fragments, named and inline, and beside an exportSession.
+        (
+            f"""{{ ...E ... on Query {{ again: {EXPORT} }}
+                  exportSession(input: {{sessionId: "y"}}) {{ document }} }}
+               fragment E on Query {{ {EXPORT} }}""",
+            3,
+        ),
+        # The operation that runs is the one counted.
+        (f"query One {{ {EXPORT} }} query Two {{ a: {EXPORT} b: {EXPORT} }}", 1),
+        ("{ spaces(first: 1) { edges { cursor } } }", 0),
+    ],
+)
+def test_the_exports_of_an_operation_are_counted(document: str, expected: int) -> None:
+    assert query_exports(SCHEMA, parse(document), "One" if "query One" in document else None) == (
+        expected
+    )
+
+
+def test_every_export_field_is_counted() -> None:
+    exports = {name for name in SCHEMA.query_type.fields if name.startswith("export")}
+    assert exports == EXPORT_FIELDS == {"exportSpace", "exportSession"}
+
+
+async def test_aliases_cannot_multiply_an_export(
+    gql: GraphQLClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    space = await create_space(gql)
+    built: list[list[int]] = []
+    real = transfer.export_spaces
+
+    async def counted(owner_id: int, space_ids: list[int]) -> Any:
+        built.append(space_ids)
+        return await real(owner_id, space_ids)
+
+    monkeypatch.setattr(transfer, "export_spaces", counted)
+    one = f'exportSpace(input: {{spaceId: "{space}", format: JSON}}) {{ fileName }}'
+    aliased = "{ " + " ".join(f"e{i}: {one}" for i in range(10)) + " }"
+
+    refused = await gql.raw(aliased)
+    assert refused == {
+        "data": None,
+        "errors": [
+            {
+                "message": "This operation asks for 10 exports; the limit is 1 per operation: "
+                "send each exportSpace or exportSession as its own request.",
+                "extensions": {"code": "TOO_MANY_EXPORTS", "exports": {"count": 10, "limit": 1}},
+            }
+        ],
+        "extensions": {"cost": {"nodes": 10, "limit": 50_000}},
+    }
+    assert built == []  # refused before any export was built
+
+    mixed = await gql.raw(
+        "query($s: ID!) { exportSpace(input: {spaceId: $s}) { fileName } "
+        "exportSession(input: {sessionId: $s}) { fileName } }",
+        s=space,
+    )
+    assert mixed["errors"][0]["extensions"]["exports"] == {"count": 2, "limit": 1}
+    assert built == []
+
+    alone = await gql("{ " + one + " }")
+    assert alone == {"exportSpace": {"fileName": f"smriti-space-{key(space)}.json"}}
+    assert built == [[key(space)]]

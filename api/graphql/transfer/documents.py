@@ -79,7 +79,10 @@ async def _exported(
 
 @strawberry.type
 class ExportQuery:
-    @strawberry.field(description="A space as a document (null: no such space).")
+    @strawberry.field(
+        description="A space as a document (null: no such space). One export per operation: "
+        "an operation holding more (aliases included) is refused with TOO_MANY_EXPORTS."
+    )
     async def export_space(
         self,
         info: Info,
@@ -103,7 +106,10 @@ class ExportQuery:
 
         return await _exported(make, input.format, f"smriti-space-{key}")
 
-    @strawberry.field(description="A session as a document (null: no such session).")
+    @strawberry.field(
+        description="A session as a document (null: no such session). One export per "
+        "operation, as for exportSpace."
+    )
     async def export_session(
         self,
         info: Info,
