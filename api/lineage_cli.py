@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 from api.domain.verification import Verification
@@ -69,28 +70,51 @@ async def _export(db_url: str, args: argparse.Namespace) -> int:
         if owner is None:
             return EXIT_USAGE
         try:
-            text = await _document(owner, args)
+            if args.output:
+                await _write_file(Path(args.output), _document(owner, args))
+            else:
+                async for chunk in _document(owner, args):
+                    sys.stdout.write(chunk)
         except SmritiError as exc:
             print(f"smriti: {exc.message}", file=sys.stderr)
             return EXIT_USAGE
-    if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
-    else:
-        sys.stdout.write(text)
     return 0
 
 
-async def _document(owner: int, args: argparse.Namespace) -> str:
+async def _write_file(path: Path, chunks: AsyncIterator[str]) -> None:
+    """Write the chunks as they come, to a file beside ``path`` that takes its
+    name once whole: a failure half-way leaves no half a document behind."""
+    partial = path.with_name(path.name + ".part")
+    try:
+        with partial.open("w", encoding="utf-8") as file:
+            async for chunk in chunks:
+                file.write(chunk)
+        partial.replace(path)
+    finally:
+        partial.unlink(missing_ok=True)
+
+
+async def _document(owner: int, args: argparse.Namespace) -> AsyncIterator[str]:
+    """The document, in chunks as it is read (a JSON export a space at a time)."""
     from api.services import transfer as service
 
     if args.format == "json":
         if args.space is not None:
-            exported = await service.export_spaces(owner, [_required(args.space, "Space")])
+            chunks = service.json_chunks(owner, space_id=_required(args.space, "Space"))
         elif args.session is not None:
-            exported = await service.export_session(owner, _required(args.session, "Session"))
+            chunks = service.json_chunks(owner, session_id=_required(args.session, "Session"))
         else:
-            exported = await service.export_everything(owner)
-        return service.to_json(exported)
+            chunks = service.json_chunks(owner)
+        async for chunk in chunks:
+            yield chunk
+        return
+    yield await _readable(owner, args)
+
+
+async def _readable(owner: int, args: argparse.Namespace) -> str:
+    """A Markdown or notebook document: one session's or one lineage's, whole."""
+    from api.services import transfer as service
+
     if args.session is not None:
         session = _required(args.session, "Session")
         if args.format == "markdown":

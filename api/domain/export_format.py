@@ -104,6 +104,55 @@ def to_document(export: Export, *, exported_at: datetime) -> dict[str, Any]:
     }
 
 
+class DocumentWriter:
+    """The JSON export a space or a session at a time, for writing as it is read:
+    the chunks join to exactly what ``json.dumps(to_document(...),
+    ensure_ascii=False, indent=1)`` writes, without holding the whole document.
+
+    Call ``head()``, ``space()`` for each space, ``sessions()``, ``session()``
+    for each space-less session, then ``tail()``.
+    """
+
+    # Items sit two levels deep (the document, then its list), one space a level.
+    _ITEM_BREAK = "\n  "
+
+    def __init__(self, exported_at: datetime) -> None:
+        self.exported_at = exported_at
+        self._items = 0
+
+    def head(self) -> str:
+        opening = json.dumps(
+            {"format": FORMAT, "version": VERSION, "exportedAt": utc_timestamp(self.exported_at)},
+            ensure_ascii=False,
+            indent=1,
+        )
+        return opening[: -len("\n}")] + ',\n "spaces": ['
+
+    def space(self, item: SpaceExport) -> str:
+        return self._item(_space(item))
+
+    def sessions(self) -> str:
+        return self._close() + ',\n "sessions": ['
+
+    def session(self, item: SessionExport) -> str:
+        return self._item(_session(item))
+
+    def tail(self) -> str:
+        return self._close() + "\n}\n"
+
+    def _item(self, value: dict[str, Any]) -> str:
+        text = json.dumps(value, ensure_ascii=False, indent=1)
+        # JSON text holds no raw newline inside a string: every line break is layout.
+        lead = ("," if self._items else "") + self._ITEM_BREAK
+        self._items += 1
+        return lead + text.replace("\n", self._ITEM_BREAK)
+
+    def _close(self) -> str:
+        closing = "\n ]" if self._items else "]"
+        self._items = 0
+        return closing
+
+
 def _space(item: SpaceExport) -> dict[str, Any]:
     space = item.space
     return {

@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 
 from api.domain import chatgpt, documents
-from api.domain.export_format import Export, from_document, read_json, to_document
+from api.domain.export_format import (
+    DocumentWriter,
+    Export,
+    from_document,
+    read_json,
+    to_document,
+)
 from api.domain.types import Session
 from api.domain.verification import Verification, verify_lineage
 from api.errors import ErrorCode, InputError
@@ -46,17 +53,39 @@ async def export_session(owner_id: int, session_id: int) -> Export:
     return Export(spaces=(), sessions=tuple(await transfer.session_exports(owner_id, [session_id])))
 
 
-async def export_everything(owner_id: int) -> Export:
-    exported = await export_spaces(owner_id, await transfer.space_ids(owner_id))
-    return Export(
-        spaces=exported.spaces,
-        sessions=tuple(await transfer.session_exports(owner_id, None)),
-    )
-
-
 def to_json(export: Export) -> str:
     document = to_document(export, exported_at=datetime.now(UTC))
     return json.dumps(document, ensure_ascii=False, indent=1) + "\n"
+
+
+async def json_chunks(
+    owner_id: int, *, space_id: int | None = None, session_id: int | None = None
+) -> AsyncIterator[str]:
+    """The JSON export of one space, one space-less session, or (neither given)
+    everything the user may read, a space at a time: the same bytes as
+    ``to_json``, for `smriti export` to write as they are read. What is refused
+    (NotFound, WRONG_SPACE) is refused before the first chunk."""
+    writer = DocumentWriter(datetime.now(UTC))
+    if session_id is not None:
+        alone = await export_session(owner_id, session_id)
+        yield writer.head() + writer.sessions()
+        for item in alone.sessions:
+            yield writer.session(item)
+        yield writer.tail()
+        return
+    if space_id is not None:
+        await spaces.get(owner_id, space_id)
+        space_ids = [space_id]
+    else:
+        space_ids = await transfer.space_ids(owner_id)
+    yield writer.head()
+    for one in space_ids:
+        yield writer.space(await transfer.space_export(one, owner_id))
+    yield writer.sessions()
+    if space_id is None:
+        for item in await transfer.session_exports(owner_id, None):
+            yield writer.session(item)
+    yield writer.tail()
 
 
 async def import_document(owner_id: int, text: str, registry: ProviderRegistry) -> Imported:

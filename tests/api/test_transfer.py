@@ -293,3 +293,27 @@ async def test_concurrent_imports_of_one_document_create_one_space(gql: GraphQLC
         next(p["spaces"][0]["id"] for p in payloads if p["created"] == 1)
     }
     assert len((await gql(COUNT))["spaces"]["edges"]) == 2
+
+
+async def test_the_command_line_streams_the_bytes_json_dumps_would_write(
+    gql: GraphQLClient, tmp_path: Path, database_url: str
+) -> None:
+    built = await forked_space(gql)
+    await create_session(gql, title="Ünïcode — outside any space")
+    by_graphql = (await gql(EXPORT, s=built["space"]))["exportSpace"]["document"]
+
+    def stamp_free(text: str) -> str:
+        return "\n".join(line for line in text.split("\n") if '"exportedAt"' not in line)
+
+    one = smriti("export", "--space", built["space"], "--database", database_url)
+    assert one.returncode == 0, one.stderr
+    assert stamp_free(one.stdout) == stamp_free(by_graphql)
+    out = tmp_path / "all.json"
+    everything = smriti("export", "--all", "--output", str(out), "--database", database_url)
+    assert (everything.returncode, everything.stdout) == (0, ""), everything.stderr
+    written = out.read_text(encoding="utf-8")
+    document = json.loads(written)
+    assert written == json.dumps(document, ensure_ascii=False, indent=1) + "\n"
+    assert [s["name"] for s in document["spaces"]] == ["Lineage"]
+    assert [s["title"] for s in document["sessions"]] == ["Ünïcode — outside any space"]
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith("all")] == ["all.json"]

@@ -6,7 +6,7 @@ import json
 
 import nbformat
 
-from api.domain import documents
+from api.domain import documents, export_format
 from api.domain.types import CheckpointContent, Space
 from api.domain.verification import BreakReason, verify_lineage
 from tests.domain.builders import T0, checkpoint, lineage, session, turn
@@ -86,3 +86,38 @@ def test_verification_walks_every_branch_of_the_tree() -> None:
     assert result.broken is not None and result.broken.expected_hash == side.hash
     orphan = checkpoint(4, parent=side)
     assert verify_lineage([root, orphan]).broken.reason is BreakReason.MISSING_PARENT  # type: ignore[union-attr]
+
+
+def test_the_json_export_written_in_chunks_is_the_whole_document() -> None:
+    chain = lineage(2)
+    space = Space(id=10, name="Trips ☂", description="", owner_id=1, created_at=T0, updated_at=T0)
+    sessions = [
+        export_format.SessionExport(session(id=i, space_id=None), (turn(1), turn(2)))
+        for i in (1, 2)
+    ]
+    spaces = [
+        export_format.SpaceExport(
+            space=space,
+            hash_space_id=10,
+            branches=(export_format.Branch("main", chain[1].id, T0, T0),),
+            checkpoints=tuple(chain),
+            sessions=tuple(sessions[:1]),
+        ),
+        export_format.SpaceExport(space, 11, (), (), ()),
+    ]
+    for export in [
+        export_format.Export(spaces=(), sessions=()),
+        export_format.Export(spaces=tuple(spaces), sessions=()),
+        export_format.Export(spaces=(), sessions=tuple(sessions)),
+        export_format.Export(spaces=tuple(spaces), sessions=tuple(sessions)),
+    ]:
+        writer = export_format.DocumentWriter(T0)
+        chunks = [
+            writer.head(),
+            *(writer.space(s) for s in export.spaces),
+            writer.sessions(),
+            *(writer.session(s) for s in export.sessions),
+            writer.tail(),
+        ]
+        whole = export_format.to_document(export, exported_at=T0)
+        assert "".join(chunks) == json.dumps(whole, ensure_ascii=False, indent=1) + "\n"
