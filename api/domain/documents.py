@@ -3,9 +3,12 @@
 Pure renderers: they take domain values and return text (Markdown) or the
 JSON of an nbformat 4.5 notebook. A session's checkpoints sit where they
 were saved: after the turn whose sequence number is their base sequence.
-Turn text is Markdown already and is kept as written; a notebook shows the
-user's turns and the model's as Markdown cells (a reply is prose, not the
-output of a code cell) and each checkpoint as a Markdown cell of its fields.
+Turn text is Markdown already and is kept as written, made safe to open in
+any viewer (safe_markdown.py: no raw HTML, no links but plain http(s) and
+mailto ones, no images; fenced code stays code); so is every other text a user
+wrote, titles and names included. A notebook shows the user's turns and the
+model's as Markdown cells (a reply is prose, not the output of a code cell) and
+each checkpoint as a Markdown cell of its fields.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from api.domain.hashing import utc_timestamp
+from api.domain.safe_markdown import block, inline
 from api.domain.types import CONTENT_LIST_FIELDS, Checkpoint, Role, Session, Space, Turn
 
 Item = Turn | Checkpoint
@@ -46,19 +50,20 @@ def in_order(turns: Sequence[Turn], checkpoints: Sequence[Checkpoint]) -> list[I
 def turn_markdown(turn: Turn) -> str:
     who = _SPEAKER[turn.role]
     if turn.role is Role.ASSISTANT and turn.model:
-        who = f"{who} ({turn.provider}/{turn.model})" if turn.provider else f"{who} ({turn.model})"
+        model = f"{turn.provider}/{turn.model}" if turn.provider else turn.model
+        who = f"{who} ({inline(model)})"
     note = " · interrupted" if turn.interrupted else ""
     heading = f"### {turn.sequence_number}. {who} · {utc_timestamp(turn.created_at)}{note}"
-    return f"{heading}\n\n{turn.content.strip()}\n"
+    return f"{heading}\n\n{block(turn.content.strip())}\n"
 
 
 def checkpoint_markdown(checkpoint: Checkpoint, *, parent_hash: str | None = None) -> str:
     content = checkpoint.content
     lines = [
-        f"### Checkpoint `{checkpoint.short_hash}` · {content.title}",
+        f"### Checkpoint `{checkpoint.short_hash}` · {inline(content.title)}",
         "",
-        f"- Branch: {checkpoint.branch_name}",
-        f"- Saved: {utc_timestamp(checkpoint.created_at)} by {checkpoint.author_agent}",
+        f"- Branch: {inline(checkpoint.branch_name)}",
+        f"- Saved: {utc_timestamp(checkpoint.created_at)} by {inline(checkpoint.author_agent)}",
         f"- Hash: `{checkpoint.hash}`",
     ]
     if parent_hash is not None:
@@ -67,12 +72,14 @@ def checkpoint_markdown(checkpoint: Checkpoint, *, parent_hash: str | None = Non
         span = checkpoint.source_turn_range
         lines.append(f"- From turns {span.first} to {span.last}")
     for label, text in (("Objective", content.objective), ("Summary", content.summary)):
-        if text:
-            lines += ["", f"**{label}:** {text}"]
+        if "\n" in text.strip() or "\r" in text.strip():  # a block of its own: it may hold code
+            lines += ["", f"**{label}:**", "", block(text.strip())]
+        elif text:
+            lines += ["", f"**{label}:** {inline(text)}"]
     for field in CONTENT_LIST_FIELDS:
         values: tuple[str, ...] = getattr(content, field.attr)
         if values:
-            lines += ["", f"**{field.label}:**", "", *(f"- {v}" for v in values)]
+            lines += ["", f"**{field.label}:**", "", *(f"- {inline(v)}" for v in values)]
     return "\n".join(lines) + "\n"
 
 
@@ -81,11 +88,12 @@ def _item_markdown(item: Item) -> str:
 
 
 def session_markdown(session: Session, items: Sequence[Item]) -> str:
-    title = session.title or f"Session {session.id}"
+    title = inline(session.title or f"Session {session.id}")
+    model = inline(f"{session.active_provider}/{session.active_model}")
     header = (
         f"# {title}\n\n"
-        f"Branch {session.branch_name} · model {session.active_provider}/"
-        f"{session.active_model} · started {utc_timestamp(session.created_at)}\n"
+        f"Branch {inline(session.branch_name)} · model {model}"
+        f" · started {utc_timestamp(session.created_at)}\n"
     )
     return "\n".join([header, *(_item_markdown(i) for i in items)])
 
@@ -95,11 +103,11 @@ def lineage_markdown(
 ) -> str:
     """A space's checkpoints oldest first, each with its parent's hash."""
     hashes = {c.id: c.hash for c in checkpoints}
-    lines = [f"# {space.name}", ""]
-    if space.description:
-        lines += [space.description, ""]
+    lines = [f"# {inline(space.name)}", ""]
+    if space.description.strip():
+        lines += [block(space.description.strip()), ""]
     lines += ["## Branches", ""]
-    lines += [f"- {b.name}: head `{b.head_hash[:7]}`" for b in branches] or ["(none)"]
+    lines += [f"- {inline(b.name)}: head `{b.head_hash[:7]}`" for b in branches] or ["(none)"]
     lines += ["", "## Checkpoints", ""]
     parts = ["\n".join(lines)]
     parts += [
@@ -114,7 +122,8 @@ def lineage_markdown(
 def session_notebook(session: Session, items: Sequence[Item]) -> dict[str, Any]:
     """The session as an nbformat 4.5 notebook (a dict, ready for json.dumps)."""
     title = session.title or f"Session {session.id}"
-    cells = [_cell(f"session-{session.id}", f"# {title}\n", {"smriti": {"session": session.id}})]
+    heading = f"# {inline(title)}\n"
+    cells = [_cell(f"session-{session.id}", heading, {"smriti": {"session": session.id}})]
     for item in items:
         if isinstance(item, Turn):
             metadata = {

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 
 import nbformat
+from markdown_it import MarkdownIt
 
 from tests.support.graphql import GraphQLClient
 from tests.support.lineage import forked_space, key
+from tests.support.ops import checkpoint, create_session, create_space, send
 
 SESSION = """query($s: ID!, $f: ExportFormat!) {
   exportSession(input: {sessionId: $s, format: $f}) { document mediaType fileName } }"""
@@ -94,3 +97,63 @@ async def test_the_command_line_writes_markdown_and_notebooks(
         2,
         "smriti: --format ipynb writes one document: give --session.\n",
     )
+
+
+SCRIPT = "<script>alert(1)</script>"
+IMG = "<img src=x onerror=alert(2)>"
+JS_LINK = "[x](javascript:alert(3))"
+REMOTE = "![t](https://evil.example/p.png)"
+IFRAME = "<iframe src=https://evil.example></iframe>"
+HOSTILE = f"{SCRIPT} {IMG} {JS_LINK} {REMOTE} {IFRAME}"
+# A permissive viewer: raw HTML on, as GitHub, VS Code and Jupyter render it (then sanitise).
+VIEWER = MarkdownIt("commonmark", {"html": True}).enable("table")
+LIVE = re.compile(r"<(script|img|iframe)|href=\"javascript", re.IGNORECASE)
+
+
+def assert_inert(markdown: str) -> None:
+    """Nothing of the hostile text is live in the file or in a rendering of it
+    (the script may stand as text in code: the user's block, and the echo
+    model's reply quoting it in a code span)."""
+    for live in (IMG, JS_LINK, REMOTE, IFRAME, "<img", "<iframe"):
+        assert live not in markdown
+    assert LIVE.search(VIEWER.render(markdown)) is None
+
+
+async def test_hostile_text_is_inert_in_every_export(gql: GraphQLClient) -> None:
+    space = await create_space(gql, f"Space {SCRIPT}")
+    sid = (await create_session(gql, spaceId=space, title=f"Title {IMG}"))["id"]
+    await send(gql, sid, f"Hello {HOSTILE}\n\n```html\n{SCRIPT}\n```")
+    await checkpoint(
+        gql,
+        sid,
+        f"Checkpoint {IFRAME}",
+        objective=JS_LINK,
+        summary=f"{REMOTE}\n{SCRIPT}",
+        decisions=[IMG],
+        tasks=[JS_LINK],
+        openQuestions=[REMOTE],
+        entities=[IFRAME],
+    )
+
+    session = (await gql(SESSION, s=sid, f="MARKDOWN"))["exportSession"]["document"]
+    lineage = (await gql(SPACE, s=space, f="MARKDOWN"))["exportSpace"]["document"]
+    notebook = nbformat.reads(
+        (await gql(SESSION, s=sid, f="IPYNB"))["exportSession"]["document"], as_version=4
+    )
+    cells = {c.id.split("-")[0]: c.source for c in notebook.cells}
+
+    # The user's own code block still reads as code, with the script in it as text.
+    assert f"```html\n{SCRIPT}\n```" in session
+    html = VIEWER.render(session)
+    assert '<code class="language-html">&lt;script&gt;alert(1)&lt;/script&gt;' in html
+    assert_inert(session)
+    assert "\nHello &lt;script>alert(1)&lt;/script> &lt;img src=x onerror=alert(2)> " in session
+    assert "\\[x\\](javascript:alert(3)) [t](https://evil.example/p.png) &lt;iframe" in session
+    assert_inert(lineage)
+    assert lineage.startswith("# Space &lt;script>alert(1)&lt;/script>\n")
+    assert "\n**Summary:**\n\n[t](https://evil.example/p.png)\n&lt;script>" in lineage
+    assert "\n- &lt;img src=x onerror=alert(2)>\n" in lineage
+    assert set(cells) == {"session", "turn", "checkpoint"}
+    for cell in notebook.cells:
+        assert_inert(cell.source)
+    assert cells["session"] == "# Title &lt;img src=x onerror=alert(2)>\n"

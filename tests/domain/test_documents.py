@@ -121,3 +121,25 @@ def test_the_json_export_written_in_chunks_is_the_whole_document() -> None:
         ]
         whole = export_format.to_document(export, exported_at=T0)
         assert "".join(chunks) == json.dumps(whole, ensure_ascii=False, indent=1) + "\n"
+
+
+def test_hostile_checkpoint_fields_are_written_inert() -> None:
+    saved = checkpoint(
+        7,
+        body=CheckpointContent(
+            title="<script>alert(1)</script>",
+            objective="[go](javascript:alert(2))",
+            summary="![p](https://evil.example/p.png)\n```\n<b>code</b>\n```",
+            decisions=("<iframe src=x></iframe>",),
+        ),
+    )
+    assert documents.checkpoint_markdown(saved) == (
+        f"### Checkpoint `{saved.hash[:7]}` · &lt;script>alert(1)&lt;/script>\n\n"
+        "- Branch: main\n"
+        "- Saved: 2024-05-01T12:07:00.000000Z by user\n"
+        f"- Hash: `{saved.hash}`\n\n"
+        "**Objective:** \\[go\\](javascript:alert(2))\n\n"
+        "**Summary:**\n\n"
+        "[p](https://evil.example/p.png)\n\n```\n<b>code</b>\n```\n\n"
+        "**Decisions:**\n\n- &lt;iframe src=x>&lt;/iframe>\n"
+    )
