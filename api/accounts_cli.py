@@ -98,7 +98,7 @@ def add_commands(commands: Any, database_option: Callable[[argparse.ArgumentPars
 
 def run(args: argparse.Namespace) -> int:
     from api.errors import NotFound
-    from api.store.database import StartupError
+    from api.services.operator import StartupError
 
     try:
         url = Settings.from_environment(database_url=args.database).database_url
@@ -152,19 +152,16 @@ def _read_password(from_stdin: bool) -> str:
 
 
 async def has_accounts(db_url: str) -> bool:
-    from api.services import accounts
-    from api.store import transfer
+    from api.services import operator
 
-    async with transfer.opened(db_url):
-        return await accounts.any_account()
+    async with operator.opened(db_url):
+        return await operator.any_account()
 
 
 async def _users(db_url: str, args: argparse.Namespace, password: str | None) -> int:
-    from api.services import accounts
-    from api.store import accounts as store
-    from api.store import transfer
+    from api.services import accounts, operator
 
-    async with transfer.opened(db_url):
+    async with operator.opened(db_url):
         if args.users_command == "add":
             assert password is not None
             account, adopted = await accounts.add_user(args.name, password, is_admin=args.admin)
@@ -196,7 +193,7 @@ async def _users(db_url: str, args: argparse.Namespace, password: str | None) ->
             print(f"deleted {deleted.name} and their own spaces and sessions", file=sys.stderr)
         else:
             assert password is not None
-            await store.set_password(args.name, accounts.hash_password(password))
+            await operator.set_password(args.name, password)
             print(f"new password for {args.name}", file=sys.stderr)
     return 0
 
@@ -228,10 +225,9 @@ def _token_json(token: Any) -> dict[str, Any]:
 
 async def _tokens(db_url: str, args: argparse.Namespace) -> int:
     from api.errors import InputError, NotFound
-    from api.services import accounts
-    from api.store import transfer
+    from api.services import accounts, operator
 
-    async with transfer.opened(db_url):
+    async with operator.opened(db_url):
         if args.tokens_command == "list":
             _, tokens = await accounts.tokens_of(args.user)
             if args.json:
@@ -289,12 +285,10 @@ async def _lockouts(args: argparse.Namespace) -> None:
 
 
 async def _create_token(db_url: str, args: argparse.Namespace, days: int | None) -> int:
-    from api.services import accounts
-    from api.store import accounts as store
-    from api.store import transfer
+    from api.services import accounts, operator
 
-    async with transfer.opened(db_url):
-        account, _ = await store.by_name(args.user)
+    async with operator.opened(db_url):
+        account = await operator.account(args.user)
         if account.disabled:
             from api.errors import InputError
 

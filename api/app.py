@@ -33,9 +33,9 @@ from api.providers import (
     default_config,
     load_config,
 )
+from api.services import operator
 from api.services.base import Services
 from api.settings import REPOSITORY_ROOT, Settings
-from api.store import database
 
 WEBUI_DIR = REPOSITORY_ROOT / "webui"
 
@@ -71,8 +71,8 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         if migrate:
-            await database.migrate(settings.database_url)
-        async with database.register(app, settings.database_url):
+            await operator.migrate(settings.database_url)
+        async with operator.register(app, settings.database_url):
             # LiteLLM takes seconds to import; do it now, off the event loop, so the
             # server answers at once and the first message does not pay for it.
             services.spawn(asyncio.to_thread(registry.warm_up), "warm-up-providers")

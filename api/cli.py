@@ -129,8 +129,8 @@ def main(argv: list[str] | None = None) -> int:
 
     from api import workers as processes
     from api.errors import ConfigError
+    from api.services import operator
     from api.settings import Settings
-    from api.store import database
 
     try:
         settings = Settings.from_environment(
@@ -154,11 +154,11 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"smriti: {exc.message}", file=sys.stderr)
         return 2
-    where = database.describe(settings.database_url)
+    where = operator.describe(settings.database_url)
     try:
         # Once, here, before any worker starts: no worker migrates again.
-        applied = asyncio.run(database.prepare(settings.database_url))
-    except database.StartupError as exc:
+        applied = asyncio.run(operator.prepare(settings.database_url))
+    except operator.StartupError as exc:
         print(f"smriti: {exc}", file=sys.stderr)
         # A driver thread stuck on the database would keep a normal exit waiting.
         sys.stderr.flush()

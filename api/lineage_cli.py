@@ -8,6 +8,7 @@ import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+from api.domain.accounts import Actor
 from api.domain.verification import Verification
 from api.errors import ErrorCode, InputError, NotFound, SmritiError
 from api.settings import Settings
@@ -33,27 +34,24 @@ def run(args: argparse.Namespace) -> int:
     return asyncio.run(_import(url, args.file, args.user))
 
 
-async def _owner(user: str | None) -> int | None:
-    """The local user, or with accounts the one --user names (required then);
-    None (said on stderr) when that cannot be."""
-    from api.services import accounts
-    from api.store import accounts as account_store
-    from api.store import spaces
+async def _owner(user: str | None) -> Actor | None:
+    """Who the command acts as: the local user, or with accounts the one --user
+    names (required then); None (said on stderr) when that cannot be."""
+    from api.services import operator
 
     if user is None:
-        if await accounts.any_account():
+        if await operator.any_account():
             print(
                 "smriti: this database has accounts: say whose data with --user NAME.",
                 file=sys.stderr,
             )
             return None
-        return await spaces.local_user_id()
+        return await operator.acting_locally()
     try:
-        account, _ = await account_store.by_name(user)
+        return await operator.actor_named(user)
     except NotFound as exc:
         print(f"smriti: {exc.message}", file=sys.stderr)
         return None
-    return account.id
 
 
 def _key(value: str, type_name: str) -> int | None:
@@ -63,9 +61,9 @@ def _key(value: str, type_name: str) -> int | None:
 
 
 async def _export(db_url: str, args: argparse.Namespace) -> int:
-    from api.store import transfer
+    from api.services import operator
 
-    async with transfer.opened(db_url):
+    async with operator.opened(db_url):
         owner = await _owner(args.user)
         if owner is None:
             return EXIT_USAGE
@@ -94,7 +92,7 @@ async def _write_file(path: Path, chunks: AsyncIterator[str]) -> None:
         partial.unlink(missing_ok=True)
 
 
-async def _document(owner: int, args: argparse.Namespace) -> AsyncIterator[str]:
+async def _document(owner: Actor, args: argparse.Namespace) -> AsyncIterator[str]:
     """The document, in chunks as it is read (a JSON export a space at a time)."""
     from api.services import transfer as service
 
@@ -111,7 +109,7 @@ async def _document(owner: int, args: argparse.Namespace) -> AsyncIterator[str]:
     yield await _readable(owner, args)
 
 
-async def _readable(owner: int, args: argparse.Namespace) -> str:
+async def _readable(owner: Actor, args: argparse.Namespace) -> str:
     """A Markdown or notebook document: one session's or one lineage's, whole."""
     from api.services import transfer as service
 
@@ -134,8 +132,8 @@ def _required(value: str, type_name: str) -> int:
 
 
 async def _import(db_url: str, file: str, user: str | None) -> int:
+    from api.services import operator
     from api.services import transfer as service
-    from api.store import transfer
 
     try:
         text = sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")
@@ -145,7 +143,7 @@ async def _import(db_url: str, file: str, user: str | None) -> int:
     from api.app import provider_registry
 
     registry = provider_registry(Settings.from_environment(database_url=db_url))
-    async with transfer.opened(db_url):
+    async with operator.opened(db_url):
         owner = await _owner(user)
         if owner is None:
             return EXIT_USAGE
@@ -165,15 +163,15 @@ async def _import(db_url: str, file: str, user: str | None) -> int:
 
 
 async def _verify(db_url: str, space: str | None, user: str | None) -> int:
+    from api.services import operator
     from api.services import transfer as service
-    from api.store import transfer
 
-    async with transfer.opened(db_url):
+    async with operator.opened(db_url):
         owner = await _owner(user)
         if owner is None:
             return EXIT_USAGE
         if space is None:
-            targets = await transfer.space_ids(owner)
+            targets = await service.space_ids(owner)
         else:
             key = _key(space, "Space")
             if key is None:

@@ -105,7 +105,7 @@ class Settings:
         auth: str | None = None,
         forwarded_allow_ips: str | None = None,
     ) -> Settings:
-        from api.store.database import normalize_url, sqlite_url
+        from api.services.operator import normalize_url, sqlite_url
 
         env = os.environ if env is None else env
         url = database_url or env.get("SMRITI_DATABASE_URL")

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from api.domain.sign_in import sign_in_key
+from api.domain.types import Authorship
 from api.errors import InputError
 
 TOKEN_PREFIX = "smr_"
@@ -29,7 +30,9 @@ DISPLAY_PREFIX_CHARS = 10
 
 @dataclass(frozen=True)
 class Actor:
-    """The authenticated caller, resolved once per request (or websocket connection).
+    """Who is asking: the user, the API token they came with, its scope, admin or not.
+
+    Every use case in ``api.services`` takes it first (``api.services.policy``).
 
     ``token_name``: the API token's name when the request came with one (agents and
     scripts), None for a browser session or the local user.
@@ -40,6 +43,11 @@ class Actor:
     is_admin: bool
     read_only: bool = False
     token_name: str | None = None
+
+    @property
+    def authorship(self) -> Authorship:
+        """Who writes what this actor writes: the user and their token's name."""
+        return Authorship(self.user_id, self.token_name)
 
 
 @dataclass(frozen=True)

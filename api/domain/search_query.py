@@ -17,12 +17,23 @@ then quoted for the engine, so keywords and operators lose their meaning.
 
 from __future__ import annotations
 
+import enum
 import functools
 import re
 import unicodedata
 from dataclasses import dataclass
 
 from api.domain.validation import FieldProblem
+
+
+class Kind(enum.IntEnum):
+    """The kinds of object search finds, as the index (migration 0004) numbers them."""
+
+    TURN = 0
+    CHECKPOINT = 1
+    SESSION = 2
+    SPACE = 3
+
 
 QUERY_MAX_CHARS = 500
 QUERY_MAX_TERMS = 20

@@ -2,53 +2,54 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from strawberry.types import Info as StrawberryInfo
 
 from api.domain.accounts import Actor
-from api.domain.types import Authorship
-from api.errors import Forbidden
+from api.errors import Unauthenticated
 from api.graphql.loaders import Loaders, make_loaders
 from api.services.base import Services
 
 
-@dataclass
 class Context:
-    services: Services
-    owner_id: int
-    # A GET has a smaller query budget (api/graphql/cost.py): any page can send one.
-    via_get: bool = False
-    # Who is asking; None only on a websocket before its connection_init is read.
-    actor: Actor | None = None
-    # A websocket's connection_init payload (Strawberry sets it).
-    connection_params: Any = None
-    loaders: Loaders = field(init=False)
+    """One per request (per connection for a websocket).
 
-    def __post_init__(self) -> None:
-        self.loaders = make_loaders(self.owner_id)
+    ``actor`` is who is asking; resolvers pass it first to every use case of
+    ``api.services``. A websocket has none until its connection_init has said
+    who it is (``act_as``); nothing runs before that.
+    """
+
+    def __init__(self, services: Services, actor: Actor | None, *, via_get: bool = False) -> None:
+        self.services = services
+        # A GET has a smaller query budget (api/graphql/cost.py): any page can send one.
+        self.via_get = via_get
+        # A websocket's connection_init payload (Strawberry sets it).
+        self.connection_params: Any = None
+        self._actor = actor
+        self._loaders: Loaders | None = make_loaders(actor) if actor is not None else None
+
+    @property
+    def actor(self) -> Actor:
+        if self._actor is None:
+            raise Unauthenticated("Say who you are first (connection_init).")
+        return self._actor
+
+    @property
+    def loaders(self) -> Loaders:
+        if self._loaders is None:
+            self._loaders = make_loaders(self.actor)
+        return self._loaders
 
     def act_as(self, actor: Actor) -> None:
         """The caller, once a websocket's connection_init has said who it is."""
-        self.actor = actor
-        self.owner_id = actor.user_id
-        self.loaders = make_loaders(actor.user_id)
+        self._actor = actor
+        self._loaders = make_loaders(actor)
 
-    @property
-    def authorship(self) -> Authorship:
-        """Who writes what this request writes: the caller and their token's name."""
-        assert self.actor is not None  # the view settles it before anything runs
-        return Authorship(self.actor.user_id, self.actor.token_name)
-
-    @property
-    def is_admin(self) -> bool:
-        return self.actor is not None and self.actor.is_admin
-
-    def check_writable(self) -> None:
-        """Forbidden for a read-only token."""
-        if self.actor is not None and self.actor.read_only:
-            raise Forbidden("This API token is read-only: it cannot change anything.")
+    def fresh_loaders(self) -> None:
+        """Forget what this request's loaders have read (after a change they
+        would otherwise show as it was)."""
+        self._loaders = make_loaders(self.actor)
 
 
 Info = StrawberryInfo[Context, Any]

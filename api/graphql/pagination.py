@@ -13,9 +13,9 @@ from typing import TypeVar
 
 from strawberry import relay
 
+from api.domain.pages import Page, PageRequest
 from api.errors import InputError
 from api.graphql import ids
-from api.store.pages import Page, PageRequest
 
 T = TypeVar("T")
 N = TypeVar("N", bound=relay.Node)

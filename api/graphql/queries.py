@@ -1,8 +1,9 @@
 """Every query of DESIGN §8.
 
 What cannot be found (an unknown id, a malformed one, another owner's) is
-null on every field, never a top-level error; the one documented exception
-is `checkpointByHash`'s AMBIGUOUS_HASH, which is a question for the caller.
+null on every field, never a top-level error (``mutations.base.MissingIsNull``
+answers a use case's NotFound with null); the one documented exception is
+`checkpointByHash`'s AMBIGUOUS_HASH, which is a question for the caller.
 """
 
 from __future__ import annotations
@@ -12,8 +13,6 @@ from typing import Annotated
 import strawberry
 from strawberry import relay
 
-from api.domain.validation import validate_draft_content
-from api.errors import NotFound
 from api.graphql import ids
 from api.graphql.context import Info
 from api.graphql.mutations.chat import context_override
@@ -26,9 +25,8 @@ from api.graphql.types.providers import Provider, Providers
 from api.graphql.types.session import Session
 from api.graphql.types.space import Space
 from api.graphql.types.turn import Turn
-from api.services import access, chat
+from api.services import chat, model_access, reading
 from api.services import checkpoints as checkpoint_service
-from api.store import members, model_access, sessions, spaces
 
 NODE_TYPES: dict[str, type[Space | Session | Checkpoint | Turn]] = {
     "Space": Space,
@@ -86,8 +84,8 @@ class Query:
         ] = None,
     ) -> relay.Connection[Space]:
         cap = info.context.services.settings.max_page_size
-        page = await spaces.page(
-            info.context.owner_id, page_request(scope=SPACES, first=first, after=after, cap=cap)
+        page = await reading.spaces_page(
+            info.context.actor, page_request(scope=SPACES, first=first, after=after, cap=cap)
         )
         return connection(page, Space.from_domain, lambda s: s.id, scope=SPACES)
 
@@ -116,10 +114,8 @@ class Query:
         # A malformed space id names no space, like an unknown one: no sessions
         # (key 0 is never a row's id).
         space = None if space_id is None else (ids.key_or_none(space_id, "Space") or 0)
-        # In a space you are a member of: your sessions and those shared with it.
-        member = space is not None and await members.role(info.context.owner_id, space) is not None
-        page = await sessions.page(
-            info.context.owner_id, space, request, only_unattached=unattached, shared_too=member
+        page = await reading.sessions_page(
+            info.context.actor, space, request, only_unattached=unattached
         )
         return connection(page, Session.from_domain, lambda s: s.id, scope=SESSIONS)
 
@@ -167,32 +163,27 @@ class Query:
         space = ids.key_or_none(space_id, "Space")
         if space is None:
             return None
-        try:
-            found = await checkpoint_service.by_hash(info.context.owner_id, space, hash)
-        except NotFound:
-            return None
+        found = await checkpoint_service.by_hash(info.context.actor, space, hash)
         return Checkpoint.from_domain(found) if found else None
 
     @strawberry.field(
         description="The configured providers, the models you may use and the defaults."
     )
     async def providers(self, info: Info) -> Providers:
-        registry = info.context.services.registry
-        kept = await model_access.admins_only()
-        hidden = frozenset() if info.context.is_admin else kept
+        view = await model_access.providers(info.context.actor, info.context.services.registry)
         return Providers(
             providers=[
                 Provider(
                     name=p.name,
                     available=p.available,
                     reason=p.reason,
-                    models=[f"{p.name}/{m}" for m in p.models if f"{p.name}/{m}" not in hidden],
+                    models=[f"{p.name}/{m}" for m in p.models],
                 )
-                for p in registry.providers()
+                for p in view.providers
             ],
-            chat_default=access.first_usable(registry.chat_default, registry.providers(), hidden),
-            background=registry.background,
-            admins_only=sorted(kept) if info.context.is_admin else [],
+            chat_default=view.chat_default,
+            background=view.background,
+            admins_only=view.admins_only,
         )
 
     @strawberry.field(
@@ -206,29 +197,14 @@ class Query:
             ContextPreviewInput, strawberry.argument(description="The contextPreview arguments.")
         ],
     ) -> ContextPlan | None:
-        validate_draft_content(
-            input.content, max_bytes=info.context.services.settings.max_content_bytes
+        preview = await chat.preview(
+            info.context.services,
+            info.context.actor,
+            ids.decode(input.session_id, "Session", field="sessionId"),
+            content=input.content,
+            model=input.model,
+            override=context_override(input.context),
         )
-        try:
-            session_id = ids.decode(input.session_id, "Session", field="sessionId")
-            session = await sessions.readable(info.context.owner_id, session_id)
-            override = context_override(input.context)
-            if override is not None and session.owner_id != info.context.owner_id:
-                # The rules check an explicit context against the session's author:
-                # a reader's preview names only what the reader may read too.
-                if override.space_id is not None:
-                    await spaces.get(info.context.owner_id, override.space_id)
-                if override.checkpoint_id is not None:
-                    await access.checkpoint(info.context.owner_id, override.checkpoint_id)
-            preview = await chat.preview(
-                info.context.services,
-                session,
-                content=input.content,
-                model=input.model,
-                override=override,
-            )
-        except NotFound:
-            return None
         return ContextPlan.build(preview.plan, preview.messages, preview.model.name)
 
     @strawberry.field(
@@ -240,12 +216,9 @@ class Query:
         a: Annotated[strawberry.ID, strawberry.argument(description="The first checkpoint.")],
         b: Annotated[strawberry.ID, strawberry.argument(description="The second checkpoint.")],
     ) -> Comparison | None:
-        try:
-            comparison = await checkpoint_service.compare(
-                info.context.owner_id,
-                ids.decode(a, "Checkpoint", field="a"),
-                ids.decode(b, "Checkpoint", field="b"),
-            )
-        except NotFound:
-            return None
+        comparison = await checkpoint_service.compare(
+            info.context.actor,
+            ids.decode(a, "Checkpoint", field="a"),
+            ids.decode(b, "Checkpoint", field="b"),
+        )
         return Comparison.from_domain(comparison)

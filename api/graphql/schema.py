@@ -22,9 +22,9 @@ from strawberry.types import ExecutionContext
 from api.errors import SmritiError
 from api.graphql.cost import TOO_COSTLY, Budget, QueryCost
 from api.graphql.execution import PlainFieldsExecutor
-from api.graphql.guards import guard_mutations
 from api.graphql.input_bounds import InputListBound
 from api.graphql.mutations.accounts import AccountMutation, ViewerQuery
+from api.graphql.mutations.base import missing_is_null, typed_errors
 from api.graphql.mutations.chat import ChatMutation
 from api.graphql.mutations.checkpoints import CheckpointMutation
 from api.graphql.mutations.imports import ImportMutation
@@ -65,12 +65,15 @@ class Mutation(
     pass
 
 
-guard_mutations(Mutation)
+typed_errors(Mutation)
 
 
 @strawberry.type(description="Everything you can read.")
 class Query(CoreQuery, MergeQuery, VerifyQuery, ExportQuery, ViewerQuery, UsersQuery):
     pass
+
+
+missing_is_null(Query)
 
 
 class ErrorCodes(SchemaExtension):

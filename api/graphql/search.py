@@ -15,7 +15,7 @@ import strawberry
 from strawberry import relay
 
 from api.domain import types as domain
-from api.domain.search_query import Snippet
+from api.domain.search_query import Kind, Snippet
 from api.graphql import ids
 from api.graphql.context import Info
 from api.graphql.pagination import cursor, page_request
@@ -24,7 +24,6 @@ from api.graphql.types.session import Session
 from api.graphql.types.space import Space
 from api.graphql.types.turn import Turn
 from api.services import search as search_service
-from api.store.search import Kind
 
 SEARCH = "search"
 
@@ -122,7 +121,7 @@ async def search(
     # A malformed space id names no space, like an unknown one: no hits.
     space = None if space_id is None else (ids.key_or_none(space_id, "Space") or 0)
     found = await search_service.search(
-        info.context.owner_id,
+        info.context.actor,
         query,
         space_id=space,
         kinds=None if kinds is None else [Kind[k.name] for k in kinds],

@@ -9,10 +9,8 @@ from typing import Annotated
 import strawberry
 
 from api.errors import SmritiError
-from api.graphql import ids
 from api.graphql.context import Info
-from api.graphql.loaders import make_loaders
-from api.graphql.mutations.chat import SendMessageInput, check_model, send_options
+from api.graphql.mutations.chat import SendMessageInput, message
 from api.graphql.types.context_plan import ContextPlan
 from api.graphql.types.errors import to_error
 from api.graphql.types.message_stream import (
@@ -24,7 +22,7 @@ from api.graphql.types.message_stream import (
     StreamUserTurn,
 )
 from api.graphql.types.turn import Turn
-from api.services import access, streaming
+from api.services import streaming
 
 
 @strawberry.type(description="Operations whose result arrives as a stream of events.")
@@ -46,23 +44,11 @@ class Subscription:
         ],
     ) -> AsyncGenerator[MessageStreamEvent, None]:
         try:
-            info.context.check_writable()  # it saves turns: not for a read-only token
-            session_id = ids.decode(input.session_id, "Session", field="sessionId")
-            session = await access.own_session(info.context.owner_id, session_id)
-            override = send_options(input)
-            await check_model(info, session, input.model)
+            sent = message(input)  # the ids; everything else is checked by the use case
         except SmritiError as exc:
-            yield StreamFailed(errors=[to_error(MessageStreamError, exc)], partial_reply=None)
+            yield _event(streaming.Failed(exc))
             return
-        events = streaming.stream_message(
-            info.context.services,
-            session,
-            content=input.content,
-            model=input.model,
-            idempotency_key=input.idempotency_key,
-            override=override,
-            author=info.context.authorship,
-        )
+        events = streaming.stream_message(info.context.services, info.context.actor, sent)
         # Closing `events` is what stops the provider: do it however this ends.
         async with aclosing(events):
             async for event in events:
@@ -70,7 +56,7 @@ class Subscription:
                     # A websocket's context (and its loaders' cache) lives as long
                     # as the connection: turns must not show a session as it was
                     # at an earlier event.
-                    info.context.loaders = make_loaders(info.context.owner_id)
+                    info.context.fresh_loaders()
                 yield _event(event)
 
 

@@ -171,12 +171,7 @@ class SmritiGraphQL(GraphQL[Context, None]):
         via_get = isinstance(request, Request) and request.method == "GET"
         actor = request.scope.get("state", {}).get("actor")
         # A websocket without a cookie acts as nobody until its connection_init.
-        return Context(
-            services=self.services,
-            owner_id=actor.user_id if actor else 0,
-            via_get=via_get,
-            actor=actor,
-        )
+        return Context(self.services, actor, via_get=via_get)
 
 
 def operation_type(

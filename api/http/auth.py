@@ -22,7 +22,6 @@ from api.domain.accounts import Actor, bearer_secret
 from api.errors import InputError, RateLimited
 from api.services import accounts
 from api.settings import Settings
-from api.store import spaces
 
 COOKIE = "smriti_session"
 MAX_LOGIN_BODY = 4096
@@ -61,8 +60,7 @@ class Authenticator:
 
     async def local_actor(self) -> Actor:
         if self._local is None:
-            user_id = await spaces.local_user_id()
-            self._local = Actor(user_id=user_id, name=spaces.LOCAL_USER, is_admin=True)
+            self._local = await accounts.local_actor()
         return self._local
 
     async def from_headers(self, connection: HTTPConnection) -> tuple[Actor | None, bool]:

@@ -1,80 +1,74 @@
-"""Who may read and write what (issue 9): the one place the rules are applied.
-
-    a space       exists for its members only (NotFound for anyone else);
-                  what a member's role does not allow is Forbidden
-                  (they can see the space, so it is not hidden)
-    a session     readable by its author, and by the members of its space when
-                  its visibility is SPACE; only its author writes to it
-                  (Forbidden for a reader, NotFound for anyone else)
-    a checkpoint  readable by the members of its space
+"""The reads that apply ``api.services.policy`` to an object: the actor's role
+in a space, the session's author, the models they may use.
 
 Each check is one indexed read (the membership row joined to the space, or
-the session with its visibility), the same statement count as the owner
-checks it replaces.
+the session with its visibility). What a rule needs is the policy's; the
+functions here only find the facts and hand them to it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from api.domain.accounts import Actor
 from api.domain.types import Checkpoint, Session, Space, SpaceRole
 from api.errors import Forbidden, NotFound
 from api.providers.registry import ProviderRegistry
-from api.providers.types import ProviderStatus
+from api.providers.types import ModelRef, ProviderStatus
+from api.services import policy
 from api.store import checkpoints, model_access, sessions, spaces
-
-_NEEDS = {
-    SpaceRole.OWNER: "Only an owner of the space may do this.",
-    SpaceRole.EDITOR: "Viewers of a space read it: this needs an editor or an owner.",
-    SpaceRole.VIEWER: "",
-}
 
 
 async def space(
-    user_id: int, space_id: int, needs: SpaceRole = SpaceRole.VIEWER, *, field: str = "spaceId"
+    actor: Actor, space_id: int, needs: SpaceRole | None = None, *, field: str = "spaceId"
 ) -> tuple[Space, SpaceRole]:
-    """The space and the user's role in it, if that role allows ``needs``."""
-    found, role = await spaces.get_with_role(user_id, space_id, field=field)
-    if not role.allows(needs):
-        raise Forbidden(_NEEDS[needs], field=field)
+    """The space and the actor's role in it, if that role allows ``needs``
+    (NotFound for a space they are not a member of)."""
+    found, role = await spaces.get_with_role(actor.user_id, space_id, field=field)
+    policy.check_role(role, needs, field=field)
     return found, role
 
 
-async def readable_session(user_id: int, session_id: int, *, field: str = "sessionId") -> Session:
-    return await sessions.readable(user_id, session_id, field=field)
+async def member_space(user_id: int, space_id: int, *, field: str) -> Space:
+    """A space ``user_id`` is a member of (any role). By user id, not actor: the
+    context rules check what a session's author may read, who need not be the
+    actor (a member previewing a shared session)."""
+    return await spaces.get(user_id, space_id, field=field)
 
 
-async def own_session(user_id: int, session_id: int, *, field: str = "sessionId") -> Session:
-    """A session the user wrote: Forbidden for one they only read."""
-    session = await sessions.readable(user_id, session_id, field=field)
-    if session.owner_id != user_id:
-        raise Forbidden("Only its author writes to a session.", field=field)
-    return session
+async def session(
+    actor: Actor, session_id: int, rule: policy.Rule, *, field: str = "sessionId"
+) -> Session:
+    """A session the actor may read; with ``rule.author``, one they wrote
+    (Forbidden for one they only read)."""
+    found = await sessions.readable(actor.user_id, session_id, field=field)
+    if rule.author:
+        policy.check_author(actor, found.owner_id, field=field)
+    return found
 
 
 async def checkpoint(
-    user_id: int, checkpoint_id: int, *, field: str = "checkpointId"
+    actor: Actor, checkpoint_id: int, *, field: str = "checkpointId"
 ) -> tuple[Checkpoint, SpaceRole]:
-    """A checkpoint of a space the user is a member of, and their role there."""
+    """A checkpoint of a space the actor is a member of, and their role there."""
     found = await checkpoints.get(checkpoint_id, field=field)
     try:
-        _, role = await spaces.get_with_role(user_id, found.space_id)
+        _, role = await spaces.get_with_role(actor.user_id, found.space_id)
     except NotFound as exc:
         raise NotFound("No such checkpoint.", field=field) from exc
     return found, role
 
 
-def first_usable(
-    chat_default: str, providers: Sequence[ProviderStatus], kept: frozenset[str]
-) -> str:
-    """The model a new session uses for someone who may not use the ``kept`` models.
+def first_usable(preferred: str, providers: Sequence[ProviderStatus], kept: frozenset[str]) -> str:
+    """The model used for someone who may not use the ``kept`` models, in
+    place of ``preferred`` (the chat default, or the background model).
 
-    The chat default when it is not kept; else the first configured model that
+    ``preferred`` when it is not kept; else the first configured model that
     is not kept, from an available provider if there is one (configuration
-    order); else the chat default, which then answers FORBIDDEN with its reason.
+    order); else ``preferred``, which then answers FORBIDDEN with its reason.
     """
-    if chat_default not in kept:
-        return chat_default
+    if preferred not in kept:
+        return preferred
     usable = [
         (status.available, f"{status.name}/{model}")
         for status in providers
@@ -82,19 +76,38 @@ def first_usable(
         if f"{status.name}/{model}" not in kept
     ]
     ready = [name for available, name in usable if available]
-    return (ready or [name for _, name in usable] or [chat_default])[0]
+    return (ready or [name for _, name in usable] or [preferred])[0]
 
 
-async def default_model(registry: ProviderRegistry, *, is_admin: bool) -> str:
-    """The model a new session of the caller uses ("provider/model")."""
-    if is_admin:  # nothing is kept from an admin (or the local user): no read
-        return registry.chat_default
-    kept = await model_access.admins_only()
-    return first_usable(registry.chat_default, registry.providers(), kept)
+async def kept_from(actor: Actor) -> frozenset[str]:
+    """The models ``actor`` may not use: none for an admin (or the local user:
+    no read), else those kept for admins."""
+    return frozenset() if actor.is_admin else await model_access.admins_only()
 
 
-async def check_model(name: str, *, is_admin: bool) -> None:
+async def default_model(registry: ProviderRegistry, actor: Actor) -> str:
+    """The model a new session of the actor uses ("provider/model")."""
+    return first_usable(registry.chat_default, registry.providers(), await kept_from(actor))
+
+
+async def check_model(actor: Actor, name: str) -> None:
     """Forbidden when ``name`` ("provider/model") is kept for admins and the
-    caller is not one (an admin, or the local user without accounts, costs no read)."""
-    if not is_admin and await model_access.is_admins_only(name):
+    actor is not one (an admin, or the local user without accounts, costs no read)."""
+    if not actor.is_admin and await model_access.is_admins_only(name):
         raise Forbidden(f'The model "{name}" is for admins only.', field="model")
+
+
+async def background_model(registry: ProviderRegistry, actor: Actor) -> ModelRef:
+    """The model that drafts, suggests and titles for ``actor``: the background
+    model, or when it is kept for admins and the actor is not one, the first
+    model they may use (see ``first_usable``). Forbidden when there is none:
+    a user's text never reaches a model they may not use."""
+    kept = await kept_from(actor)
+    name = first_usable(registry.background, registry.providers(), kept)
+    if name in kept:
+        raise Forbidden(
+            f'The background model "{registry.background}" is for admins only, and there is '
+            "no other model you may use.",
+            field="model",
+        )
+    return registry.resolve(name)

@@ -35,9 +35,10 @@ from api.domain.sign_in import (
     sign_in_key,
 )
 from api.errors import InputError, RateLimited
+from api.services import policy
 from api.store import accounts as store
 from api.store import sign_in as sign_ins
-from api.store.spaces import LOCAL_USER
+from api.store.spaces import LOCAL_USER, local_user_id
 
 # argon2-cffi's defaults are RFC 9106's low-memory recommendation for Argon2id:
 # each hash holds 64 MiB and takes tens of milliseconds of CPU.
@@ -135,6 +136,82 @@ async def create_token(
         expires_at=expires_at,
     )
     return token, secret
+
+
+async def create_api_token(
+    actor: Actor, *, name: str, read_only: bool, expires_in_days: int | None
+) -> tuple[ApiToken, str]:
+    """createApiToken: a token of the actor's own (see ``create_token``)."""
+    policy.allow(actor, "createApiToken")
+    return await create_token(
+        actor.user_id, name=name, read_only=read_only, expires_in_days=expires_in_days
+    )
+
+
+async def api_tokens(actor: Actor) -> list[ApiToken]:
+    """The actor's tokens, newest first, revoked ones included."""
+    policy.allow(actor, "viewer")
+    return await store.tokens(actor.user_id)
+
+
+async def revoke_api_token(actor: Actor, token_id: int) -> ApiToken:
+    """revokeApiToken: one of the actor's tokens (NotFound for anyone else's),
+    or for an admin anyone's."""
+    policy.allow(actor, "revokeApiToken")
+    return await revoke_token(token_id, user_id=None if actor.is_admin else actor.user_id)
+
+
+async def users(actor: Actor) -> list[Account]:
+    """Every account for an admin; anyone else: only themselves."""
+    policy.allow(actor, "users")
+    everyone = await store.accounts()
+    return [a for a in everyone if actor.is_admin or a.id == actor.user_id]
+
+
+async def user_tokens(actor: Actor, name: str) -> list[ApiToken]:
+    """The tokens of an account ``users`` listed for the actor."""
+    policy.allow(actor, "users")
+    account, tokens = await tokens_of(name)
+    if not actor.is_admin and account.id != actor.user_id:
+        return []
+    return tokens
+
+
+async def failed_sign_ins(actor: Actor, limits: SignInLimits) -> list[SignInFailures]:
+    """signInFailures: every failure still counted for an admin; none for anyone else."""
+    policy.allow(actor, "signInFailures")
+    return await sign_in_failures(limits) if actor.is_admin else []
+
+
+async def clear_failed_sign_ins(
+    actor: Actor, *, name: str | None = None, address: str | None = None
+) -> int:
+    policy.allow(actor, "clearSignInFailures")
+    return await clear_sign_in_failures(name=name, address=address)
+
+
+async def disable_user(actor: Actor, name: str, disabled: bool) -> Account:
+    """setUserDisabled (never the actor's own account)."""
+    policy.allow(actor, "setUserDisabled")
+    _not_yourself(actor, name, "disable or enable")
+    return await set_user_disabled(name, disabled)
+
+
+async def remove_user(actor: Actor, name: str) -> Account:
+    """deleteUser (never the actor's own account)."""
+    policy.allow(actor, "deleteUser")
+    _not_yourself(actor, name, "delete")
+    return await delete_user(name)
+
+
+def _not_yourself(actor: Actor, name: str, what: str) -> None:
+    if name_key(name) == name_key(actor.name):
+        raise InputError(f"You cannot {what} your own account.", field="name")
+
+
+async def local_actor() -> Actor:
+    """Who every request acts as without accounts: the local user, an admin."""
+    return Actor(user_id=await local_user_id(), name=LOCAL_USER, is_admin=True)
 
 
 async def actor_for_token(secret: str) -> Actor | None:

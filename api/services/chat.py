@@ -1,7 +1,8 @@
 """Sending a message: the one pipeline of sendMessage and messageStream.
 
-    prepare      check the message, find a repeated idempotency key, resolve
-                 the context, write the user's turn
+    admit        every check of the message, in one order (``admit``)
+    prepare      find a repeated idempotency key, resolve the context, write
+                 the user's turn
     the provider ``complete`` (sendMessage) or ``stream`` (messageStream),
                  with ``Prepared.context.messages``
     save_reply   write the assistant's turn, to its end whatever happens to
@@ -15,15 +16,28 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from api.domain.accounts import Actor
 from api.domain.context import ContextOverride, ContextPlan, ResolvedContext
 from api.domain.extraction import build_title_messages, parse_title
 from api.domain.types import Authorship, ChatMessage, Role, Session, Turn, Usage
-from api.domain.validation import validate_content
-from api.errors import ProviderError
+from api.domain.validation import validate_content, validate_draft_content, validate_idempotency_key
+from api.errors import Forbidden, ProviderError
 from api.providers import ModelRef
+from api.services import access, policy
 from api.services.base import Services, log
 from api.services.context import resolve_context
 from api.store import sessions, turns
+
+
+@dataclass(frozen=True)
+class Message:
+    """What sendMessage and messageStream send, as the caller gave it (unchecked)."""
+
+    session_id: int
+    content: str
+    model: str | None = None
+    idempotency_key: str | None = None
+    override: ContextOverride | None = None
 
 
 @dataclass(frozen=True)
@@ -46,6 +60,17 @@ class Exchange:
 
 
 @dataclass(frozen=True)
+class Admitted:
+    """A message every check has passed: its session, content and model."""
+
+    actor: Actor
+    session: Session
+    content: str
+    ref: ModelRef
+    message: Message
+
+
+@dataclass(frozen=True)
 class Prepared:
     """A message whose user turn is saved, with the context it is sent with;
     ``reply`` is set when a repeated idempotency key finds it already answered."""
@@ -55,7 +80,11 @@ class Prepared:
     user_turn: Turn
     context: ResolvedContext
     reply: Turn | None
-    author: Authorship
+    actor: Actor
+
+    @property
+    def author(self) -> Authorship:
+        return self.actor.authorship
 
 
 def session_model(session: Session) -> str:
@@ -64,45 +93,66 @@ def session_model(session: Session) -> str:
 
 async def preview(
     services: Services,
-    session: Session,
+    actor: Actor,
+    session_id: int,
     *,
     content: str,
     model: str | None,
     override: ContextOverride | None,
 ) -> Preview:
+    """What the model would receive if ``content`` were sent now, for a reader
+    of the session (what an explicit context names, the reader may read too)."""
+    rule = policy.allow(actor, "contextPreview")
+    content = validate_draft_content(content, max_bytes=services.settings.max_content_bytes)
+    session = await access.session(actor, session_id, rule)
     ref = services.registry.resolve(model or session_model(session), require_available=False)
     context = await resolve_context(
-        services, session, model=ref, new_message=content, override=override
+        services,
+        session,
+        model=ref,
+        new_message=content,
+        override=override,
+        readers=(actor.user_id,),
     )
     return Preview(context.plan, context.messages, ref)
 
 
-async def send_message(
-    services: Services,
-    session: Session,
-    *,
-    content: str,
-    model: str | None = None,
-    idempotency_key: str | None = None,
-    override: ContextOverride | None = None,
-    author: Authorship | None = None,
-) -> Exchange:
-    prepared = await prepare(
-        services,
-        session,
-        content=content,
-        model=model,
-        idempotency_key=idempotency_key,
-        override=override,
-        author=author,
-    )
+async def admit(services: Services, actor: Actor, message: Message, operation: str) -> Admitted:
+    """Every check of a message, in one order, before anything is written
+    (sendMessage and messageStream both come here, so the same bad input gets
+    the same error from both):
+
+        1. the actor's scope (the policy of ``operation``)    FORBIDDEN
+        2. the session: theirs to write                       NOT_FOUND, FORBIDDEN
+        3. the content                                        EMPTY_CONTENT, CONTENT_TOO_LARGE
+        4. the idempotency key                                INVALID
+        5. the model: known, theirs to use, its provider's key
+                                   UNKNOWN_MODEL, FORBIDDEN, PROVIDER_UNAVAILABLE
+
+    What an explicit context names is checked when it is resolved, still
+    before the user's turn is written (``prepare``).
+    """
+    rule = policy.allow(actor, operation)
+    session = await access.session(actor, message.session_id, rule)
+    content = validate_content(message.content, max_bytes=services.settings.max_content_bytes)
+    if message.idempotency_key is not None:
+        validate_idempotency_key(message.idempotency_key)
+    registry = services.registry
+    ref = registry.resolve(message.model or session_model(session), require_available=False)
+    await access.check_model(actor, ref.name)
+    registry.ensure_available(ref)  # refuses a provider with no key
+    return Admitted(actor, session, content, ref, message)
+
+
+async def send_message(services: Services, actor: Actor, message: Message) -> Exchange:
+    prepared = await prepare(services, actor, message, operation="sendMessage")
     user_turn, plan, messages = prepared.user_turn, prepared.context.plan, prepared.context.messages
     if prepared.reply is not None:
         return Exchange(user_turn, prepared.reply, plan, messages)
     try:
         completion = await services.registry.complete(messages, prepared.ref)
     except ProviderError as exc:
-        log.warning("provider call failed for session %s: %s", session.id, exc.code.value)
+        log.warning("provider call failed for session %s: %s", prepared.session.id, exc.code.value)
         return Exchange(user_turn, None, plan, messages, error=exc)
     reply = await save_reply(
         services, prepared, completion.text, completion.usage, interrupted=False
@@ -112,26 +162,28 @@ async def send_message(
 
 
 async def prepare(
-    services: Services,
-    session: Session,
-    *,
-    content: str,
-    model: str | None,
-    idempotency_key: str | None,
-    override: ContextOverride | None,
-    author: Authorship | None = None,
+    services: Services, actor: Actor, message: Message, *, operation: str
 ) -> Prepared:
-    """Check the message, resolve its context, then write the user's turn (or
-    find it, for a repeated idempotency key, with its reply if it has one).
+    """Check the message (``admit``), resolve its context, then write the
+    user's turn (or find it, for a repeated idempotency key, with its reply if
+    it has one).
 
     Everything that can be refused (content, model, explicit context) is
-    refused before anything is written. ``author``: who sends it (None: the
-    session's owner, without a token); the reply is recorded as theirs too.
+    refused before anything is written. The turn and its reply are recorded
+    as the actor's (their token's name with it).
     """
-    author = author or Authorship(session.owner_id)
+    return await _prepare(services, await admit(services, actor, message, operation))
+
+
+async def _prepare(services: Services, admitted: Admitted) -> Prepared:
     registry = services.registry
-    content = validate_content(content, max_bytes=services.settings.max_content_bytes)
-    ref = registry.resolve(model or session_model(session))  # refuses a provider with no key
+    session, ref, content, message = (
+        admitted.session,
+        admitted.ref,
+        admitted.content,
+        admitted.message,
+    )
+    override, idempotency_key = message.override, message.idempotency_key
     if idempotency_key is not None:
         earlier = await turns.by_idempotency_key(session.id, idempotency_key)
         if earlier is not None:
@@ -145,7 +197,7 @@ async def prepare(
                 before=earlier.sequence_number,
             )
             reply = await turns.reply_to(session.id, earlier.sequence_number)
-            return Prepared(session, ref, earlier, context, reply, author)
+            return Prepared(session, ref, earlier, context, reply, admitted.actor)
     # Read before the write: the window is the turns that precede this one
     # (a turn written concurrently lands after it, or before it unseen, as
     # if it had been sent a moment later).
@@ -161,25 +213,17 @@ async def prepare(
             provider=ref.provider,
             model=ref.model,
             idempotency_key=idempotency_key,
-            author=author,
+            author=admitted.actor.authorship,
         )
     except turns.DuplicateKey:
         # A concurrent send with the same key wrote the user turn first: this
         # one goes on as a retry of it (save_reply keeps one reply per turn).
-        return await prepare(
-            services,
-            session,
-            content=content,
-            model=model,
-            idempotency_key=idempotency_key,
-            override=override,
-            author=author,
-        )
+        return await _prepare(services, admitted)
     if (ref.provider, ref.model) != (session.active_provider, session.active_model):
         session = await sessions.configure(
             session.owner_id, session.id, provider=ref.provider, model=ref.model
         )
-    return Prepared(session, ref, user_turn, context, None, author)
+    return Prepared(session, ref, user_turn, context, None, admitted.actor)
 
 
 async def save_reply(
@@ -219,15 +263,22 @@ def after_reply(services: Services, prepared: Prepared) -> None:
     """Name an untitled session from its first exchange, in the background."""
     session = prepared.session
     if services.settings.title_sessions and not session.title:
-        services.spawn(title_session(services, session.id, session.owner_id), "title-session")
+        services.spawn(title_session(services, prepared.actor, session), "title-session")
 
 
-async def title_session(services: Services, session_id: int, owner_id: int) -> None:
-    """Name an untitled session from its first exchange (background model)."""
-    first = await turns.in_range(session_id, 1, 4)
+async def title_session(services: Services, actor: Actor, session: Session) -> None:
+    """Name an untitled session from its first exchange: the sender's action
+    causes the call, so it goes to a model they may use (the background model,
+    or for a non-admin when it is kept for admins, the first one they may use;
+    none: the session stays untitled)."""
+    first = await turns.in_range(session.id, 1, 4)
     if not first:
         return
-    ref = services.registry.resolve(services.registry.background)
+    try:
+        ref = await access.background_model(services.registry, actor)
+    except Forbidden:
+        log.info("session %s stays untitled: no model its author may use", session.id)
+        return
     completion = await services.registry.complete(build_title_messages(first), ref)
     title = parse_title(completion.text)
-    await sessions.name_if_untitled(owner_id, session_id, title)
+    await sessions.name_if_untitled(session.owner_id, session.id, title)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from api.domain.accounts import Actor
 from api.domain.carry import CarriedState, carry_forward
 from api.domain.compare import Comparison, compare_checkpoints
 from api.domain.context import ContextPlan
@@ -11,11 +12,9 @@ from api.domain.extraction import build_extraction_messages, parse_draft
 from api.domain.hashing import checkpoint_hash, normalize_hash_prefix
 from api.domain.types import (
     MAIN_BRANCH,
-    Authorship,
     Checkpoint,
     CheckpointContent,
     Session,
-    SpaceRole,
     TurnRange,
 )
 from api.domain.validation import (
@@ -24,11 +23,11 @@ from api.domain.validation import (
     validate_checkpoint_content,
 )
 from api.errors import ErrorCode, Forbidden, InputError
-from api.services import access
+from api.services import access, policy
 from api.services.base import Services
 from api.services.chat import session_model
 from api.services.context import resolve_context
-from api.store import checkpoints, sessions, spaces
+from api.store import checkpoints, sessions
 
 # How far compareCheckpoints walks up to find a common ancestor.
 COMPARE_DEPTH = 100_000
@@ -43,30 +42,33 @@ class Draft:
 
 
 async def get_readable(
-    user_id: int, checkpoint_id: int, *, field: str = "checkpointId"
+    actor: Actor, checkpoint_id: int, *, field: str = "checkpointId"
 ) -> Checkpoint:
-    """A checkpoint of a space the user is a member of."""
-    return (await access.checkpoint(user_id, checkpoint_id, field=field))[0]
+    """A checkpoint of a space the actor is a member of."""
+    policy.allow(actor, "checkpoint")
+    return (await access.checkpoint(actor, checkpoint_id, field=field))[0]
 
 
 async def create(
     services: Services,
-    session: Session,
+    actor: Actor,
+    session_id: int,
     content: CheckpointContent,
     *,
     source_turn_range: TurnRange | None,
     author_agent: str = "user",
-    author: Authorship | None = None,
 ) -> Checkpoint:
-    """Save a checkpoint from ``session`` (its author's, checked by the caller)
-    into its space: for the space's editors and owners."""
+    """Save a checkpoint from the actor's session into its space, as the
+    policy's createCheckpoint allows."""
+    rule = policy.allow(actor, "createCheckpoint")
+    session = await access.session(actor, session_id, rule)
     if session.space_id is None:
         raise InputError(
             "Attach the session to a space before saving a checkpoint.",
             code=ErrorCode.NO_SPACE,
             field="sessionId",
         )
-    await access.space(session.owner_id, session.space_id, SpaceRole.EDITOR, field="sessionId")
+    await access.space(actor, session.space_id, rule.role, field="sessionId")
     content = validate_checkpoint_content(**content.columns())
     last = session.last_sequence_number
     if source_turn_range is not None:
@@ -88,15 +90,20 @@ async def create(
         source_turn_range=source_turn_range,
         base_sequence=last,
         compute_hash=checkpoint_hash,
-        author=author or Authorship(session.owner_id),
+        author=actor.authorship,
     )
 
 
-async def draft(services: Services, session: Session) -> Draft:
+async def draft(services: Services, actor: Actor, session_id: int) -> Draft:
     """A draft of every field from exactly the window the next message would
     see, and nothing else: no checkpoint fields reach the extractor. Beside
     it, the state carried forward from the checkpoint a save would continue
-    (the head of the session's branch, see ``create``)."""
+    (the head of the session's branch, see ``create``).
+
+    Drafted by the background model, or for an actor who may not use it, the
+    first model they may use (``access.background_model``)."""
+    rule = policy.allow(actor, "draftCheckpoint")
+    session = await access.session(actor, session_id, rule)
     registry = services.registry
     plan = await _next_plan(services, session)
     if not plan.turns:
@@ -105,7 +112,7 @@ async def draft(services: Services, session: Session) -> Draft:
             code=ErrorCode.INVALID,
             field="sessionId",
         )
-    background = registry.resolve(registry.background)
+    background = await access.background_model(registry, actor)
     completion = await registry.complete(build_extraction_messages(plan.turns), background)
     content = parse_draft(completion.text)
     window = TurnRange(plan.turns[0].sequence_number, plan.turns[-1].sequence_number)
@@ -124,12 +131,14 @@ async def _next_plan(services: Services, session: Session) -> ContextPlan:
     return context.plan
 
 
-async def mount(services: Services, session: Session, checkpoint_id: int) -> Session:
+async def mount(actor: Actor, session_id: int, checkpoint_id: int) -> Session:
     """Mount a checkpoint the author may read. A session in a space mounts that
     space's checkpoints; a session in no space may mount any they can read
     (how a viewer works from a space's lineage: mounting reads the space, it
     does not write it)."""
-    checkpoint = await get_readable(session.owner_id, checkpoint_id)
+    rule = policy.allow(actor, "mountCheckpoint")
+    session = await access.session(actor, session_id, rule)
+    checkpoint, _ = await access.checkpoint(actor, checkpoint_id)
     if session.space_id is not None and checkpoint.space_id != session.space_id:
         raise InputError(
             "That checkpoint belongs to another space.",
@@ -141,25 +150,23 @@ async def mount(services: Services, session: Session, checkpoint_id: int) -> Ses
 
 async def fork(
     services: Services,
-    owner_id: int,
+    actor: Actor,
     checkpoint_id: int,
     *,
     branch_name: str | None,
     title: str | None,
-    is_admin: bool,
 ) -> Session:
-    """A new session of ``owner_id`` continuing from a checkpoint.
+    """A new session of the actor's continuing from a checkpoint.
 
     An editor or owner forks inside the space: a new branch, the session on it.
     A viewer cannot write the space (a branch is part of its lineage), so a
     viewer's fork is a private session of theirs in no space with the
     checkpoint mounted: it reads the lineage and adds nothing to it."""
-    checkpoint, role = await access.checkpoint(owner_id, checkpoint_id)
+    policy.allow(actor, "forkSession")
+    checkpoint, role = await access.checkpoint(actor, checkpoint_id)
     registry = services.registry
-    default = registry.resolve(
-        await access.default_model(registry, is_admin=is_admin), require_available=False
-    )
-    if not role.allows(SpaceRole.EDITOR):
+    default = registry.resolve(await access.default_model(registry, actor), require_available=False)
+    if not role.allows(policy.BRANCH_IN_SPACE):
         if branch_name is not None:
             raise Forbidden(
                 "A viewer's fork is a session of theirs outside the space: it creates no "
@@ -167,7 +174,7 @@ async def fork(
                 field="branchName",
             )
         return await sessions.create(
-            owner_id,
+            actor.user_id,
             title=title or fork_title(checkpoint.content.title),
             space_id=None,
             memory_scope=services.settings.default_memory_scope,
@@ -182,7 +189,7 @@ async def fork(
     else:
         branch_name = validate_branch_name(branch_name)
     return await sessions.create_fork(
-        owner_id,
+        actor.user_id,
         checkpoint=checkpoint,
         branch_name=branch_name,
         title=title or fork_title(checkpoint.content.title),
@@ -201,8 +208,9 @@ async def _free_branch_name(checkpoint: Checkpoint) -> str:
     return name
 
 
-async def by_hash(owner_id: int, space_id: int, prefix: str) -> Checkpoint | None:
-    await spaces.get(owner_id, space_id)
+async def by_hash(actor: Actor, space_id: int, prefix: str) -> Checkpoint | None:
+    rule = policy.allow(actor, "checkpointByHash")
+    await access.space(actor, space_id, rule.role)
     found = await checkpoints.by_hash_prefix(space_id, normalize_hash_prefix(prefix))
     if len(found) > 1:
         raise InputError(
@@ -213,9 +221,10 @@ async def by_hash(owner_id: int, space_id: int, prefix: str) -> Checkpoint | Non
     return found[0] if found else None
 
 
-async def compare(owner_id: int, a_id: int, b_id: int) -> Comparison:
-    a = await get_readable(owner_id, a_id, field="a")
-    b = await get_readable(owner_id, b_id, field="b")
+async def compare(actor: Actor, a_id: int, b_id: int) -> Comparison:
+    policy.allow(actor, "compareCheckpoints")
+    a, _ = await access.checkpoint(actor, a_id, field="a")
+    b, _ = await access.checkpoint(actor, b_id, field="b")
     ancestors_a = (await checkpoints.chain(a.id, COMPARE_DEPTH))[1:]
     ancestors_b = (await checkpoints.chain(b.id, COMPARE_DEPTH))[1:]
     return compare_checkpoints(a, b, ancestors_a, ancestors_b)

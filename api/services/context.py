@@ -2,14 +2,20 @@
 
 Every path that needs a context (sendMessage, messageStream, contextPreview,
 checkpoint drafts and their source range) comes here; the rules are in
-``api.domain.context.resolve`` and nowhere else (DESIGN §2).
+``api.domain.context.resolve`` and nowhere else (DESIGN §2). What an explicit
+context may name is checked here too: a space or a checkpoint of a space the
+session's author is a member of (and, for a reader's preview, the reader too).
 """
 
 from __future__ import annotations
 
-from api.domain.context import Budget, ContextOverride, ResolvedContext, resolve
+from collections.abc import Sequence
+
+from api.domain.context import Budget, ContextOverride, ResolvedContext, facts_wanted, resolve
 from api.domain.types import Session
+from api.errors import NotFound
 from api.providers import ModelRef
+from api.services import access
 from api.services.base import Services
 from api.store import context as context_store
 
@@ -22,16 +28,32 @@ async def resolve_context(
     new_message: str,
     override: ContextOverride | None = None,
     before: int | None = None,
+    readers: Sequence[int] = (),
 ) -> ResolvedContext:
     """The plan and messages for the next message of ``session``.
 
     ``before`` excludes the message's own turn (and anything written after it)
-    when the user turn is already saved.
+    when the user turn is already saved. ``readers``: users besides the
+    session's author who must be able to read what an explicit context names.
     """
     settings, registry = services.settings, services.registry
+    wanted = facts_wanted(session, override)
+    who = [session.owner_id, *(r for r in readers if r != session.owner_id)]
+    if wanted.space_id is not None:
+        for user_id in who:
+            await access.member_space(user_id, wanted.space_id, field="context.spaceId")
     facts = await context_store.load(
-        session, override, before=before, max_turns=settings.max_window_turns
+        session, wanted, before=before, max_turns=settings.max_window_turns
     )
+    if wanted.explicit and facts.checkpoint is not None:
+        for user_id in who:
+            try:
+                await access.member_space(
+                    user_id, facts.checkpoint.space_id, field="context.checkpointId"
+                )
+            except NotFound as exc:
+                # A checkpoint of a space they are not a member of does not exist for them.
+                raise NotFound("No such checkpoint.", field="context.checkpointId") from exc
     budget = Budget(
         tokens=max(registry.context_window(model) - settings.answer_reserve_tokens, 0),
         max_turns=settings.max_window_turns,

@@ -1,10 +1,11 @@
-"""A space's members and their roles: added, changed and removed by its owners."""
+"""A space's members and their roles: added, changed and removed as the policy allows."""
 
 from __future__ import annotations
 
+from api.domain.accounts import Actor
 from api.domain.types import Member, SpaceRole
 from api.errors import NotFound
-from api.services import access
+from api.services import access, policy
 from api.store import accounts as account_store
 from api.store import members
 
@@ -16,21 +17,24 @@ async def _account(name: str) -> int:
     return user_id
 
 
-# Each checks the caller's role first (NOT_FOUND / FORBIDDEN) and the store
+# Each checks the actor's role first (NOT_FOUND / FORBIDDEN) and the store
 # checks it again under the space's lock.
 
 
-async def add(user_id: int, space_id: int, user_name: str, role: SpaceRole) -> Member:
-    await access.space(user_id, space_id, SpaceRole.OWNER)
-    return await members.add(space_id, await _account(user_name), role, by=user_id)
+async def add(actor: Actor, space_id: int, user_name: str, role: SpaceRole) -> Member:
+    rule = policy.allow(actor, "addSpaceMember")
+    await access.space(actor, space_id, rule.role)
+    return await members.add(space_id, await _account(user_name), role, by=actor.user_id)
 
 
-async def change(user_id: int, space_id: int, user_name: str, role: SpaceRole) -> Member:
-    await access.space(user_id, space_id, SpaceRole.OWNER)
-    return await members.change(space_id, await _account(user_name), role, by=user_id)
+async def change(actor: Actor, space_id: int, user_name: str, role: SpaceRole) -> Member:
+    rule = policy.allow(actor, "updateSpaceMember")
+    await access.space(actor, space_id, rule.role)
+    return await members.change(space_id, await _account(user_name), role, by=actor.user_id)
 
 
-async def remove(user_id: int, space_id: int, user_name: str) -> None:
+async def remove(actor: Actor, space_id: int, user_name: str) -> None:
     """Remove a member; their sessions in the space are detached and kept."""
-    await access.space(user_id, space_id, SpaceRole.OWNER)
-    await members.remove(space_id, await _account(user_name), by=user_id)
+    rule = policy.allow(actor, "removeSpaceMember")
+    await access.space(actor, space_id, rule.role)
+    await members.remove(space_id, await _account(user_name), by=actor.user_id)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from api.domain.accounts import Actor
 from api.domain.extraction import parse_draft
 from api.domain.hashing import checkpoint_hash
 from api.domain.merge import (
@@ -14,18 +15,17 @@ from api.domain.merge import (
     merge_checkpoints,
     resolve,
 )
-from api.domain.types import Authorship, Checkpoint, CheckpointContent, SpaceRole
+from api.domain.types import Checkpoint, CheckpointContent
 from api.domain.validation import (
     OBJECTIVE_MAX_CHARS,
     SUMMARY_MAX_CHARS,
     TITLE_MAX_CHARS,
     validate_checkpoint_content,
 )
-from api.errors import ErrorCode, InputError, NotFound, ProviderError
-from api.services import access
+from api.errors import ErrorCode, Forbidden, InputError, NotFound, ProviderError
+from api.services import access, policy
 from api.services.base import Services
-from api.services.checkpoints import get_readable
-from api.store import checkpoints, spaces
+from api.store import checkpoints
 
 
 @dataclass(frozen=True)
@@ -55,10 +55,17 @@ class MergeResult:
     fast_forward: bool
 
 
-async def preview(owner_id: int, space_id: int, into: str, from_id: int) -> MergePlan:
+async def preview(actor: Actor, space_id: int, into: str, from_id: int) -> MergePlan:
     """Everything a merge would do, computed and nothing written."""
-    await spaces.get(owner_id, space_id)
-    theirs = await get_readable(owner_id, from_id, field="from")
+    rule = policy.allow(actor, "previewMerge")
+    await access.space(actor, space_id, rule.role)
+    return await _plan(space_id, into, from_id)
+
+
+async def _plan(space_id: int, into: str, from_id: int) -> MergePlan:
+    """The merge plan in a space whose membership the caller has read (once):
+    a checkpoint of the same space needs no second read of it."""
+    theirs = await checkpoints.get(from_id, field="from")
     if theirs.space_id != space_id:
         # A checkpoint of another space is not one this space can name.
         raise NotFound("No such checkpoint in this space.", field="from")
@@ -82,21 +89,23 @@ async def preview(owner_id: int, space_id: int, into: str, from_id: int) -> Merg
 
 
 async def preview_with_draft(
-    services: Services, owner_id: int, space_id: int, into: str, from_id: int
+    services: Services, actor: Actor, space_id: int, into: str, from_id: int
 ) -> MergePlan:
-    """``preview``, its suggestion written by the background model when that
-    model answers; a failed or unavailable model leaves the plain-text one."""
-    plan = await preview(owner_id, space_id, into, from_id)
+    """``preview``, its suggestion written by the background model (or for an
+    actor who may not use it, the first model they may use) when that model
+    answers; a failed or unavailable model, or none they may use, leaves the
+    plain-text one."""
+    plan = await preview(actor, space_id, into, from_id)
     if plan.up_to_date or plan.fast_forward:
         return plan  # nothing will be written: no draft needed
     registry = services.registry
     try:
-        background = registry.resolve(registry.background)
+        background = await access.background_model(registry, actor)
         completion = await registry.complete(
             build_merge_draft_messages(into, plan.ours, plan.theirs), background
         )
         drafted = parse_draft(completion.text)
-    except ProviderError:
+    except (ProviderError, Forbidden):
         return plan
     suggestion = CheckpointContent(
         title=_clip(drafted.title, TITLE_MAX_CHARS) or plan.suggestion.title,
@@ -107,7 +116,7 @@ async def preview_with_draft(
 
 
 async def merge(
-    owner_id: int,
+    actor: Actor,
     space_id: int,
     into: str,
     from_id: int,
@@ -116,11 +125,12 @@ async def merge(
     objective: str | None,
     summary: str | None,
     resolutions: Sequence[Resolution],
-    author: Authorship | None = None,
 ) -> MergeResult:
-    """Merge (or fast-forward): for the space's editors and owners."""
-    await access.space(owner_id, space_id, SpaceRole.EDITOR)
-    plan = await preview(owner_id, space_id, into, from_id)
+    """Merge (or fast-forward), as the policy's mergeCheckpoints allows. The
+    space's membership is read once, here."""
+    rule = policy.allow(actor, "mergeCheckpoints")
+    await access.space(actor, space_id, rule.role)
+    plan = await _plan(space_id, into, from_id)
     if plan.up_to_date:
         raise InputError(
             f'The branch "{into}" already contains that checkpoint.',
@@ -148,7 +158,7 @@ async def merge(
         compute_hash=checkpoint_hash,
         merge_parent=plan.theirs,
         expected_head_id=plan.ours.id,
-        author=author or Authorship(owner_id),
+        author=actor.authorship,
     )
     return MergeResult(saved, fast_forward=False)
 

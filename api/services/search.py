@@ -6,12 +6,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from api.domain import search_query
+from api.domain.accounts import Actor
+from api.domain.search_query import Kind
 from api.domain.types import Checkpoint, Session, Space, Turn
 from api.domain.validation import FieldProblem
 from api.errors import InputError
+from api.services import policy
 from api.store import checkpoints, members, sessions, spaces, turns
 from api.store import search as index
-from api.store.search import Kind
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,7 +31,7 @@ class Hits:
 
 
 async def search(
-    owner_id: int,
+    actor: Actor,
     text: str,
     *,
     space_id: int | None,
@@ -37,7 +39,9 @@ async def search(
     first: int,
     offset: int,
 ) -> Hits:
-    """One page of the objects the user may read matching ``text``, best first."""
+    """One page of the objects the actor may read matching ``text``, best first."""
+    policy.allow(actor, "search")
+    owner_id = actor.user_id
     try:
         query = search_query.parse(text)
     except FieldProblem as problem:

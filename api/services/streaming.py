@@ -30,12 +30,13 @@ from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
 from dataclasses import dataclass
 
-from api.domain.context import ContextOverride, ContextPlan
-from api.domain.types import Authorship, ChatMessage, Session, Turn, Usage
+from api.domain.accounts import Actor
+from api.domain.context import ContextPlan
+from api.domain.types import ChatMessage, Turn, Usage
 from api.errors import ProviderError, SmritiError
 from api.providers import StreamChunk
 from api.services.base import Services, log
-from api.services.chat import after_reply, prepare, save_reply
+from api.services.chat import Message, after_reply, prepare, save_reply
 
 
 @dataclass(frozen=True)
@@ -79,29 +80,14 @@ StreamEvent = UserTurnSaved | Delta | ReplySaved | Failed
 
 
 async def stream_message(
-    services: Services,
-    session: Session,
-    *,
-    content: str,
-    model: str | None = None,
-    idempotency_key: str | None = None,
-    override: ContextOverride | None = None,
-    author: Authorship | None = None,
+    services: Services, actor: Actor, message: Message
 ) -> AsyncGenerator[StreamEvent, None]:
     """Send a message and yield the answer as it arrives (see the module docstring).
 
     Close the generator (``aclose``, or ``contextlib.aclosing``) to stop it.
     """
     try:
-        prepared = await prepare(
-            services,
-            session,
-            content=content,
-            model=model,
-            idempotency_key=idempotency_key,
-            override=override,
-            author=author,
-        )
+        prepared = await prepare(services, actor, message, operation="messageStream")
     except SmritiError as exc:
         yield Failed(exc)
         return
@@ -132,7 +118,11 @@ async def stream_message(
                             received.append(chunk.delta)
                             yield Delta(chunk.delta)
             except ProviderError as exc:
-                log.warning("provider stream failed for session %s: %s", session.id, exc.code.value)
+                log.warning(
+                    "provider stream failed for session %s: %s",
+                    prepared.session.id,
+                    exc.code.value,
+                )
                 failure = exc
             if failure is not None and not received:
                 yield Failed(failure)

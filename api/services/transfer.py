@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 
 from api.domain import chatgpt, documents
+from api.domain.accounts import Actor
 from api.domain.export_format import (
     DocumentWriter,
     Export,
@@ -18,39 +19,50 @@ from api.domain.types import Session
 from api.domain.verification import Verification, verify_lineage
 from api.errors import ErrorCode, InputError
 from api.providers import ProviderRegistry
-from api.store import members, sessions, spaces, transfer
+from api.services import access, policy
+from api.store import members, transfer
 from api.store.transfer import Imported
 
 
-async def verify(owner_id: int, space_id: int) -> Verification:
-    """Recompute every checkpoint hash and parent link of a space the user is a member of."""
-    await spaces.get(owner_id, space_id)
+async def verify(actor: Actor, space_id: int) -> Verification:
+    """Recompute every checkpoint hash and parent link of a space the actor is a member of."""
+    rule = policy.allow(actor, "verifyLineage")
+    await access.space(actor, space_id, rule.role)
     return verify_lineage(
         await transfer.space_checkpoints(space_id),
         hash_space_id=await transfer.hash_space_id(space_id),
     )
 
 
-async def export_spaces(owner_id: int, space_ids: list[int]) -> Export:
-    """Spaces the user is a member of, with the sessions they may read (NotFound
-    for one they are not a member of)."""
+async def space_ids(actor: Actor) -> list[int]:
+    """The spaces the actor is a member of (what `smriti verify` checks)."""
+    policy.allow(actor, "spaces")
+    return await transfer.space_ids(actor.user_id)
+
+
+async def export_spaces(actor: Actor, space_ids: list[int]) -> Export:
+    """Spaces the actor is a member of, with the sessions they may read
+    (NotFound for one they are not a member of)."""
+    rule = policy.allow(actor, "exportSpace")
     for space_id in space_ids:
-        await spaces.get(owner_id, space_id)
-    exported = [await transfer.space_export(i, owner_id) for i in space_ids]
+        await access.space(actor, space_id, rule.role)
+    exported = [await transfer.space_export(i, actor.user_id) for i in space_ids]
     return Export(spaces=tuple(exported), sessions=())
 
 
-async def export_session(owner_id: int, session_id: int) -> Export:
+async def export_session(actor: Actor, session_id: int) -> Export:
     """A session in no space. One in a space is exported with its space: its
     checkpoints and the lineage they hang in are part of what it means."""
-    session = await sessions.readable(owner_id, session_id)
+    rule = policy.allow(actor, "exportSession")
+    session = await access.session(actor, session_id, rule)
     if session.space_id is not None:
         raise InputError(
             "This session belongs to a space: export the space, which holds its lineage.",
             code=ErrorCode.WRONG_SPACE,
             field="sessionId",
         )
-    return Export(spaces=(), sessions=tuple(await transfer.session_exports(owner_id, [session_id])))
+    sessions = await transfer.session_exports(session.owner_id, [session.id])
+    return Export(spaces=(), sessions=tuple(sessions))
 
 
 def to_json(export: Export) -> str:
@@ -59,7 +71,7 @@ def to_json(export: Export) -> str:
 
 
 async def json_chunks(
-    owner_id: int, *, space_id: int | None = None, session_id: int | None = None
+    actor: Actor, *, space_id: int | None = None, session_id: int | None = None
 ) -> AsyncIterator[str]:
     """The JSON export of one space, one space-less session, or (neither given)
     everything the user may read, a space at a time: the same bytes as
@@ -67,28 +79,30 @@ async def json_chunks(
     (NotFound, WRONG_SPACE) is refused before the first chunk."""
     writer = DocumentWriter(datetime.now(UTC))
     if session_id is not None:
-        alone = await export_session(owner_id, session_id)
+        alone = await export_session(actor, session_id)
         yield writer.head() + writer.sessions()
         for item in alone.sessions:
             yield writer.session(item)
         yield writer.tail()
         return
+    rule = policy.allow(actor, "exportSpace")
     if space_id is not None:
-        await spaces.get(owner_id, space_id)
+        await access.space(actor, space_id, rule.role)
         space_ids = [space_id]
     else:
-        space_ids = await transfer.space_ids(owner_id)
+        space_ids = await transfer.space_ids(actor.user_id)
     yield writer.head()
     for one in space_ids:
-        yield writer.space(await transfer.space_export(one, owner_id))
+        yield writer.space(await transfer.space_export(one, actor.user_id))
     yield writer.sessions()
     if space_id is None:
-        for item in await transfer.session_exports(owner_id, None):
+        policy.allow(actor, "exportSession")
+        for item in await transfer.session_exports(actor.user_id, None):
             yield writer.session(item)
     yield writer.tail()
 
 
-async def import_document(owner_id: int, text: str, registry: ProviderRegistry) -> Imported:
+async def import_document(actor: Actor, text: str, registry: ProviderRegistry) -> Imported:
     """Recreate a JSON export, or the conversations of a ChatGPT data export.
 
     Every checkpoint hash of an export is verified first, then it is written
@@ -96,6 +110,7 @@ async def import_document(owner_id: int, text: str, registry: ProviderRegistry) 
     (InputError) with nothing written. ChatGPT conversations become sessions
     in no space that go on talking to the chat default model.
     """
+    policy.allow(actor, "importSpace")
     document = read_json(text)
     if chatgpt.looks_like_chatgpt(document):
         ref = registry.resolve(None, require_available=False)
@@ -107,31 +122,32 @@ async def import_document(owner_id: int, text: str, registry: ProviderRegistry) 
         )
     else:
         export = from_document(document)
-    return await transfer.import_export(owner_id, export)
+    return await transfer.import_export(actor.user_id, export)
 
 
-async def session_items(owner_id: int, session_id: int) -> tuple[Session, list[documents.Item]]:
+async def session_items(actor: Actor, session_id: int) -> tuple[Session, list[documents.Item]]:
     """A session with its turns and the checkpoints saved from it (those the
     reader may read), in order."""
-    await sessions.readable(owner_id, session_id)
+    rule = policy.allow(actor, "exportSession")
+    await access.session(actor, session_id, rule)
     exported = await transfer.session_export(session_id)
     saved = await transfer.checkpoints_from_session(session_id)
-    readable = await members.roles(owner_id, sorted({c.space_id for c in saved}))
+    readable = await members.roles(actor.user_id, sorted({c.space_id for c in saved}))
     saved = [c for c in saved if c.space_id in readable]
     return exported.session, documents.in_order(exported.turns, saved)
 
 
-async def session_markdown(owner_id: int, session_id: int) -> str:
-    return documents.session_markdown(*await session_items(owner_id, session_id))
+async def session_markdown(actor: Actor, session_id: int) -> str:
+    return documents.session_markdown(*await session_items(actor, session_id))
 
 
-async def session_notebook(owner_id: int, session_id: int) -> str:
-    notebook = documents.session_notebook(*await session_items(owner_id, session_id))
+async def session_notebook(actor: Actor, session_id: int) -> str:
+    notebook = documents.session_notebook(*await session_items(actor, session_id))
     return json.dumps(notebook, ensure_ascii=False, indent=1) + "\n"
 
 
-async def lineage_markdown(owner_id: int, space_id: int) -> str:
-    [item] = (await export_spaces(owner_id, [space_id])).spaces
+async def lineage_markdown(actor: Actor, space_id: int) -> str:
+    [item] = (await export_spaces(actor, [space_id])).spaces
     hashes = {c.id: c.hash for c in item.checkpoints}
     branches = [documents.LineageBranch(b.name, hashes[b.head_id]) for b in item.branches]
     return documents.lineage_markdown(item.space, item.checkpoints, branches)

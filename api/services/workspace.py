@@ -2,63 +2,71 @@
 
 from __future__ import annotations
 
-from api.domain.types import MAIN_BRANCH, MemoryScope, Session, Space, SpaceRole, Visibility
-from api.domain.validation import validate_name, validate_title
+from api.domain.accounts import Actor
+from api.domain.types import MAIN_BRANCH, MemoryScope, Session, Space, Visibility
+from api.domain.validation import validate_description, validate_name, validate_title
 from api.errors import ErrorCode, InputError
-from api.services import access
+from api.services import access, policy
 from api.services.base import Services
 from api.store import checkpoints, sessions, spaces
 
 
-async def create_space(owner_id: int, name: str, description: str | None) -> Space:
-    return await spaces.create(owner_id, validate_name(name), description or "")
+async def create_space(actor: Actor, name: str, description: str | None) -> Space:
+    policy.allow(actor, "createSpace")
+    description = validate_description(description) if description is not None else ""
+    return await spaces.create(actor.user_id, validate_name(name), description)
 
 
 async def update_space(
-    user_id: int, space_id: int, *, name: str | None, description: str | None
+    actor: Actor, space_id: int, *, name: str | None, description: str | None
 ) -> Space:
-    """Rename or describe a space: its owners only."""
-    await access.space(user_id, space_id, SpaceRole.OWNER, field="id")
+    """Rename or describe a space."""
+    rule = policy.allow(actor, "updateSpace")
+    assert rule.role is not None
+    await access.space(actor, space_id, rule.role, field="id")
     return await spaces.update(
-        user_id,
+        actor.user_id,
         space_id,
         name=validate_name(name) if name is not None else None,
-        description=description,
+        description=validate_description(description) if description is not None else None,
+        roles=policy.roles_allowed(rule.role),
     )
 
 
-async def delete_space(user_id: int, space_id: int) -> None:
-    """Delete a space: its owners only. Other members' sessions in it are
-    detached and kept; the deleting owner's go with the space."""
-    await access.space(user_id, space_id, SpaceRole.OWNER, field="id")
-    await spaces.delete(user_id, space_id)
+async def delete_space(actor: Actor, space_id: int) -> None:
+    """Delete a space. Other members' sessions in it are detached and kept;
+    the deleting owner's go with the space."""
+    rule = policy.allow(actor, "deleteSpace")
+    assert rule.role is not None
+    await access.space(actor, space_id, rule.role, field="id")
+    await spaces.delete(actor.user_id, space_id, roles=policy.roles_allowed(rule.role))
 
 
 async def create_session(
     services: Services,
-    owner_id: int,
+    actor: Actor,
     *,
     title: str | None,
     space_id: int | None,
     memory_scope: MemoryScope | None,
     model: str | None,
-    is_admin: bool,
 ) -> Session:
-    """A session; attached to a space, for its editors and owners."""
+    """A session of the actor's; in a space, for the roles the policy names."""
+    rule = policy.allow(actor, "createSession")
     registry = services.registry
     if model is not None:
         ref = registry.resolve(model, require_available=False)
-        await access.check_model(ref.name, is_admin=is_admin)
+        await access.check_model(actor, ref.name)
     else:
-        default = await access.default_model(registry, is_admin=is_admin)
+        default = await access.default_model(registry, actor)
         ref = registry.resolve(default, require_available=False)
     seeded_from = None
     if space_id is not None:
-        await access.space(owner_id, space_id, SpaceRole.EDITOR)
+        await access.space(actor, space_id, rule.role)
         head = await checkpoints.head(space_id, MAIN_BRANCH)
         seeded_from = head.id if head else None
     return await sessions.create(
-        owner_id,
+        actor.user_id,
         title=validate_title(title) if title else "",
         space_id=space_id,
         memory_scope=memory_scope or services.settings.default_memory_scope,
@@ -69,9 +77,15 @@ async def create_session(
 
 
 async def attach_space(
-    services: Services, session: Session, space_id: int, memory_scope: MemoryScope | None
+    services: Services,
+    actor: Actor,
+    session_id: int,
+    space_id: int,
+    memory_scope: MemoryScope | None,
 ) -> Session:
-    await access.space(session.owner_id, space_id, SpaceRole.EDITOR)
+    rule = policy.allow(actor, "attachSpace")
+    session = await access.session(actor, session_id, rule)
+    await access.space(actor, space_id, rule.role)
     if space_id == session.space_id:
         return await sessions.configure(
             session.owner_id, session.id, memory_scope=memory_scope or session.memory_scope
@@ -87,29 +101,41 @@ async def attach_space(
     )
 
 
-async def detach_space(session: Session) -> Session:
+async def detach_space(actor: Actor, session_id: int) -> Session:
+    rule = policy.allow(actor, "detachSpace")
+    session = await access.session(actor, session_id, rule)
     return await sessions.detach(session.owner_id, session.id)
 
 
-async def unmount(session: Session) -> Session:
+async def unmount(actor: Actor, session_id: int) -> Session:
+    rule = policy.allow(actor, "unmountCheckpoint")
+    session = await access.session(actor, session_id, rule)
     return await sessions.unmount(session.owner_id, session.id)
+
+
+async def delete_session(actor: Actor, session_id: int) -> None:
+    rule = policy.allow(actor, "deleteSession")
+    session = await access.session(actor, session_id, rule, field="id")
+    await sessions.delete(session.owner_id, session.id)
 
 
 async def update_session(
     services: Services,
-    session: Session,
+    actor: Actor,
+    session_id: int,
     *,
     title: str | None,
     memory_scope: MemoryScope | None,
     model: str | None,
     visibility: Visibility | None = None,
-    is_admin: bool,
 ) -> Session:
+    rule = policy.allow(actor, "updateSession")
+    session = await access.session(actor, session_id, rule, field="id")
     ref = services.registry.resolve(model, require_available=False) if model is not None else None
     if ref is not None:
-        await access.check_model(ref.name, is_admin=is_admin)
+        await access.check_model(actor, ref.name)
     if visibility is not None and visibility is not session.visibility:
-        session = await _share(session, visibility)
+        session = await _share(actor, session, visibility)
     if title is None and memory_scope is None and ref is None:
         return session
     return await sessions.configure(
@@ -122,7 +148,7 @@ async def update_session(
     )
 
 
-async def _share(session: Session, visibility: Visibility) -> Session:
+async def _share(actor: Actor, session: Session, visibility: Visibility) -> Session:
     """Share a session with its space's members, or make it private again.
 
     Sharing needs a space the author may write (an editor or an owner):
@@ -134,5 +160,5 @@ async def _share(session: Session, visibility: Visibility) -> Session:
                 code=ErrorCode.NO_SPACE,
                 field="visibility",
             )
-        await access.space(session.owner_id, session.space_id, SpaceRole.EDITOR, field="visibility")
+        await access.space(actor, session.space_id, policy.SHARE_SESSION, field="visibility")
     return await sessions.set_visibility(session.owner_id, session.id, visibility)

@@ -7,10 +7,10 @@ from datetime import UTC, datetime
 
 from tortoise.transactions import in_transaction
 
+from api.domain.pages import Page, PageRequest
 from api.domain.types import Authorship, Checkpoint, CheckpointContent, LineageEntry, TurnRange
 from api.errors import ErrorCode, InputError, NotFound
 from api.store import models, rows, sql
-from api.store.pages import Page, PageRequest
 from api.store.paging import keyset_page
 from api.store.writes import finished
 

@@ -9,20 +9,20 @@ and the newest turns.
 
 from __future__ import annotations
 
-from api.domain.context import ContextFacts, ContextOverride, facts_wanted
+from api.domain.context import ContextFacts, FactsWanted
 from api.domain.types import Checkpoint, Session
-from api.errors import ErrorCode, InputError, NotFound
-from api.store import checkpoints, spaces, turns
+from api.errors import NotFound
+from api.store import checkpoints, turns
 
 
 async def load(
-    session: Session, override: ContextOverride | None, *, before: int | None, max_turns: int
+    session: Session, wanted: FactsWanted, *, before: int | None, max_turns: int
 ) -> ContextFacts:
     """The facts for the next message of ``session``; ``before`` excludes the
-    message's own turn (and anything after it) once that turn is saved."""
-    wanted = facts_wanted(session, override)
-    if wanted.space_id is not None:
-        await spaces.get(session.owner_id, wanted.space_id, field="context.spaceId")
+    message's own turn (and anything after it) once that turn is saved.
+
+    Who may read what ``wanted`` names is checked by the caller
+    (``api.services.context``): this reads it."""
     checkpoint: Checkpoint | None = None
     head: Checkpoint | None = None
     chain: list[Checkpoint] = []
@@ -33,8 +33,6 @@ async def load(
             field = "context.checkpointId" if wanted.explicit else "checkpointId"
             raise NotFound("No such checkpoint.", field=field)
         checkpoint = chain[0]
-        if wanted.explicit:
-            await _check_owned(session, checkpoint)
     elif wanted.head_of is not None:
         tip = await checkpoints.head_id(*wanted.head_of)
         if tip is not None:
@@ -47,13 +45,3 @@ async def load(
     # past it (after=0) returns the same window as reading from it.
     recent = await turns.recent(session.id, after=0, before=before, limit=max_turns)
     return ContextFacts(checkpoint, head, tuple(chain), written_before_head, tuple(recent))
-
-
-async def _check_owned(session: Session, checkpoint: Checkpoint) -> None:
-    """A checkpoint of a space the user does not own does not exist for them."""
-    try:
-        await spaces.get(session.owner_id, checkpoint.space_id, field="context.checkpointId")
-    except InputError as exc:
-        raise InputError(
-            "No such checkpoint.", code=ErrorCode.NOT_FOUND, field="context.checkpointId"
-        ) from exc

@@ -15,17 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from api.domain import search_query
-from api.domain.search_query import SearchQuery
+from api.domain.search_query import Kind, SearchQuery
 from api.store import sql
-
-
-class Kind(enum.IntEnum):
-    """The entry kinds, as the migration numbers them."""
-
-    TURN = 0
-    CHECKPOINT = 1
-    SESSION = 2
-    SPACE = 3
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from tortoise.expressions import Subquery
 from tortoise.transactions import in_transaction
 
+from api.domain.pages import Page, PageRequest
 from api.domain.types import Space, SpaceRole
 from api.errors import NotFound
 from api.store import members, models, rows, sql
-from api.store.pages import Page, PageRequest
 from api.store.paging import keyset_page
 from api.store.writes import finished
 
@@ -69,11 +70,11 @@ async def get_with_role(
     return rows.space_record(found), SpaceRole(found["role"])
 
 
-def _of_member(user_id: int, role: SpaceRole | None = None) -> Subquery:
-    """The ids of the spaces the user is a member of (with ``role``, if given)."""
+def _of_member(user_id: int, roles: Sequence[SpaceRole] | None = None) -> Subquery:
+    """The ids of the spaces the user is a member of (in one of ``roles``, if given)."""
     query = models.SpaceMember.filter(user_id=user_id)
-    if role is not None:
-        query = query.filter(role=role.value)
+    if roles is not None:
+        query = query.filter(role__in=[role.value for role in roles])
     return Subquery(query.values("space_id"))
 
 
@@ -87,10 +88,16 @@ async def get_many(user_id: int, ids: list[int]) -> dict[int, Space]:
 
 @finished
 async def update(
-    owner_id: int, space_id: int, *, name: str | None, description: str | None
+    user_id: int,
+    space_id: int,
+    *,
+    name: str | None,
+    description: str | None,
+    roles: Sequence[SpaceRole],
 ) -> Space:
-    """Rename or describe a space ``owner_id`` is an OWNER of (the service tells
-    a member of another role FORBIDDEN first)."""
+    """Rename or describe a space ``user_id`` is a member of in one of ``roles``
+    (the policy's; the service tells a member of another role FORBIDDEN first,
+    and this statement checks it again as it writes)."""
     values: dict[str, object] = {"updated_at": datetime.now(UTC)}
     if name is not None:
         values["name"] = name
@@ -98,7 +105,7 @@ async def update(
         values["description"] = description
     updated = (
         await models.Space.filter(id=space_id)
-        .filter(id__in=_of_member(owner_id, SpaceRole.OWNER))
+        .filter(id__in=_of_member(user_id, roles))
         .update(**values)
     )
     if not updated:
@@ -107,14 +114,15 @@ async def update(
 
 
 @finished
-async def delete(owner_id: int, space_id: int) -> None:
-    """Delete a space ``owner_id`` is an OWNER of, with its checkpoints and their
-    sessions in it; other members' sessions are detached first, in the same
-    transaction: their conversations are theirs."""
+async def delete(owner_id: int, space_id: int, *, roles: Sequence[SpaceRole]) -> None:
+    """Delete a space ``owner_id`` is a member of in one of ``roles`` (the
+    policy's), with its checkpoints and their sessions in it; other members'
+    sessions are detached first, in the same transaction: their conversations
+    are theirs."""
     async with in_transaction("default") as conn:
         owned = (
             await models.Space.filter(id=space_id)
-            .filter(id__in=_of_member(owner_id, SpaceRole.OWNER))
+            .filter(id__in=_of_member(owner_id, roles))
             .using_db(conn)
             .exists()
         )

@@ -8,10 +8,10 @@ from typing import Any
 from tortoise.exceptions import IntegrityError
 from tortoise.transactions import in_transaction
 
+from api.domain.pages import Page, PageRequest
 from api.domain.types import Authorship, Role, Turn, Usage
 from api.errors import NotFound
 from api.store import models, rows, sql
-from api.store.pages import Page, PageRequest
 from api.store.writes import Refused, finished
 
 # One statement both increments and returns the counter, so two writers can

@@ -1,7 +1,11 @@
-"""The authorization matrix (issue 9): every operation of the schema, every actor.
+"""The authorization matrix (issues 9, 16): every operation of the schema, every actor.
 
-Generated from the schema: `test_every_operation_has_a_row` fails when a Query
-field, Mutation or Subscription has no row. Each cell then runs for real
+Generated from the schema and the policy (api/services/policy.py): a Query
+field, Mutation or Subscription without a rule fails
+`test_every_operation_has_a_policy_rule`, one without a document here
+`test_every_operation_has_a_cell_document`. The expected outcome of each cell
+is derived from the operation's rule and what the actor may read of the
+world (``expected``), never written by hand. Each cell then runs for real
 against an accounts-mode app whose owner's objects exist first.
 
 Actors: owner (a full token; an admin and the space's OWNER), editor and
@@ -28,11 +32,15 @@ editor's cell has variables of its own (ACTOR_VARIABLES).
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
+from api.domain.types import SpaceRole
 from api.graphql.schema import build_schema
+from api.services import policy
+from api.services.policy import On
 from api.settings import Settings
 from tests.accounts.world import World, accounts_app
 from tests.support.streams import STREAM, sse_events
@@ -212,57 +220,71 @@ ACTOR_VARIABLES: dict[tuple[str, str], dict[str, str]] = {
     ("mergeCheckpoints", "editor"): {"s": "space", "f": "c3"},
 }
 
-_U = (DENIED, DENIED, DENIED, DENIED)  # anonymous, revoked, expired, disabled
-# operation: outcome per actor, in ACTORS order:
-#            other, read_only, viewer, editor, owner
-MATRIX: dict[str, tuple[str, ...]] = {
-    "search": (*_U, OWN, OK, OK, OK, OK),
-    "node": (*_U, HIDDEN, OK, OK, OK, OK),
-    "spaces": (*_U, OWN, OK, OK, OK, OK),
-    "sessions": (*_U, OWN, OK, OWN, OWN, OK),
-    "space": (*_U, HIDDEN, OK, OK, OK, OK),
-    "session": (*_U, HIDDEN, OK, OK, OK, OK),
-    "checkpoint": (*_U, HIDDEN, OK, OK, OK, OK),
-    "checkpointByHash": (*_U, HIDDEN, OK, OK, OK, OK),
-    "providers": (*_U, OK, OK, OK, OK, OK),
-    "contextPreview": (*_U, HIDDEN, OK, OK, OK, OK),
-    "compareCheckpoints": (*_U, HIDDEN, OK, OK, OK, OK),
-    "previewMerge": (*_U, HIDDEN, OK, OK, OK, OK),
-    "verifyLineage": (*_U, HIDDEN, OK, OK, OK, OK),
-    "exportSpace": (*_U, HIDDEN, OK, OK, OK, OK),
-    "exportSession": (*_U, HIDDEN, OK, HIDDEN, HIDDEN, OK),
-    "viewer": (*_U, OWN, OK, OWN, OWN, OK),
-    "createSpace": (*_U, OWN, FORBIDDEN, OWN, OWN, OK),
-    "updateSpace": (*_U, HIDDEN, FORBIDDEN, FORBIDDEN, FORBIDDEN, OK),
-    "deleteSpace": (*_U, HIDDEN, FORBIDDEN, FORBIDDEN, FORBIDDEN, OK),
-    "createSession": (*_U, HIDDEN, FORBIDDEN, FORBIDDEN, OK, OK),
-    "updateSession": (*_U, HIDDEN, FORBIDDEN, FORBIDDEN, FORBIDDEN, OK),
-    "attachSpace": (*_U, HIDDEN, FORBIDDEN, HIDDEN, HIDDEN, OK),
-    "detachSpace": (*_U, HIDDEN, FORBIDDEN, FORBIDDEN, FORBIDDEN, OK),
-    "mountCheckpoint": (*_U, HIDDEN, FORBIDDEN, FORBIDDEN, FORBIDDEN, OK),
-    "unmountCheckpoint": (*_U, HIDDEN, FORBIDDEN, FORBIDDEN, FORBIDDEN, OK),
-    "forkSession": (*_U, HIDDEN, FORBIDDEN, OK, OK, OK),
-    "deleteSession": (*_U, HIDDEN, FORBIDDEN, FORBIDDEN, FORBIDDEN, OK),
-    "sendMessage": (*_U, HIDDEN, FORBIDDEN, FORBIDDEN, FORBIDDEN, OK),
-    "draftCheckpoint": (*_U, HIDDEN, FORBIDDEN, FORBIDDEN, FORBIDDEN, OK),
-    "createCheckpoint": (*_U, HIDDEN, FORBIDDEN, FORBIDDEN, FORBIDDEN, OK),
-    "mergeCheckpoints": (*_U, HIDDEN, FORBIDDEN, FORBIDDEN, OK, OK),
-    "importSpace": (*_U, OWN, FORBIDDEN, OWN, OWN, OK),
-    "createApiToken": (*_U, OWN, FORBIDDEN, OWN, OWN, OK),
-    "revokeApiToken": (*_U, HIDDEN, FORBIDDEN, HIDDEN, HIDDEN, OK),
-    "messageStream": (*_U, HIDDEN, FORBIDDEN, FORBIDDEN, FORBIDDEN, OK),
-    "addSpaceMember": (*_U, HIDDEN, FORBIDDEN, FORBIDDEN, FORBIDDEN, OK),
-    "updateSpaceMember": (*_U, HIDDEN, FORBIDDEN, FORBIDDEN, FORBIDDEN, OK),
-    "removeSpaceMember": (*_U, HIDDEN, FORBIDDEN, FORBIDDEN, FORBIDDEN, OK),
-    "setModelAccess": (*_U, FORBIDDEN, FORBIDDEN, FORBIDDEN, FORBIDDEN, OK),
-    # Admins only: an empty list for anyone else.
-    "signInFailures": (*_U, OWN, OK, OWN, OWN, OK),
-    "clearSignInFailures": (*_U, FORBIDDEN, FORBIDDEN, FORBIDDEN, FORBIDDEN, OK),
-    # Admins: every account; anyone else: only themselves.
-    "users": (*_U, OWN, OK, OWN, OWN, OK),
-    "setUserDisabled": (*_U, FORBIDDEN, FORBIDDEN, FORBIDDEN, FORBIDDEN, OK),
-    "deleteUser": (*_U, FORBIDDEN, FORBIDDEN, FORBIDDEN, FORBIDDEN, OK),
+UNAUTHENTICATED = ("anonymous", "revoked", "expired", "disabled")
+
+
+@dataclass(frozen=True)
+class Who:
+    """An authenticated actor of the world: which user, their role in the
+    owner's space "Trips" (None: not a member), admin, read-only token."""
+
+    user: str
+    role: SpaceRole | None
+    admin: bool = False
+    read_only: bool = False
+
+
+WHO = {
+    "other": Who("other", None),
+    "read_only": Who("owner", SpaceRole.OWNER, admin=True, read_only=True),
+    "viewer": Who("viewer", SpaceRole.VIEWER),
+    "editor": Who("editor", SpaceRole.EDITOR),
+    "owner": Who("owner", SpaceRole.OWNER, admin=True),
 }
+# The owner's objects a cell names, and the users who may read them: the
+# members of Trips read it, its checkpoints and the session shared with it;
+# the private session in no space and the owner's token are the owner's alone.
+MEMBERS = frozenset({"owner", "editor", "viewer"})
+READ_BY = {
+    "space": MEMBERS,
+    "session": MEMBERS,
+    "streamInput": MEMBERS,  # messageStream's input names the shared session
+    "c1": MEMBERS,
+    "c2": MEMBERS,
+    "c3": MEMBERS,
+    "loose": frozenset({"owner"}),
+    "spareToken": frozenset({"owner"}),
+}
+
+
+def expected(operation: str, actor: str) -> str:
+    """The outcome of a cell, derived from the operation's policy rule
+    (api/services/policy.py) and what the world's actor may read."""
+    if actor in UNAUTHENTICATED:
+        return DENIED
+    rule, who = policy.RULES[operation], WHO[actor]
+    if rule.writes and who.read_only:
+        return FORBIDDEN
+    if rule.admin and not who.admin:
+        return FORBIDDEN
+    if rule.on is On.NOTHING:
+        return OK
+    if rule.on is On.OWN:  # their own things: the owner's, or none of the owner's
+        return OK if who.user == "owner" else OWN
+    if rule.on is On.READABLE:  # what they may read: the owner's shared things too
+        return OK if who.role is not None else OWN
+    target = next(iter(OPERATIONS[operation][1].values()))
+    if who.user not in READ_BY[target]:
+        return HIDDEN
+    if rule.author and who.user != "owner":
+        return FORBIDDEN
+    if rule.role is not None and (who.role is None or not who.role.allows(rule.role)):
+        return FORBIDDEN
+    return OK
+
+
+def matrix() -> dict[str, tuple[str, ...]]:
+    return {op: tuple(expected(op, actor) for actor in ACTORS) for op in sorted(OPERATIONS)}
 
 
 def schema_operations() -> set[str]:
@@ -275,12 +297,29 @@ def schema_operations() -> set[str]:
     }
 
 
-def test_every_operation_has_a_row() -> None:
+def test_every_operation_has_a_policy_rule() -> None:
     operations = schema_operations()
-    assert operations - set(MATRIX) == set(), "operations without a row in MATRIX"
-    assert set(MATRIX) - operations == set(), "rows for operations the schema lacks"
-    assert set(OPERATIONS) == set(MATRIX)
-    assert all(len(row) == len(ACTORS) for row in MATRIX.values())
+    assert operations - set(policy.RULES) == set(), "operations without a rule in the policy"
+    assert set(policy.RULES) - operations == set(), "rules for operations the schema lacks"
+
+
+def test_every_operation_has_a_cell_document() -> None:
+    operations = schema_operations()
+    assert operations - set(OPERATIONS) == set(), "operations without a document in OPERATIONS"
+    assert set(OPERATIONS) - operations == set(), "documents for operations the schema lacks"
+
+
+def test_the_derived_matrix_has_every_outcome() -> None:
+    """The derivation can fail: each outcome appears somewhere, and a few
+    cells are what the policy plainly says."""
+    cells = matrix()
+    outcomes = {outcome for row in cells.values() for outcome in row}
+    assert outcomes == {OK, HIDDEN, OWN, FORBIDDEN, DENIED}
+    denied = (DENIED, DENIED, DENIED, DENIED)
+    assert cells["setModelAccess"] == (*denied, FORBIDDEN, FORBIDDEN, FORBIDDEN, FORBIDDEN, OK)
+    assert cells["createSession"] == (*denied, HIDDEN, FORBIDDEN, FORBIDDEN, OK, OK)
+    assert cells["sessions"] == (*denied, OWN, OK, OWN, OWN, OK)
+    assert cells["attachSpace"] == (*denied, HIDDEN, FORBIDDEN, HIDDEN, HIDDEN, OK)
 
 
 ADD_MEMBER = (
@@ -445,11 +484,12 @@ async def snapshot(world: World) -> str:
     return json.dumps(await world.data("owner", query))
 
 
-@pytest.mark.parametrize("operation", sorted(MATRIX))
+@pytest.mark.parametrize("operation", sorted(OPERATIONS))
 async def test_matrix(settings: Settings, operation: str) -> None:
     async with accounts_app(settings) as world:
         await build_objects(world)
-        for actor, outcome in zip(ACTORS, MATRIX[operation], strict=True):
+        for actor in ACTORS:
+            outcome = expected(operation, actor)
             before = await snapshot(world) if outcome != OK else None
             status, body = await run_cell(world, operation, actor)
             check(world, operation, actor, outcome, status, body)
@@ -459,4 +499,4 @@ async def test_matrix(settings: Settings, operation: str) -> None:
 
 def test_the_matrix_size() -> None:
     """For the closing note: operations by actors."""
-    assert (len(MATRIX), len(ACTORS)) == (len(schema_operations()), 9)
+    assert (len(matrix()), len(ACTORS)) == (len(schema_operations()), 9)

@@ -351,9 +351,24 @@ async def test_preview_merge_statement_count_is_bounded(gql: GraphQLClient) -> N
 
     short = await measure(0)
     longer = await measure(8)
-    # space, checkpoint + its space, head, common ancestor, two lines (2 each),
-    # ancestor and head
-    assert short == longer == 10
+    # the space with the caller's role, the checkpoint, head, common ancestor,
+    # two lines (2 each), ancestor and head
+    assert short == longer == 9
+
+
+async def test_a_merge_reads_the_space_membership_once(gql: GraphQLClient) -> None:
+    """The role is read once per merge and handed on, not read again for the
+    preview and again for the checkpoint merged in (three times before)."""
+    lab = await diverged(gql)
+    merge_only = (
+        "mutation($input: MergeCheckpointsInput!) { mergeCheckpoints(input: $input) "
+        f"{{ fastForward {ERRORS} }} }}"
+    )
+    with count_statements() as statements:
+        data = await gql(merge_only, input=merge_input(lab, title="Merged", resolutions=[]))
+    assert data["mergeCheckpoints"] == {"fastForward": False, "errors": []}
+    membership = [s for s in statements if "space_member" in s]
+    assert len(membership) == 1, membership
 
 
 async def test_a_second_merge_starts_from_the_first(gql: GraphQLClient) -> None:

@@ -19,7 +19,7 @@ from api.app import create_app
 from api.domain.types import ChatMessage, MemoryScope
 from api.providers import ModelRef, ProviderRegistry, StreamChunk, load_config
 from api.providers.types import Completion
-from api.services import streaming
+from api.services import accounts, chat, streaming
 from api.settings import Settings
 from api.store import sessions, spaces, turns
 
@@ -70,7 +70,9 @@ async def test_shutdown_waits_for_a_cancelled_stream_to_save_its_partial_reply(
         )
 
         async def consume() -> None:
-            stream = streaming.stream_message(app.state.services, session, content="Long one?")
+            actor = await accounts.local_actor()
+            message = chat.Message(session.id, "Long one?")
+            stream = streaming.stream_message(app.state.services, actor, message)
             async with aclosing(stream) as events:
                 async for event in events:
                     received.append(event)

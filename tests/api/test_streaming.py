@@ -17,9 +17,8 @@ from starlette.applications import Starlette
 from api.app import create_app
 from api.errors import ConfigError
 from api.graphql import ids
-from api.services import streaming
+from api.services import accounts, chat, streaming
 from api.settings import Settings
-from api.store import sessions, spaces
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.graphql import GraphQLClient
 from tests.support.ops import (
@@ -278,11 +277,10 @@ async def test_closing_the_stream_between_pieces_closes_the_provider_request(
     # the transport itself (a cancelled read would close it on its own).
     sid = await lab_session(gql)
     fake_openai.stream_chunks(["One", " two", " three"], hold_after=2)
-    session = await sessions.get(
-        await spaces.local_user_id(), ids.decode(sid, "Session", field="id")
-    )
+    actor = await accounts.local_actor()
+    message = chat.Message(ids.decode(sid, "Session", field="id"), "Count")
 
-    events = streaming.stream_message(app.state.services, session, content="Count")
+    events = streaming.stream_message(app.state.services, actor, message)
     received = [await anext(events) for _ in range(3)]
     await events.aclose()
 

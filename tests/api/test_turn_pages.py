@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from api.domain.pages import PageRequest
 from api.store import turns
-from api.store.pages import PageRequest
 from tests.support.graphql import GraphQLClient
 from tests.support.lineage import key
 from tests.support.ops import TURN, create_session, send

@@ -17,9 +17,9 @@ from typing import TypeVar
 import pytest
 from starlette.applications import Starlette
 
+from api.domain.pages import PageRequest
 from api.domain.types import Role
 from api.store import checkpoints, sessions, spaces, turns, writes
-from api.store.pages import PageRequest
 from tests.store.test_store import make_session, save
 
 T = TypeVar("T")

@@ -6,21 +6,27 @@ from typing import Annotated
 
 import strawberry
 
+from api.domain.accounts import Actor
 from api.graphql import ids
 from api.graphql.context import Info
-from api.graphql.mutations.base import attempt
 from api.graphql.types.account import ApiToken
-from api.graphql.types.errors import error_type
+from api.graphql.types.errors import MutationError
 from api.services import accounts
-from api.store import accounts as store
 
-CreateApiTokenError = error_type("CreateApiTokenError", "createApiToken")
-RevokeApiTokenError = error_type("RevokeApiTokenError", "revokeApiToken")
+
+@strawberry.type(description="A reason `createApiToken` did not succeed.")
+class CreateApiTokenError(MutationError):
+    pass
+
+
+@strawberry.type(description="A reason `revokeApiToken` did not succeed.")
+class RevokeApiTokenError(MutationError):
+    pass
 
 
 @strawberry.type(description="Who is asking: the signed-in user, or the user of an API token.")
 class Viewer:
-    user_id: strawberry.Private[int]
+    actor: strawberry.Private[Actor]
     name: str = strawberry.field(description="Their user name (`local` without accounts).")
     is_admin: bool = strawberry.field(description="Whether they administer this server.")
     read_only: bool = strawberry.field(
@@ -32,7 +38,7 @@ class Viewer:
 
     @strawberry.field(description="Their API tokens, newest first, revoked ones included.")
     async def api_tokens(self) -> list[ApiToken]:
-        return [ApiToken.from_domain(token) for token in await store.tokens(self.user_id)]
+        return [ApiToken.from_domain(token) for token in await accounts.api_tokens(self.actor)]
 
 
 @strawberry.type
@@ -40,9 +46,8 @@ class ViewerQuery:
     @strawberry.field(description="Who is asking.")
     def viewer(self, info: Info) -> Viewer:
         actor = info.context.actor
-        assert actor is not None  # the view settles it before anything runs
         return Viewer(
-            user_id=actor.user_id,
+            actor=actor,
             name=actor.name,
             is_admin=actor.is_admin,
             read_only=actor.read_only,
@@ -96,22 +101,15 @@ class AccountMutation:
             CreateApiTokenInput, strawberry.argument(description="The createApiToken arguments.")
         ],
     ) -> CreateApiTokenPayload:
-        actor = info.context.actor
-        assert actor is not None
-
-        async def work() -> tuple[ApiToken, str]:
-            token, secret = await accounts.create_token(
-                actor.user_id,
-                name=input.name,
-                read_only=input.read_only,
-                expires_in_days=input.expires_in_days,
-            )
-            return ApiToken.from_domain(token), secret
-
-        created, errors = await attempt(work(), CreateApiTokenError)
-        if created is None:
-            return CreateApiTokenPayload(api_token=None, secret=None, errors=errors)
-        return CreateApiTokenPayload(api_token=created[0], secret=created[1], errors=[])
+        token, secret = await accounts.create_api_token(
+            info.context.actor,
+            name=input.name,
+            read_only=input.read_only,
+            expires_in_days=input.expires_in_days,
+        )
+        return CreateApiTokenPayload(
+            api_token=ApiToken.from_domain(token), secret=secret, errors=[]
+        )
 
     @strawberry.mutation(
         description="Revoke one of your API tokens (an admin: anyone's): it stops working at once."
@@ -123,10 +121,6 @@ class AccountMutation:
             RevokeApiTokenInput, strawberry.argument(description="The revokeApiToken arguments.")
         ],
     ) -> RevokeApiTokenPayload:
-        async def work() -> ApiToken:
-            token_id = ids.decode(input.id, "ApiToken", field="id")
-            user_id = None if info.context.is_admin else info.context.owner_id
-            return ApiToken.from_domain(await accounts.revoke_token(token_id, user_id=user_id))
-
-        token, errors = await attempt(work(), RevokeApiTokenError)
-        return RevokeApiTokenPayload(api_token=token, errors=errors)
+        token_id = ids.decode(input.id, "ApiToken", field="id")
+        token = await accounts.revoke_api_token(info.context.actor, token_id)
+        return RevokeApiTokenPayload(api_token=ApiToken.from_domain(token), errors=[])

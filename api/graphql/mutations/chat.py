@@ -8,17 +8,18 @@ import strawberry
 
 from api.domain.context import ContextOverride
 from api.domain.types import MemoryScope as DomainScope
-from api.domain.types import Session
-from api.domain.validation import IDEMPOTENCY_KEY_MAX_CHARS, validate_idempotency_key
-from api.errors import SmritiError
+from api.domain.validation import IDEMPOTENCY_KEY_MAX_CHARS
 from api.graphql import ids
 from api.graphql.context import Info
 from api.graphql.types.context_plan import ContextInput, ContextPlan
-from api.graphql.types.errors import error_type, to_error
+from api.graphql.types.errors import MutationError, retry_after_field, to_error
 from api.graphql.types.turn import Turn
-from api.services import access, chat
+from api.services import chat
 
-SendMessageError = error_type("SendMessageError", "sendMessage", calls_a_model=True)
+
+@strawberry.type(description="A reason `sendMessage` did not succeed.")
+class SendMessageError(MutationError):
+    retry_after_seconds: float | None = retry_after_field()
 
 
 def context_override(value: ContextInput | None) -> ContextOverride | None:
@@ -34,26 +35,16 @@ def context_override(value: ContextInput | None) -> ContextOverride | None:
     )
 
 
-async def check_model(info: Info, session: Session, model: str | None) -> None:
-    """FORBIDDEN, before anything is written, for a model kept for admins (an
-    unknown model is refused by the send itself, UNKNOWN_MODEL)."""
-    if info.context.is_admin:
-        return
-    registry = info.context.services.registry
-    name = model or chat.session_model(session)
-    try:
-        ref = registry.resolve(name, require_available=False)
-    except SmritiError:
-        return
-    await access.check_model(ref.name, is_admin=False)
-
-
-def send_options(input: SendMessageInput) -> ContextOverride | None:
-    """Check what sendMessage and messageStream take besides the message itself
-    (the idempotency key) and decode the explicit context; raises InputError."""
-    if input.idempotency_key is not None:
-        validate_idempotency_key(input.idempotency_key)
-    return context_override(input.context)
+def message(input: SendMessageInput) -> chat.Message:
+    """What sendMessage and messageStream send, decoded the same way for both;
+    ``chat.admit`` checks it (in one order, for both)."""
+    return chat.Message(
+        session_id=ids.decode(input.session_id, "Session", field="sessionId"),
+        content=input.content,
+        model=input.model,
+        idempotency_key=input.idempotency_key,
+        override=context_override(input.context),
+    )
 
 
 @strawberry.input(description="A message to send in a session.")
@@ -98,27 +89,9 @@ class ChatMutation:
             SendMessageInput, strawberry.argument(description="The sendMessage arguments.")
         ],
     ) -> SendMessagePayload:
-        services = info.context.services
-        try:
-            session_id = ids.decode(input.session_id, "Session", field="sessionId")
-            session = await access.own_session(info.context.owner_id, session_id)
-            await check_model(info, session, input.model)
-            exchange = await chat.send_message(
-                services,
-                session,
-                content=input.content,
-                model=input.model,
-                idempotency_key=input.idempotency_key,
-                override=send_options(input),
-                author=info.context.authorship,
-            )
-        except SmritiError as exc:
-            return SendMessagePayload(
-                user_turn=None,
-                assistant_turn=None,
-                context=None,
-                errors=[to_error(SendMessageError, exc)],
-            )
+        exchange = await chat.send_message(
+            info.context.services, info.context.actor, message(input)
+        )
         model = f"{exchange.user_turn.provider}/{exchange.user_turn.model}"
         return SendMessagePayload(
             user_turn=Turn.from_domain(exchange.user_turn),

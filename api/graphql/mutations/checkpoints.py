@@ -22,16 +22,21 @@ from api.domain.validation import (
 )
 from api.graphql import ids
 from api.graphql.context import Info
-from api.graphql.mutations.base import attempt
 from api.graphql.types.checkpoint import Checkpoint
 from api.graphql.types.common import TurnRange as TurnRangeType
 from api.graphql.types.common import TurnRangeInput
-from api.graphql.types.errors import error_type
-from api.services import access
+from api.graphql.types.errors import MutationError, retry_after_field
 from api.services import checkpoints as checkpoint_service
 
-DraftCheckpointError = error_type("DraftCheckpointError", "draftCheckpoint", calls_a_model=True)
-CreateCheckpointError = error_type("CreateCheckpointError", "createCheckpoint")
+
+@strawberry.type(description="A reason `draftCheckpoint` did not succeed.")
+class DraftCheckpointError(MutationError):
+    retry_after_seconds: float | None = retry_after_field()
+
+
+@strawberry.type(description="A reason `createCheckpoint` did not succeed.")
+class CreateCheckpointError(MutationError):
+    pass
 
 
 @strawberry.type(
@@ -151,22 +156,21 @@ class CheckpointMutation:
             DraftCheckpointInput, strawberry.argument(description="The draftCheckpoint arguments.")
         ],
     ) -> DraftCheckpointPayload:
-        async def work() -> tuple[CheckpointDraft, CarriedState]:
-            session_id = ids.decode(input.session_id, "Session", field="sessionId")
-            session = await access.own_session(info.context.owner_id, session_id)
-            draft = await checkpoint_service.draft(info.context.services, session)
-            content = draft.content
-            extracted = CheckpointDraft(
-                **content.columns(),
-                source_turn_range=TurnRangeType.from_domain(draft.source_turn_range),
-                model=draft.model,
-            )
-            return extracted, CarriedState.from_domain(draft.carried)
-
-        result, errors = await attempt(work(), DraftCheckpointError)
-        extracted, carried = result if result is not None else (None, None)
+        draft = await checkpoint_service.draft(
+            info.context.services,
+            info.context.actor,
+            ids.decode(input.session_id, "Session", field="sessionId"),
+        )
+        extracted = CheckpointDraft(
+            **draft.content.columns(),
+            source_turn_range=TurnRangeType.from_domain(draft.source_turn_range),
+            model=draft.model,
+        )
         return DraftCheckpointPayload(
-            draft=extracted, extracted=extracted, carried=carried, errors=errors
+            draft=extracted,
+            extracted=extracted,
+            carried=CarriedState.from_domain(draft.carried),
+            errors=[],
         )
 
     @strawberry.mutation(
@@ -180,21 +184,15 @@ class CheckpointMutation:
             strawberry.argument(description="The createCheckpoint arguments."),
         ],
     ) -> CreateCheckpointPayload:
-        async def work() -> Checkpoint:
-            session_id = ids.decode(input.session_id, "Session", field="sessionId")
-            session = await access.own_session(info.context.owner_id, session_id)
-            content = CheckpointContent.from_columns(
-                {f.attr: getattr(input, f.attr) for f in CONTENT_FIELDS}
-            )
-            span = input.source_turn_range
-            saved = await checkpoint_service.create(
-                info.context.services,
-                session,
-                content,
-                source_turn_range=TurnRange(span.first, span.last) if span else None,
-                author=info.context.authorship,
-            )
-            return Checkpoint.from_domain(saved)
-
-        checkpoint, errors = await attempt(work(), CreateCheckpointError)
-        return CreateCheckpointPayload(checkpoint=checkpoint, errors=errors)
+        content = CheckpointContent.from_columns(
+            {f.attr: getattr(input, f.attr) for f in CONTENT_FIELDS}
+        )
+        span = input.source_turn_range
+        saved = await checkpoint_service.create(
+            info.context.services,
+            info.context.actor,
+            ids.decode(input.session_id, "Session", field="sessionId"),
+            content,
+            source_turn_range=TurnRange(span.first, span.last) if span else None,
+        )
+        return CreateCheckpointPayload(checkpoint=Checkpoint.from_domain(saved), errors=[])

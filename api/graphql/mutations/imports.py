@@ -7,14 +7,15 @@ from typing import Annotated
 import strawberry
 
 from api.graphql.context import Info
-from api.graphql.mutations.base import attempt
-from api.graphql.types.errors import error_type
+from api.graphql.types.errors import MutationError
 from api.graphql.types.session import Session
 from api.graphql.types.space import Space
 from api.services import transfer
-from api.store.transfer import Imported
 
-ImportSpaceError = error_type("ImportSpaceError", "importSpace")
+
+@strawberry.type(description="A reason `importSpace` did not succeed.")
+class ImportSpaceError(MutationError):
+    pass
 
 
 @strawberry.input(description="A document to import.")
@@ -53,16 +54,12 @@ class ImportMutation:
         info: Info,
         input: Annotated[ImportSpaceInput, strawberry.argument(description="The document.")],
     ) -> ImportSpacePayload:
-        imported, errors = await attempt(
-            transfer.import_document(
-                info.context.owner_id, input.document, info.context.services.registry
-            ),
-            ImportSpaceError,
+        done = await transfer.import_document(
+            info.context.actor, input.document, info.context.services.registry
         )
-        done = imported or Imported(spaces=[], sessions=[])
         return ImportSpacePayload(
             spaces=[Space.from_domain(s) for s, _ in done.spaces],
             sessions=[Session.from_domain(s) for s, _ in done.sessions],
             created=sum(1 for _, new in [*done.spaces, *done.sessions] if new),
-            errors=errors,
+            errors=[],
         )

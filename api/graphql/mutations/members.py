@@ -9,17 +9,26 @@ import strawberry
 from api.domain.types import SpaceRole as DomainRole
 from api.graphql import ids
 from api.graphql.context import Info
-from api.graphql.loaders import make_loaders
-from api.graphql.mutations.base import attempt
 from api.graphql.types.enums import SpaceRole
-from api.graphql.types.errors import error_type
+from api.graphql.types.errors import MutationError
 from api.graphql.types.member import SpaceMember
 from api.graphql.types.space import Space
 from api.services import members
 
-AddSpaceMemberError = error_type("AddSpaceMemberError", "addSpaceMember")
-UpdateSpaceMemberError = error_type("UpdateSpaceMemberError", "updateSpaceMember")
-RemoveSpaceMemberError = error_type("RemoveSpaceMemberError", "removeSpaceMember")
+
+@strawberry.type(description="A reason `addSpaceMember` did not succeed.")
+class AddSpaceMemberError(MutationError):
+    pass
+
+
+@strawberry.type(description="A reason `updateSpaceMember` did not succeed.")
+class UpdateSpaceMemberError(MutationError):
+    pass
+
+
+@strawberry.type(description="A reason `removeSpaceMember` did not succeed.")
+class RemoveSpaceMemberError(MutationError):
+    pass
 
 
 @strawberry.input(description="A user to add to a space, with their role.")
@@ -67,7 +76,7 @@ class RemoveSpaceMemberPayload:
 async def _space(info: Info, space_id: int) -> Space | None:
     """The space as the change left it (for a member removed: gone)."""
     # Read afresh: loaders in this request may hold what was before the change.
-    info.context.loaders = make_loaders(info.context.owner_id)
+    info.context.fresh_loaders()
     found = await info.context.loaders.space_by_id.load(space_id)
     return Space.from_domain(found) if found else None
 
@@ -85,16 +94,13 @@ class MemberMutation:
             AddSpaceMemberInput, strawberry.argument(description="The addSpaceMember arguments.")
         ],
     ) -> AddSpaceMemberPayload:
-        async def work() -> tuple[SpaceMember, Space | None]:
-            space_id = ids.decode(input.space_id, "Space", field="spaceId")
-            added = await members.add(
-                info.context.owner_id, space_id, input.user_name, DomainRole(input.role.name)
-            )
-            return SpaceMember.from_domain(added), await _space(info, space_id)
-
-        result, errors = await attempt(work(), AddSpaceMemberError)
-        member, space = result if result is not None else (None, None)
-        return AddSpaceMemberPayload(member=member, space=space, errors=errors)
+        space_id = ids.decode(input.space_id, "Space", field="spaceId")
+        added = await members.add(
+            info.context.actor, space_id, input.user_name, DomainRole(input.role.name)
+        )
+        return AddSpaceMemberPayload(
+            member=SpaceMember.from_domain(added), space=await _space(info, space_id), errors=[]
+        )
 
     @strawberry.mutation(
         description="Change a member's role (its owners only). The last OWNER cannot be "
@@ -108,16 +114,13 @@ class MemberMutation:
             strawberry.argument(description="The updateSpaceMember arguments."),
         ],
     ) -> UpdateSpaceMemberPayload:
-        async def work() -> tuple[SpaceMember, Space | None]:
-            space_id = ids.decode(input.space_id, "Space", field="spaceId")
-            changed = await members.change(
-                info.context.owner_id, space_id, input.user_name, DomainRole(input.role.name)
-            )
-            return SpaceMember.from_domain(changed), await _space(info, space_id)
-
-        result, errors = await attempt(work(), UpdateSpaceMemberError)
-        member, space = result if result is not None else (None, None)
-        return UpdateSpaceMemberPayload(member=member, space=space, errors=errors)
+        space_id = ids.decode(input.space_id, "Space", field="spaceId")
+        changed = await members.change(
+            info.context.actor, space_id, input.user_name, DomainRole(input.role.name)
+        )
+        return UpdateSpaceMemberPayload(
+            member=SpaceMember.from_domain(changed), space=await _space(info, space_id), errors=[]
+        )
 
     @strawberry.mutation(
         description="Remove a member from a space (its owners only; the last OWNER cannot "
@@ -132,10 +135,6 @@ class MemberMutation:
             strawberry.argument(description="The removeSpaceMember arguments."),
         ],
     ) -> RemoveSpaceMemberPayload:
-        async def work() -> Space | None:
-            space_id = ids.decode(input.space_id, "Space", field="spaceId")
-            await members.remove(info.context.owner_id, space_id, input.user_name)
-            return await _space(info, space_id)
-
-        space, errors = await attempt(work(), RemoveSpaceMemberError)
-        return RemoveSpaceMemberPayload(space=space, errors=errors)
+        space_id = ids.decode(input.space_id, "Space", field="spaceId")
+        await members.remove(info.context.actor, space_id, input.user_name)
+        return RemoveSpaceMemberPayload(space=await _space(info, space_id), errors=[])

@@ -8,16 +8,17 @@ import strawberry
 
 from api.domain.merge import Resolution
 from api.domain.validation import OBJECTIVE_MAX_CHARS, SUMMARY_MAX_CHARS, TITLE_MAX_CHARS
-from api.errors import NotFound
 from api.graphql import ids
 from api.graphql.context import Info
-from api.graphql.mutations.base import attempt
 from api.graphql.types.checkpoint import Checkpoint
-from api.graphql.types.errors import error_type
+from api.graphql.types.errors import MutationError
 from api.graphql.types.merge import CheckpointListField, MergePreview
 from api.services import merging
 
-MergeCheckpointsError = error_type("MergeCheckpointsError", "mergeCheckpoints")
+
+@strawberry.type(description="A reason `mergeCheckpoints` did not succeed.")
+class MergeCheckpointsError(MutationError):
+    pass
 
 
 @strawberry.input(description="What previewMerge should preview.")
@@ -105,20 +106,16 @@ class MergeQuery:
             PreviewMergeInput, strawberry.argument(description="The previewMerge arguments.")
         ],
     ) -> MergePreview | None:
-        try:
-            args = (
-                info.context.owner_id,
-                ids.decode(input.space_id, "Space", field="spaceId"),
-                input.into,
-                ids.decode(input.from_, "Checkpoint", field="from"),
+        actor = info.context.actor
+        space_id = ids.decode(input.space_id, "Space", field="spaceId")
+        from_id = ids.decode(input.from_, "Checkpoint", field="from")
+        plan = (
+            await merging.preview_with_draft(
+                info.context.services, actor, space_id, input.into, from_id
             )
-            plan = (
-                await merging.preview_with_draft(info.context.services, *args)
-                if input.draft_with_model
-                else await merging.preview(*args)
-            )
-        except NotFound:
-            return None
+            if input.draft_with_model
+            else await merging.preview(actor, space_id, input.into, from_id)
+        )
         return MergePreview.from_domain(plan)
 
 
@@ -139,25 +136,21 @@ class MergeMutation:
             strawberry.argument(description="The mergeCheckpoints arguments."),
         ],
     ) -> MergeCheckpointsPayload:
-        async def work() -> merging.MergeResult:
-            return await merging.merge(
-                info.context.owner_id,
-                ids.decode(input.space_id, "Space", field="spaceId"),
-                input.into,
-                ids.decode(input.from_, "Checkpoint", field="from"),
-                title=input.title,
-                objective=input.objective,
-                summary=input.summary,
-                resolutions=[
-                    Resolution(field=str(r.field.value), item=r.item, keep=r.keep)
-                    for r in input.resolutions
-                ],
-                author=info.context.authorship,
-            )
-
-        result, errors = await attempt(work(), MergeCheckpointsError)
+        result = await merging.merge(
+            info.context.actor,
+            ids.decode(input.space_id, "Space", field="spaceId"),
+            input.into,
+            ids.decode(input.from_, "Checkpoint", field="from"),
+            title=input.title,
+            objective=input.objective,
+            summary=input.summary,
+            resolutions=[
+                Resolution(field=str(r.field.value), item=r.item, keep=r.keep)
+                for r in input.resolutions
+            ],
+        )
         return MergeCheckpointsPayload(
-            checkpoint=Checkpoint.from_domain(result.checkpoint) if result else None,
-            fast_forward=result.fast_forward if result else False,
-            errors=errors,
+            checkpoint=Checkpoint.from_domain(result.checkpoint),
+            fast_forward=result.fast_forward,
+            errors=[],
         )

@@ -6,13 +6,14 @@ from typing import Annotated
 
 import strawberry
 
-from api.errors import Forbidden
 from api.graphql.context import Info
-from api.graphql.mutations.base import attempt
-from api.graphql.types.errors import error_type
-from api.store import model_access
+from api.graphql.types.errors import MutationError
+from api.services import model_access
 
-SetModelAccessError = error_type("SetModelAccessError", "setModelAccess")
+
+@strawberry.type(description="A reason `setModelAccess` did not succeed.")
+class SetModelAccessError(MutationError):
+    pass
 
 
 @strawberry.input(description="Who may use a model.")
@@ -46,15 +47,7 @@ class ModelAccessMutation:
             SetModelAccessInput, strawberry.argument(description="The setModelAccess arguments.")
         ],
     ) -> SetModelAccessPayload:
-        async def work() -> str:
-            if not info.context.is_admin:
-                raise Forbidden("Only an admin decides who may use a model.", field="model")
-            registry = info.context.services.registry
-            name = registry.resolve(input.model, require_available=False).name
-            await model_access.set_admins_only(name, input.admins_only)
-            return name
-
-        model, errors = await attempt(work(), SetModelAccessError)
-        return SetModelAccessPayload(
-            model=model, admins_only=input.admins_only if model else False, errors=errors
+        model = await model_access.set_admins_only(
+            info.context.actor, info.context.services.registry, input.model, input.admins_only
         )
+        return SetModelAccessPayload(model=model, admins_only=input.admins_only, errors=[])

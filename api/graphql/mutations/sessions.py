@@ -2,32 +2,60 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 import strawberry
 
 from api.domain.types import MemoryScope as DomainScope
-from api.domain.types import Session as DomainSession
 from api.domain.types import Visibility
 from api.domain.validation import validate_title
 from api.graphql import ids
 from api.graphql.context import Info
-from api.graphql.mutations.base import attempt
 from api.graphql.types.enums import MemoryScope, SessionVisibility
-from api.graphql.types.errors import error_type
+from api.graphql.types.errors import MutationError
 from api.graphql.types.session import Session
-from api.services import access, workspace
 from api.services import checkpoints as checkpoint_service
-from api.store import sessions
+from api.services import workspace
 
-CreateSessionError = error_type("CreateSessionError", "createSession")
-UpdateSessionError = error_type("UpdateSessionError", "updateSession")
-AttachSpaceError = error_type("AttachSpaceError", "attachSpace")
-DetachSpaceError = error_type("DetachSpaceError", "detachSpace")
-MountCheckpointError = error_type("MountCheckpointError", "mountCheckpoint")
-UnmountCheckpointError = error_type("UnmountCheckpointError", "unmountCheckpoint")
-ForkSessionError = error_type("ForkSessionError", "forkSession")
-DeleteSessionError = error_type("DeleteSessionError", "deleteSession")
+
+@strawberry.type(description="A reason `createSession` did not succeed.")
+class CreateSessionError(MutationError):
+    pass
+
+
+@strawberry.type(description="A reason `updateSession` did not succeed.")
+class UpdateSessionError(MutationError):
+    pass
+
+
+@strawberry.type(description="A reason `attachSpace` did not succeed.")
+class AttachSpaceError(MutationError):
+    pass
+
+
+@strawberry.type(description="A reason `detachSpace` did not succeed.")
+class DetachSpaceError(MutationError):
+    pass
+
+
+@strawberry.type(description="A reason `mountCheckpoint` did not succeed.")
+class MountCheckpointError(MutationError):
+    pass
+
+
+@strawberry.type(description="A reason `unmountCheckpoint` did not succeed.")
+class UnmountCheckpointError(MutationError):
+    pass
+
+
+@strawberry.type(description="A reason `forkSession` did not succeed.")
+class ForkSessionError(MutationError):
+    pass
+
+
+@strawberry.type(description="A reason `deleteSession` did not succeed.")
+class DeleteSessionError(MutationError):
+    pass
 
 
 def _scope(value: MemoryScope | None) -> DomainScope | None:
@@ -116,32 +144,46 @@ class DeleteSessionInput:
     id: strawberry.ID = strawberry.field(description="The session.")
 
 
-def _payload(name: str, mutation: str, error_cls: Any) -> Any:
-    cls = type(
-        name,
-        (),
-        {
-            "__annotations__": {
-                "session": "Session | None",
-                "errors": f"list[{error_cls.__name__}]",
-            },
-            "session": strawberry.field(description="The session as it is now."),
-            "errors": strawberry.field(description="Why it failed, if it did."),
-            "__module__": __name__,
-        },
-    )
-    return strawberry.type(cls, description=f"The result of {mutation}.")
+@strawberry.type(description="The result of createSession.")
+class CreateSessionPayload:
+    session: Session | None = strawberry.field(description="The session as it is now.")
+    errors: list[CreateSessionError] = strawberry.field(description="Why it failed, if it did.")
 
 
-CreateSessionPayload = _payload("CreateSessionPayload", "createSession", CreateSessionError)
-UpdateSessionPayload = _payload("UpdateSessionPayload", "updateSession", UpdateSessionError)
-AttachSpacePayload = _payload("AttachSpacePayload", "attachSpace", AttachSpaceError)
-DetachSpacePayload = _payload("DetachSpacePayload", "detachSpace", DetachSpaceError)
-MountCheckpointPayload = _payload("MountCheckpointPayload", "mountCheckpoint", MountCheckpointError)
-UnmountCheckpointPayload = _payload(
-    "UnmountCheckpointPayload", "unmountCheckpoint", UnmountCheckpointError
-)
-ForkSessionPayload = _payload("ForkSessionPayload", "forkSession", ForkSessionError)
+@strawberry.type(description="The result of updateSession.")
+class UpdateSessionPayload:
+    session: Session | None = strawberry.field(description="The session as it is now.")
+    errors: list[UpdateSessionError] = strawberry.field(description="Why it failed, if it did.")
+
+
+@strawberry.type(description="The result of attachSpace.")
+class AttachSpacePayload:
+    session: Session | None = strawberry.field(description="The session as it is now.")
+    errors: list[AttachSpaceError] = strawberry.field(description="Why it failed, if it did.")
+
+
+@strawberry.type(description="The result of detachSpace.")
+class DetachSpacePayload:
+    session: Session | None = strawberry.field(description="The session as it is now.")
+    errors: list[DetachSpaceError] = strawberry.field(description="Why it failed, if it did.")
+
+
+@strawberry.type(description="The result of mountCheckpoint.")
+class MountCheckpointPayload:
+    session: Session | None = strawberry.field(description="The session as it is now.")
+    errors: list[MountCheckpointError] = strawberry.field(description="Why it failed, if it did.")
+
+
+@strawberry.type(description="The result of unmountCheckpoint.")
+class UnmountCheckpointPayload:
+    session: Session | None = strawberry.field(description="The session as it is now.")
+    errors: list[UnmountCheckpointError] = strawberry.field(description="Why it failed, if it did.")
+
+
+@strawberry.type(description="The result of forkSession.")
+class ForkSessionPayload:
+    session: Session | None = strawberry.field(description="The session as it is now.")
+    errors: list[ForkSessionError] = strawberry.field(description="Why it failed, if it did.")
 
 
 @strawberry.type(description="The result of deleteSession.")
@@ -150,11 +192,8 @@ class DeleteSessionPayload:
     errors: list[DeleteSessionError] = strawberry.field(description="Why it failed, if it did.")
 
 
-async def _session(info: Info, value: str, field: str = "sessionId") -> DomainSession:
-    """A session the caller wrote (FORBIDDEN for one they only read)."""
-    return await access.own_session(
-        info.context.owner_id, ids.decode(value, "Session", field=field), field=field
-    )
+def _session_id(value: str, field: str = "sessionId") -> int:
+    return ids.decode(value, "Session", field=field)
 
 
 @strawberry.type
@@ -167,21 +206,15 @@ class SessionMutation:
             CreateSessionInput, strawberry.argument(description="The createSession arguments.")
         ],
     ) -> CreateSessionPayload:
-        async def work() -> Session:
-            space_id = ids.decode_optional(input.space_id, "Space", field="spaceId")
-            created = await workspace.create_session(
-                info.context.services,
-                info.context.owner_id,
-                title=input.title,
-                space_id=space_id,
-                memory_scope=_scope(input.memory_scope),
-                model=input.model,
-                is_admin=info.context.is_admin,
-            )
-            return Session.from_domain(created)
-
-        session, errors = await attempt(work(), CreateSessionError)
-        return CreateSessionPayload(session=session, errors=errors)
+        created = await workspace.create_session(
+            info.context.services,
+            info.context.actor,
+            title=input.title,
+            space_id=ids.decode_optional(input.space_id, "Space", field="spaceId"),
+            memory_scope=_scope(input.memory_scope),
+            model=input.model,
+        )
+        return CreateSessionPayload(session=Session.from_domain(created), errors=[])
 
     @strawberry.mutation(
         description="Rename a session, change its scope or default model, or share it with "
@@ -194,21 +227,16 @@ class SessionMutation:
             UpdateSessionInput, strawberry.argument(description="The updateSession arguments.")
         ],
     ) -> UpdateSessionPayload:
-        async def work() -> Session:
-            session = await _session(info, input.id, "id")
-            updated = await workspace.update_session(
-                info.context.services,
-                session,
-                title=input.title,
-                memory_scope=_scope(input.memory_scope),
-                model=input.model,
-                visibility=Visibility(input.visibility.name) if input.visibility else None,
-                is_admin=info.context.is_admin,
-            )
-            return Session.from_domain(updated)
-
-        session, errors = await attempt(work(), UpdateSessionError)
-        return UpdateSessionPayload(session=session, errors=errors)
+        updated = await workspace.update_session(
+            info.context.services,
+            info.context.actor,
+            _session_id(input.id, "id"),
+            title=input.title,
+            memory_scope=_scope(input.memory_scope),
+            model=input.model,
+            visibility=Visibility(input.visibility.name) if input.visibility else None,
+        )
+        return UpdateSessionPayload(session=Session.from_domain(updated), errors=[])
 
     @strawberry.mutation(description="Attach a session to a space (HEAD mode on main).")
     async def attach_space(
@@ -218,19 +246,14 @@ class SessionMutation:
             AttachSpaceInput, strawberry.argument(description="The attachSpace arguments.")
         ],
     ) -> AttachSpacePayload:
-        async def work() -> Session:
-            session = await _session(info, input.session_id)
-            space_id = ids.decode(input.space_id, "Space", field="spaceId")
-            updated = await workspace.attach_space(
-                info.context.services,
-                session,
-                space_id,
-                _scope(input.memory_scope),
-            )
-            return Session.from_domain(updated)
-
-        session, errors = await attempt(work(), AttachSpaceError)
-        return AttachSpacePayload(session=session, errors=errors)
+        updated = await workspace.attach_space(
+            info.context.services,
+            info.context.actor,
+            _session_id(input.session_id),
+            ids.decode(input.space_id, "Space", field="spaceId"),
+            _scope(input.memory_scope),
+        )
+        return AttachSpacePayload(session=Session.from_domain(updated), errors=[])
 
     @strawberry.mutation(description="Detach a session from its space (FRESH mode).")
     async def detach_space(
@@ -240,12 +263,8 @@ class SessionMutation:
             DetachSpaceInput, strawberry.argument(description="The detachSpace arguments.")
         ],
     ) -> DetachSpacePayload:
-        async def work() -> Session:
-            session = await _session(info, input.session_id)
-            return Session.from_domain(await workspace.detach_space(session))
-
-        session, errors = await attempt(work(), DetachSpaceError)
-        return DetachSpacePayload(session=session, errors=errors)
+        updated = await workspace.detach_space(info.context.actor, _session_id(input.session_id))
+        return DetachSpacePayload(session=Session.from_domain(updated), errors=[])
 
     @strawberry.mutation(
         description="Mount a checkpoint: the server records the boundary (the session's "
@@ -258,18 +277,12 @@ class SessionMutation:
             MountCheckpointInput, strawberry.argument(description="The mountCheckpoint arguments.")
         ],
     ) -> MountCheckpointPayload:
-        async def work() -> Session:
-            session = await _session(info, input.session_id)
-            checkpoint_id = ids.decode(input.checkpoint_id, "Checkpoint", field="checkpointId")
-            updated = await checkpoint_service.mount(
-                info.context.services,
-                session,
-                checkpoint_id,
-            )
-            return Session.from_domain(updated)
-
-        session, errors = await attempt(work(), MountCheckpointError)
-        return MountCheckpointPayload(session=session, errors=errors)
+        updated = await checkpoint_service.mount(
+            info.context.actor,
+            _session_id(input.session_id),
+            ids.decode(input.checkpoint_id, "Checkpoint", field="checkpointId"),
+        )
+        return MountCheckpointPayload(session=Session.from_domain(updated), errors=[])
 
     @strawberry.mutation(description="Unmount the session's checkpoint (back to HEAD mode).")
     async def unmount_checkpoint(
@@ -280,12 +293,8 @@ class SessionMutation:
             strawberry.argument(description="The unmountCheckpoint arguments."),
         ],
     ) -> UnmountCheckpointPayload:
-        async def work() -> Session:
-            session = await _session(info, input.session_id)
-            return Session.from_domain(await workspace.unmount(session))
-
-        session, errors = await attempt(work(), UnmountCheckpointError)
-        return UnmountCheckpointPayload(session=session, errors=errors)
+        updated = await workspace.unmount(info.context.actor, _session_id(input.session_id))
+        return UnmountCheckpointPayload(session=Session.from_domain(updated), errors=[])
 
     @strawberry.mutation(
         description="Fork: a new session on a new branch starting at a checkpoint."
@@ -297,20 +306,14 @@ class SessionMutation:
             ForkSessionInput, strawberry.argument(description="The forkSession arguments.")
         ],
     ) -> ForkSessionPayload:
-        async def work() -> Session:
-            checkpoint_id = ids.decode(input.checkpoint_id, "Checkpoint", field="checkpointId")
-            created = await checkpoint_service.fork(
-                info.context.services,
-                info.context.owner_id,
-                checkpoint_id,
-                branch_name=input.branch_name,
-                title=validate_title(input.title) if input.title else None,
-                is_admin=info.context.is_admin,
-            )
-            return Session.from_domain(created)
-
-        session, errors = await attempt(work(), ForkSessionError)
-        return ForkSessionPayload(session=session, errors=errors)
+        created = await checkpoint_service.fork(
+            info.context.services,
+            info.context.actor,
+            ids.decode(input.checkpoint_id, "Checkpoint", field="checkpointId"),
+            branch_name=input.branch_name,
+            title=validate_title(input.title) if input.title else None,
+        )
+        return ForkSessionPayload(session=Session.from_domain(created), errors=[])
 
     @strawberry.mutation(description="Delete a session and its turns (its author only).")
     async def delete_session(
@@ -320,10 +323,5 @@ class SessionMutation:
             DeleteSessionInput, strawberry.argument(description="The deleteSession arguments.")
         ],
     ) -> DeleteSessionPayload:
-        async def work() -> strawberry.ID:
-            session = await _session(info, input.id, "id")
-            await sessions.delete(info.context.owner_id, session.id)
-            return input.id
-
-        deleted, errors = await attempt(work(), DeleteSessionError)
-        return DeleteSessionPayload(deleted_id=deleted, errors=errors)
+        await workspace.delete_session(info.context.actor, _session_id(input.id, "id"))
+        return DeleteSessionPayload(deleted_id=input.id, errors=[])

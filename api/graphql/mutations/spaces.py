@@ -6,18 +6,27 @@ from typing import Annotated
 
 import strawberry
 
-from api.domain.types import Space as DomainSpace
-from api.domain.validation import DESCRIPTION_MAX_CHARS, NAME_MAX_CHARS, validate_description
+from api.domain.validation import DESCRIPTION_MAX_CHARS, NAME_MAX_CHARS
 from api.graphql import ids
 from api.graphql.context import Info
-from api.graphql.mutations.base import attempt
-from api.graphql.types.errors import error_type
+from api.graphql.types.errors import MutationError
 from api.graphql.types.space import Space
 from api.services import workspace
 
-CreateSpaceError = error_type("CreateSpaceError", "createSpace")
-UpdateSpaceError = error_type("UpdateSpaceError", "updateSpace")
-DeleteSpaceError = error_type("DeleteSpaceError", "deleteSpace")
+
+@strawberry.type(description="A reason `createSpace` did not succeed.")
+class CreateSpaceError(MutationError):
+    pass
+
+
+@strawberry.type(description="A reason `updateSpace` did not succeed.")
+class UpdateSpaceError(MutationError):
+    pass
+
+
+@strawberry.type(description="A reason `deleteSpace` did not succeed.")
+class DeleteSpaceError(MutationError):
+    pass
 
 
 @strawberry.input(description="A new space.")
@@ -63,10 +72,6 @@ class DeleteSpacePayload:
     errors: list[DeleteSpaceError] = strawberry.field(description="Why it failed, if it did.")
 
 
-def _description(value: str | None) -> str | None:
-    return None if value is None else validate_description(value)
-
-
 @strawberry.type
 class SpaceMutation:
     @strawberry.mutation(description="Create a space.")
@@ -77,12 +82,8 @@ class SpaceMutation:
             CreateSpaceInput, strawberry.argument(description="The createSpace arguments.")
         ],
     ) -> CreateSpacePayload:
-        async def work() -> DomainSpace:
-            description = _description(input.description)
-            return await workspace.create_space(info.context.owner_id, input.name, description)
-
-        space, errors = await attempt(work(), CreateSpaceError)
-        return CreateSpacePayload(space=Space.from_domain(space) if space else None, errors=errors)
+        space = await workspace.create_space(info.context.actor, input.name, input.description)
+        return CreateSpacePayload(space=Space.from_domain(space), errors=[])
 
     @strawberry.mutation(description="Rename a space or change its description (its owners only).")
     async def update_space(
@@ -92,18 +93,13 @@ class SpaceMutation:
             UpdateSpaceInput, strawberry.argument(description="The updateSpace arguments.")
         ],
     ) -> UpdateSpacePayload:
-        async def work() -> Space:
-            space_id = ids.decode(input.id, "Space", field="id")
-            space = await workspace.update_space(
-                info.context.owner_id,
-                space_id,
-                name=input.name,
-                description=_description(input.description),
-            )
-            return Space.from_domain(space)
-
-        space, errors = await attempt(work(), UpdateSpaceError)
-        return UpdateSpacePayload(space=space, errors=errors)
+        space = await workspace.update_space(
+            info.context.actor,
+            ids.decode(input.id, "Space", field="id"),
+            name=input.name,
+            description=input.description,
+        )
+        return UpdateSpacePayload(space=Space.from_domain(space), errors=[])
 
     @strawberry.mutation(
         description="Delete a space with its lineage and your sessions in it (its owners "
@@ -116,11 +112,5 @@ class SpaceMutation:
             DeleteSpaceInput, strawberry.argument(description="The deleteSpace arguments.")
         ],
     ) -> DeleteSpacePayload:
-        async def work() -> strawberry.ID:
-            await workspace.delete_space(
-                info.context.owner_id, ids.decode(input.id, "Space", field="id")
-            )
-            return input.id
-
-        deleted, errors = await attempt(work(), DeleteSpaceError)
-        return DeleteSpacePayload(deleted_id=deleted, errors=errors)
+        await workspace.delete_space(info.context.actor, ids.decode(input.id, "Space", field="id"))
+        return DeleteSpacePayload(deleted_id=input.id, errors=[])

@@ -10,21 +10,26 @@ import strawberry
 
 from api.domain import accounts as account_domain
 from api.domain import sign_in as domain
-from api.errors import Forbidden, InputError
+from api.domain.accounts import Actor
 from api.graphql.context import Info
-from api.graphql.mutations.base import attempt
 from api.graphql.types.account import ApiToken
-from api.graphql.types.errors import error_type
+from api.graphql.types.errors import MutationError
 from api.services import accounts
 
-ClearSignInFailuresError = error_type("ClearSignInFailuresError", "clearSignInFailures")
-SetUserDisabledError = error_type("SetUserDisabledError", "setUserDisabled")
-DeleteUserError = error_type("DeleteUserError", "deleteUser")
+
+@strawberry.type(description="A reason `clearSignInFailures` did not succeed.")
+class ClearSignInFailuresError(MutationError):
+    pass
 
 
-def _require_admin(info: Info, what: str, field: str | None = None) -> None:
-    if not info.context.is_admin:
-        raise Forbidden(f"Only an admin {what}.", field=field)
+@strawberry.type(description="A reason `setUserDisabled` did not succeed.")
+class SetUserDisabledError(MutationError):
+    pass
+
+
+@strawberry.type(description="A reason `deleteUser` did not succeed.")
+class DeleteUserError(MutationError):
+    pass
 
 
 @strawberry.type(description="Failed sign-ins of one name from one address, still counted.")
@@ -55,19 +60,22 @@ class User:
         description="Whether the account is disabled: its tokens and sign-ins do not work."
     )
     created_at: datetime = strawberry.field(description="When the account was made.")
+    actor: strawberry.Private[Actor]
 
     @strawberry.field(description="Their API tokens, newest first, revoked ones included.")
     async def api_tokens(self) -> list[ApiToken]:
-        _, tokens = await accounts.tokens_of(self.name)
+        tokens = await accounts.user_tokens(self.actor, self.name)
         return [ApiToken.from_domain(token) for token in tokens]
 
     @classmethod
-    def from_domain(cls, account: account_domain.Account) -> User:
+    def from_domain(cls, account: account_domain.Account, actor: Actor) -> User:
+        """An account as ``actor`` (who listed it) sees it."""
         return cls(
             name=account.name,
             is_admin=account.is_admin,
             disabled=account.disabled,
             created_at=account.created_at,
+            actor=actor,
         )
 
 
@@ -78,9 +86,7 @@ class UsersQuery:
     )
     async def users(self, info: Info) -> list[User]:
         actor = info.context.actor
-        assert actor is not None  # the view settles it before anything runs
-        everyone = await accounts.accounts_list()
-        return [User.from_domain(a) for a in everyone if actor.is_admin or a.id == actor.user_id]
+        return [User.from_domain(a, actor) for a in await accounts.users(actor)]
 
     @strawberry.field(
         description="Admins: every (name, address) with failed sign-ins still counted, the "
@@ -89,10 +95,9 @@ class UsersQuery:
         "Empty for anyone else."
     )
     async def sign_in_failures(self, info: Info) -> list[SignInFailure]:
-        if not info.context.is_admin:
-            return []
         limits = info.context.services.settings.sign_in_limits
-        return [SignInFailure.from_domain(f) for f in await accounts.sign_in_failures(limits)]
+        found = await accounts.failed_sign_ins(info.context.actor, limits)
+        return [SignInFailure.from_domain(f) for f in found]
 
 
 @strawberry.input(description="Whose failed sign-ins to forget: one name or one address.")
@@ -129,12 +134,10 @@ class UsersMutation:
             strawberry.argument(description="The clearSignInFailures arguments."),
         ],
     ) -> ClearSignInFailuresPayload:
-        async def work() -> int:
-            _require_admin(info, "clears failed sign-ins")
-            return await accounts.clear_sign_in_failures(name=input.name, address=input.address)
-
-        cleared, errors = await attempt(work(), ClearSignInFailuresError)
-        return ClearSignInFailuresPayload(cleared=cleared or 0, errors=errors)
+        cleared = await accounts.clear_failed_sign_ins(
+            info.context.actor, name=input.name, address=input.address
+        )
+        return ClearSignInFailuresPayload(cleared=cleared, errors=[])
 
 
 @strawberry.input(description="An account to disable or enable.")
@@ -163,12 +166,6 @@ class DeleteUserPayload:
     errors: list[DeleteUserError] = strawberry.field(description="Why it failed, if it did.")
 
 
-def _not_yourself(info: Info, name: str, what: str) -> None:
-    actor = info.context.actor
-    if actor is not None and account_domain.name_key(name) == account_domain.name_key(actor.name):
-        raise InputError(f"You cannot {what} your own account.", field="name")
-
-
 @strawberry.type
 class UserAdminMutation:
     @strawberry.mutation(
@@ -182,13 +179,9 @@ class UserAdminMutation:
             SetUserDisabledInput, strawberry.argument(description="The setUserDisabled arguments.")
         ],
     ) -> SetUserDisabledPayload:
-        async def work() -> User:
-            _require_admin(info, "disables or enables accounts", "name")
-            _not_yourself(info, input.name, "disable or enable")
-            return User.from_domain(await accounts.set_user_disabled(input.name, input.disabled))
-
-        user, errors = await attempt(work(), SetUserDisabledError)
-        return SetUserDisabledPayload(user=user, errors=errors)
+        actor = info.context.actor
+        changed = await accounts.disable_user(actor, input.name, input.disabled)
+        return SetUserDisabledPayload(user=User.from_domain(changed, actor), errors=[])
 
     @strawberry.mutation(
         description="Delete an account with its own spaces, sessions, tokens and browser "
@@ -203,10 +196,5 @@ class UserAdminMutation:
             DeleteUserInput, strawberry.argument(description="The deleteUser arguments.")
         ],
     ) -> DeleteUserPayload:
-        async def work() -> str:
-            _require_admin(info, "deletes accounts", "name")
-            _not_yourself(info, input.name, "delete")
-            return (await accounts.delete_user(input.name)).name
-
-        name, errors = await attempt(work(), DeleteUserError)
-        return DeleteUserPayload(deleted_name=name, errors=errors)
+        deleted = await accounts.remove_user(info.context.actor, input.name)
+        return DeleteUserPayload(deleted_name=deleted.name, errors=[])

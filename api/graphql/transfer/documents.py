@@ -9,12 +9,11 @@ it is a question for the caller, like checkpointByHash's AMBIGUOUS_HASH.
 from __future__ import annotations
 
 import enum
-from collections.abc import Awaitable, Callable
 from typing import Annotated
 
 import strawberry
 
-from api.errors import ErrorCode, InputError, NotFound
+from api.errors import ErrorCode, InputError
 from api.graphql import ids
 from api.graphql.context import Info
 from api.services import transfer
@@ -66,13 +65,7 @@ class ExportedDocument:
     file_name: str = strawberry.field(description="A name to save it under.")
 
 
-async def _exported(
-    make: Callable[[], Awaitable[str]], format: ExportFormat, stem: str
-) -> ExportedDocument | None:
-    try:
-        text = await make()
-    except NotFound:
-        return None
+def _exported(text: str, format: ExportFormat, stem: str) -> ExportedDocument:
     media_type, suffix = _MEDIA[format]
     return ExportedDocument(document=text, media_type=media_type, file_name=f"{stem}.{suffix}")
 
@@ -91,20 +84,18 @@ class ExportQuery:
         key = ids.key_or_none(input.space_id, "Space")
         if key is None:
             return None
-        owner = info.context.owner_id
-
-        async def make() -> str:
-            if input.format is ExportFormat.JSON:
-                return transfer.to_json(await transfer.export_spaces(owner, [key]))
-            if input.format is ExportFormat.MARKDOWN:
-                return await transfer.lineage_markdown(owner, key)
+        actor = info.context.actor
+        if input.format is ExportFormat.JSON:
+            text = transfer.to_json(await transfer.export_spaces(actor, [key]))
+        elif input.format is ExportFormat.MARKDOWN:
+            text = await transfer.lineage_markdown(actor, key)
+        else:
             raise InputError(
                 "A notebook holds one session: use exportSession.",
                 code=ErrorCode.INVALID,
                 field="format",
             )
-
-        return await _exported(make, input.format, f"smriti-space-{key}")
+        return _exported(text, input.format, f"smriti-space-{key}")
 
     @strawberry.field(
         description="A session as a document (null: no such session). One export per "
@@ -118,13 +109,11 @@ class ExportQuery:
         key = ids.key_or_none(input.session_id, "Session")
         if key is None:
             return None
-        owner = info.context.owner_id
-
-        async def make() -> str:
-            if input.format is ExportFormat.JSON:
-                return transfer.to_json(await transfer.export_session(owner, key))
-            if input.format is ExportFormat.MARKDOWN:
-                return await transfer.session_markdown(owner, key)
-            return await transfer.session_notebook(owner, key)
-
-        return await _exported(make, input.format, f"smriti-session-{key}")
+        actor = info.context.actor
+        if input.format is ExportFormat.JSON:
+            text = transfer.to_json(await transfer.export_session(actor, key))
+        elif input.format is ExportFormat.MARKDOWN:
+            text = await transfer.session_markdown(actor, key)
+        else:
+            text = await transfer.session_notebook(actor, key)
+        return _exported(text, input.format, f"smriti-session-{key}")

@@ -15,7 +15,7 @@ from api.graphql.context import Info
 from api.graphql.types.common import TurnRange
 from api.graphql.types.member import Author, author
 from api.graphql.types.turn import Turn
-from api.store import checkpoints, turns
+from api.services import reading
 
 if TYPE_CHECKING:
     from api.graphql.types.session import Session
@@ -135,8 +135,8 @@ class Checkpoint(relay.Node):
     ) -> list[Checkpoint]:
         if not 0 <= first <= MAX_ANCESTORS:
             raise InputError(f"first must be between 0 and {MAX_ANCESTORS}.", field="first")
-        chain = await checkpoints.chain(self.id, first + 1)
-        return [Checkpoint.from_domain(c) for c in chain[1:]]
+        found = await reading.ancestors(info.context.actor, self.domain_checkpoint, first)
+        return [Checkpoint.from_domain(c) for c in found]
 
     @strawberry.field(
         description="The session it was saved from: null if since deleted, or if you may not "
@@ -157,8 +157,8 @@ class Checkpoint(relay.Node):
         span = checkpoint.source_turn_range
         if span is None or checkpoint.source_session_id is None:
             return []
-        owned = await info.context.loaders.session_by_id.load(checkpoint.source_session_id)
-        if owned is None:
+        readable = await info.context.loaders.session_by_id.load(checkpoint.source_session_id)
+        if readable is None:
             return []
-        found = await turns.in_range(owned.id, span.first, min(span.last, span.first + 99))
+        found = await reading.source_turns(info.context.actor, checkpoint, readable, most=100)
         return [Turn.from_domain(t) for t in found]

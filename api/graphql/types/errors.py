@@ -1,4 +1,9 @@
-"""Expected failures as data: one error type per mutation, one shape for all."""
+"""Expected failures as data: one error type per mutation, one shape for all.
+
+Each mutation's error type is a class of its own beside its payload (e.g.
+``CreateSpaceError(MutationError)``); one whose failures include a
+provider's adds ``retry_after_seconds = retry_after_field()``.
+"""
 
 from __future__ import annotations
 
@@ -19,22 +24,13 @@ class MutationError:
     )
 
 
-def error_type(name: str, mutation: str, *, calls_a_model: bool = False) -> Any:
-    """A concrete error type named ``name`` for the mutation ``mutation``.
-
-    ``calls_a_model``: the mutation's failures include a provider's, so the
-    type also says how long the provider asked to wait (``retryAfterSeconds``).
-    """
-    namespace: dict[str, Any] = {"__module__": __name__}
-    if calls_a_model:
-        namespace["__annotations__"] = {"retry_after_seconds": "float | None"}
-        namespace["retry_after_seconds"] = strawberry.field(
-            default=None,
-            description="Seconds the provider asked to wait before trying again "
-            "(its Retry-After), when it said; null otherwise.",
-        )
-    cls = type(name, (MutationError,), namespace)
-    return strawberry.type(cls, description=f"A reason `{mutation}` did not succeed.")
+def retry_after_field() -> Any:
+    """``retryAfterSeconds``, for the error type of a mutation that calls a model."""
+    return strawberry.field(
+        default=None,
+        description="Seconds the provider asked to wait before trying again "
+        "(its Retry-After), when it said; null otherwise.",
+    )
 
 
 def to_error(error_cls: Any, exc: SmritiError) -> Any:

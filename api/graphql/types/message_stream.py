@@ -1,9 +1,5 @@
 """The events of the messageStream subscription."""
 
-# One error type per operation is generated (errors.error_type): mypy cannot
-# see a generated class as a type.
-# mypy: disable-error-code="valid-type"
-
 from __future__ import annotations
 
 from typing import Annotated
@@ -11,10 +7,13 @@ from typing import Annotated
 import strawberry
 
 from api.graphql.types.context_plan import ContextPlan
-from api.graphql.types.errors import error_type
+from api.graphql.types.errors import MutationError, retry_after_field
 from api.graphql.types.turn import Turn
 
-MessageStreamError = error_type("MessageStreamError", "messageStream", calls_a_model=True)
+
+@strawberry.type(description="A reason `messageStream` did not succeed.")
+class MessageStreamError(MutationError):
+    retry_after_seconds: float | None = retry_after_field()
 
 
 @strawberry.type(

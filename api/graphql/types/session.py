@@ -14,8 +14,8 @@ from api.graphql.context import Info
 from api.graphql.pagination import connection, page_request, turns_of
 from api.graphql.types.enums import MemoryScope, SessionVisibility
 from api.graphql.types.turn import Turn
+from api.services import reading
 from api.settings import MAX_TURN_PAGE_SIZE
-from api.store import turns
 
 if TYPE_CHECKING:
     from api.graphql.types.checkpoint import Checkpoint
@@ -185,7 +185,7 @@ class Session(relay.Node):
             before=before,
             cap=settings.max_turn_page_size,
         )
-        page = await turns.page(self.id, request)
+        page = await reading.session_turns(info.context.actor, self.domain_session, request)
         found = connection(page, Turn.from_domain, lambda t: t.sequence_number, scope=scope)
         return TurnConnection(
             edges=found.edges,

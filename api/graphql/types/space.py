@@ -22,7 +22,7 @@ from api.graphql.types.lineage_graph import (
     LineageNode,
 )
 from api.graphql.types.member import SpaceMember
-from api.store import checkpoints, sessions
+from api.services import reading
 
 if TYPE_CHECKING:
     from api.graphql.types.checkpoint import Checkpoint
@@ -54,6 +54,8 @@ class Space(relay.Node):
     description: str = strawberry.field(description="What the space is for.")
     created_at: datetime = strawberry.field(description="When the space was created.")
     updated_at: datetime = strawberry.field(description="When the space last changed.")
+    # Read for this request's actor: what hangs from it is theirs to read too.
+    domain_space: strawberry.Private[domain.Space]
 
     @classmethod
     def from_domain(cls, space: domain.Space) -> Space:
@@ -63,6 +65,7 @@ class Space(relay.Node):
             description=space.description,
             created_at=space.created_at,
             updated_at=space.updated_at,
+            domain_space=space,
         )
 
     @classmethod
@@ -122,7 +125,7 @@ class Space(relay.Node):
         from api.graphql.types.checkpoint import Checkpoint
 
         request = page_request(scope=CHECKPOINTS, first=first, after=after, cap=1000)
-        page = await checkpoints.page(self.id, request)
+        page = await reading.lineage(info.context.actor, self.domain_space, request)
         return connection(page, Checkpoint.from_domain, lambda c: c.id, scope=CHECKPOINTS)
 
     @strawberry.field(
@@ -152,7 +155,9 @@ class Space(relay.Node):
             scope=CHECKPOINTS, first=first, after=after, cap=MAX_LINEAGE_GRAPH_NODES
         )
         assert request.first is not None  # page_request defaults it to the cap
-        page = await checkpoints.lineage_entries(self.id, after=request.after, limit=request.first)
+        page = await reading.lineage_entries(
+            info.context.actor, self.domain_space, after=request.after, limit=request.first
+        )
         branches = await info.context.loaders.branches_by_space_id.load(self.id)
         return LineageGraph(
             nodes=[LineageNode.from_domain(entry) for entry in page.items],
@@ -182,5 +187,5 @@ class Space(relay.Node):
 
         cap = info.context.services.settings.max_page_size
         request = page_request(scope=SESSIONS, first=first, after=after, cap=cap)
-        page = await sessions.page(info.context.owner_id, self.id, request, shared_too=True)
+        page = await reading.space_sessions(info.context.actor, self.domain_space, request)
         return connection(page, Session.from_domain, lambda s: s.id, scope=SESSIONS)

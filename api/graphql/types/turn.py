@@ -16,7 +16,7 @@ from api.graphql.types.common import Usage
 from api.graphql.types.enums import Role
 from api.graphql.types.member import Author, author
 from api.rendering import render_markdown_cached
-from api.store import turns
+from api.services import reading
 
 if TYPE_CHECKING:
     from api.graphql.types.session import Session
@@ -75,15 +75,8 @@ class Turn(relay.Node):
         cls, *, info: Info, node_ids: Iterable[str], required: bool = False
     ) -> list[Any]:
         keys = [int(i) for i in node_ids]
-        found = await turns.by_ids(keys)
-        owned = await info.context.loaders.session_by_id.load_many(
-            sorted({t.session_id for t in found.values()})
-        )
-        allowed = {s.id for s in owned if s is not None}
-        return [
-            cls.from_domain(t) if (t := found.get(k)) and t.session_id in allowed else None
-            for k in keys
-        ]
+        found = await reading.turns_by_id(info.context.actor, keys)
+        return [cls.from_domain(t) if (t := found.get(k)) else None for k in keys]
 
     @strawberry.field(
         description="The content as Markdown rendered to HTML that is safe to insert in a "

@@ -1,4 +1,4 @@
-"""Keyset pages: the shape every list in the store returns."""
+"""Keyset pages: the shape every list of the store returns (plain data)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,97 @@
+"""What the operator of an installation does, as nobody in particular.
+
+Every other use case in ``api.services`` takes an ``Actor`` first and asks
+``api.services.policy``. These do not: they run from the command line (or at
+start-up) by whoever may open the database, before any actor exists or to
+name one — opening and migrating the database, the accounts commands, and
+resolving which user a data command (`smriti export --user NAME`) acts as.
+Once it has an actor, such a command goes through the actor's use cases like
+any request (``actor_named`` / ``acting_locally``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from api.domain.accounts import Account, Actor
+from api.services import accounts as account_service
+from api.store import accounts as account_store
+from api.store import database, transfer
+
+StartupError = database.StartupError
+
+
+def normalize_url(url: str) -> str:
+    """The database URL as users write it, made canonical (see the store)."""
+    return database.normalize_url(url)
+
+
+def sqlite_url(path: Path) -> str:
+    return database.sqlite_url(path)
+
+
+def describe(url: str) -> str:
+    """Where the database is, for a person (never the password)."""
+    return database.describe(url)
+
+
+async def prepare(db_url: str) -> list[str]:
+    """Create and migrate the database once, before any worker starts; the
+    migrations applied."""
+    return await database.prepare(db_url)
+
+
+async def migrate(db_url: str) -> list[str]:
+    return await database.migrate(db_url)
+
+
+def register(app: Any, db_url: str) -> contextlib.AbstractAsyncContextManager[Any]:
+    """The database for the app's lifespan (connections opened and closed with it)."""
+    return database.register(app, db_url)
+
+
+@contextlib.asynccontextmanager
+async def opened(db_url: str) -> AsyncIterator[None]:
+    """The database, migrated and connected, for a command-line tool."""
+    async with transfer.opened(db_url):
+        yield
+
+
+async def any_account() -> bool:
+    return await account_service.any_account()
+
+
+async def accounts() -> list[Account]:
+    return await account_store.accounts()
+
+
+async def account(name: str) -> Account:
+    """The account named ``name`` (NotFound otherwise)."""
+    found, _ = await account_store.by_name(name)
+    return found
+
+
+async def disable(name: str) -> None:
+    await account_store.disable(name)
+
+
+async def set_password(name: str, password: str) -> None:
+    await account_store.set_password(name, account_service.hash_password(password))
+
+
+def actor_of(account: Account) -> Actor:
+    """The actor a command run for ``account`` acts as: all its rights, no token."""
+    return Actor(user_id=account.id, name=account.name, is_admin=account.is_admin)
+
+
+async def actor_named(name: str) -> Actor:
+    """The actor of the account named ``name`` (NotFound otherwise)."""
+    return actor_of(await account(name))
+
+
+async def acting_locally() -> Actor:
+    """The local user, whom a database without accounts belongs to."""
+    return await account_service.local_actor()
