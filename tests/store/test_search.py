@@ -9,7 +9,7 @@ from starlette.applications import Starlette
 
 from api.domain import search_query
 from api.domain.hashing import checkpoint_hash
-from api.domain.types import CheckpointContent, MemoryScope, Role
+from api.domain.types import CheckpointContent, MemoryScope, Role, SpaceRole
 from api.domain.validation import FieldProblem
 from api.store import checkpoints, search, sessions, spaces, sql, turns
 from api.store.search import Kind
@@ -143,7 +143,7 @@ async def test_checkpoints_sessions_and_spaces_are_indexed_and_renames_reindexed
     assert await _find(owner, "seedlings") == [(Kind.SESSION, "Seedlings")]
 
     await sessions.configure(owner, sid, title="Sprouts")
-    await spaces.update(owner, space.id, name="Orchard", description=None)
+    await spaces.update(owner, space.id, name="Orchard", description=None, roles=[SpaceRole.OWNER])
     assert await _find(owner, "seedlings") == []
     assert await _find(owner, "sprouts") == [(Kind.SESSION, "Sprouts")]
     assert await _find(owner, "orchard") == [(Kind.SPACE, "Orchard\nTomatoes and basil")]
@@ -189,7 +189,7 @@ async def test_deleting_a_session_or_space_removes_its_entries(app: Starlette) -
     ]
     assert await _find(owner, "doomed") == [(Kind.SPACE, "Doomed space\n")]
 
-    await spaces.delete(owner, space.id)
+    await spaces.delete(owner, space.id, roles=[SpaceRole.OWNER])
     assert await _find(owner, "walrus") == [(Kind.TURN, "walrus survives")]
     assert await _find(owner, "doomed") == []
 
