@@ -76,7 +76,10 @@ def create_app(
             # LiteLLM takes seconds to import; do it now, off the event loop, so the
             # server answers at once and the first message does not pay for it.
             services.spawn(asyncio.to_thread(registry.warm_up), "warm-up-providers")
-            yield
+            # Open websockets and streams end with their credentials, even one
+            # revoked by another worker or process: stopped before the database closes.
+            async with services.connections.watching():
+                yield
             await services.drain()
 
     async def health(_request: Request) -> Response:

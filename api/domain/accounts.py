@@ -6,6 +6,7 @@ import hashlib
 import unicodedata
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Literal
 
 from api.domain.sign_in import sign_in_key
 from api.domain.types import Authorship
@@ -120,3 +121,24 @@ def bearer_secret(header: str | None) -> str | None:
     if scheme.lower() != "bearer" or not value.strip():
         return None
     return value.strip()
+
+
+@dataclass(frozen=True)
+class Credential:
+    """What a caller's rights rest on, by the hash of its secret: an API token
+    (``token``) or a signed-in browser's session cookie (``cookie``).
+
+    Kept for as long as a websocket or a stream is open, so that its rights can
+    be checked again; the secret itself is not kept.
+    """
+
+    kind: Literal["token", "cookie"]
+    hash: str
+
+    @classmethod
+    def token(cls, secret: str) -> Credential:
+        return cls("token", secret_hash(secret))
+
+    @classmethod
+    def cookie(cls, secret: str) -> Credential:
+        return cls("cookie", secret_hash(secret))

@@ -7,8 +7,9 @@ from contextlib import aclosing
 from typing import Annotated
 
 import strawberry
+from graphql import GraphQLError
 
-from api.errors import SmritiError
+from api.errors import SmritiError, Unauthenticated
 from api.graphql.context import Info
 from api.graphql.mutations.chat import SendMessageInput, message
 from api.graphql.types.context_plan import ContextPlan
@@ -48,16 +49,23 @@ class Subscription:
         except SmritiError as exc:
             yield _event(streaming.Failed(exc))
             return
-        events = streaming.stream_message(info.context.services, info.context.actor, sent)
+        events = info.context.until_ended(
+            streaming.stream_message(info.context.services, info.context.actor, sent)
+        )
         # Closing `events` is what stops the provider: do it however this ends.
         async with aclosing(events):
-            async for event in events:
-                if not isinstance(event, streaming.Delta):
-                    # A websocket's context (and its loaders' cache) lives as long
-                    # as the connection: turns must not show a session as it was
-                    # at an earlier event.
-                    info.context.fresh_loaders()
-                yield _event(event)
+            try:
+                async for event in events:
+                    if not isinstance(event, streaming.Delta):
+                        # A websocket's context (and its loaders' cache) lives as long
+                        # as the connection: turns must not show a session as it was
+                        # at an earlier event.
+                        info.context.fresh_loaders()
+                    yield _event(event)
+            except Unauthenticated as exc:
+                # The caller's credential ended mid-stream: a top-level error,
+                # as for a request without credentials.
+                raise GraphQLError(exc.message, extensions={"code": exc.code.value}) from None
 
 
 def _event(event: streaming.StreamEvent) -> MessageStreamEvent:

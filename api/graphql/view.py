@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import dataclasses
 import hashlib
 import json
@@ -21,7 +23,10 @@ from strawberry.subscriptions import GRAPHQL_SSE_PROTOCOL, GRAPHQL_TRANSPORT_WS_
 from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import (
     BaseGraphQLTransportWSHandler,
 )
-from strawberry.subscriptions.protocols.graphql_transport_ws.types import ConnectionInitMessage
+from strawberry.subscriptions.protocols.graphql_transport_ws.types import (
+    ConnectionInitMessage,
+    SubscribeMessage,
+)
 from strawberry.types.graphql import OperationType
 from strawberry.utils.operation import get_operation_type
 
@@ -31,6 +36,7 @@ from api.graphql.context import Context
 from api.graphql.schema import build_schema
 from api.http.auth import Authenticator, forbidden_origin, same_origin, unauthenticated
 from api.services.base import Services
+from api.services.connections import Opened
 
 # Subscriptions over a websocket at /graphql, or as Server-Sent Events from a
 # POST to /graphql with `Accept: text/event-stream` (graphql-sse, distinct
@@ -40,25 +46,66 @@ SUBSCRIPTION_PROTOCOLS = (GRAPHQL_TRANSPORT_WS_PROTOCOL, GRAPHQL_SSE_PROTOCOL)
 
 class TransportWSHandler(BaseGraphQLTransportWSHandler[Context, None]):
     """graphql-transport-ws, with the caller named in connection_init when the
-    handshake had no session cookie: no valid token closes the socket with 4401."""
+    handshake had no credentials: no valid token closes the socket with 4401.
+
+    The caller is asked for again at every `subscribe` (each query, mutation
+    or subscription): once its credential no longer holds, the socket's
+    operations are stopped (a streamed reply is saved, interrupted) and the
+    socket is closed with 4401. A revocation, a sign-out or a disabled user
+    closes it the same way without waiting for its next operation
+    (``api/services/connections.py``).
+    """
 
     view: SmritiGraphQL
+    opened: Opened | None = None
 
     async def handle_connection_init(self, message: ConnectionInitMessage) -> None:
         context = self.context
         if context.actor is None and not self.connection_init_received:
             payload = message.get("payload") or {}
-            actor = (
-                await self.view.auth.from_payload(payload) if isinstance(payload, dict) else None
-            )
-            if actor is None:
+            auth = self.view.auth
+            credential = auth.payload_credential(payload) if isinstance(payload, dict) else None
+            actor = await auth.actor_for(credential) if credential else None
+            if actor is None or credential is None:
                 self.connection_init_received = True
                 if self.connection_init_timeout_task:
                     self.connection_init_timeout_task.cancel()
                 await self.websocket.close(code=4401, reason="Unauthorized")
                 return
-            context.act_as(actor)
+            context.act_as(actor, credential)
         await super().handle_connection_init(message)
+        if self.connection_acknowledged and context.credential and self.opened is None:
+            self.opened = self.view.services.connections.open(context.credential, self.end)
+
+    async def handle_subscribe(self, message: SubscribeMessage) -> None:
+        credential = self.context.credential
+        if credential is not None and self.connection_acknowledged:
+            actor = await self.view.auth.actor_for(credential)
+            if actor is None:
+                if self.opened is not None:
+                    await self.view.services.connections.end(self.opened)
+                else:
+                    await self.end()
+                return
+            self.context.act_as(actor, credential)  # the rights it has now
+        await super().handle_subscribe(message)
+
+    async def end(self) -> None:
+        """Its credential has ended: stop every operation, as a `complete`
+        would (and wait for a streamed reply to be saved), then close 4401."""
+        tasks = [operation.task for operation in self.operations.values() if operation.task]
+        for operation_id in list(self.operations):
+            await self.cleanup_operation(operation_id)
+        for task in tasks:
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await task
+        with contextlib.suppress(Exception):  # the client may have left already
+            await self.websocket.close(code=4401, reason="Unauthorized")
+
+    async def shutdown(self) -> None:
+        if self.opened is not None:
+            self.view.services.connections.close(self.opened)
+        await super().shutdown()
 
 
 class SmritiGraphQL(GraphQL[Context, None]):
@@ -71,7 +118,7 @@ class SmritiGraphQL(GraphQL[Context, None]):
     ) -> None:
         super().__init__(build_schema(services.settings), **kwargs)
         self.services = services
-        self.auth = Authenticator(services.settings)
+        self.auth = Authenticator(services.settings, services.connections)
         self.max_query_tokens = services.settings.max_query_tokens
         # Decided once: the assets are fetched at install time, not while serving.
         self.local_ide_html = graphiql.local_page(super().graphql_ide_html, vendor_dir)
@@ -150,7 +197,8 @@ class SmritiGraphQL(GraphQL[Context, None]):
             state["actor"] = await self.auth.local_actor()
         elif scope["type"] == "http":
             request = Request(scope, receive)
-            actor, by_cookie = await self.auth.from_headers(request)
+            credential = self.auth.credential(request)
+            actor = await self.auth.actor_for(credential) if credential else None
             if actor is None:
                 if request.method == "GET" and "text/html" in request.headers.get("accept", ""):
                     # GraphiQL: sign in first, then come back.
@@ -158,20 +206,31 @@ class SmritiGraphQL(GraphQL[Context, None]):
                     return
                 await unauthenticated()(scope, receive, send)
                 return
+            by_cookie = credential is not None and credential.kind == "cookie"
             if by_cookie and request.method != "GET" and not same_origin(request):
                 await forbidden_origin()(scope, receive, send)
                 return
             state["actor"] = actor
+            state["credential"] = credential
         elif scope["type"] == "websocket":
-            actor, _ = await self.auth.from_headers(WebSocket(scope, receive, send))
+            credential = self.auth.credential(WebSocket(scope, receive, send))
+            actor = await self.auth.actor_for(credential) if credential else None
             state["actor"] = actor
+            state["credential"] = credential if actor else None
         await super().__call__(scope, receive, send)
 
     async def get_context(self, request: Request | WebSocket, response: Any) -> Context:
         via_get = isinstance(request, Request) and request.method == "GET"
-        actor = request.scope.get("state", {}).get("actor")
+        state = request.scope.get("state", {})
+        actor = state.get("actor")
         # A websocket without a cookie acts as nobody until its connection_init.
-        return Context(self.services, actor, via_get=via_get)
+        return Context(
+            self.services,
+            actor,
+            via_get=via_get,
+            credential=state.get("credential"),
+            over_websocket=isinstance(request, WebSocket),
+        )
 
 
 def operation_type(

@@ -18,9 +18,10 @@ from starlette.requests import HTTPConnection, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from api.domain.accounts import Actor, bearer_secret
+from api.domain.accounts import TOKEN_PREFIX, Actor, Credential, bearer_secret
 from api.errors import InputError, RateLimited
 from api.services import accounts
+from api.services.connections import Connections
 from api.settings import Settings
 
 COOKIE = "smriti_session"
@@ -28,8 +29,10 @@ MAX_LOGIN_BODY = 4096
 
 
 class Authenticator:
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, connections: Connections) -> None:
         self.settings = settings
+        # What this worker has open: a sign-out here ends it at once.
+        self.connections = connections
         self.idle = timedelta(seconds=settings.session_idle_seconds)
         self.limits = settings.sign_in_limits
         # Once on, accounts mode stays on: accounts are disabled, never deleted.
@@ -65,22 +68,33 @@ class Authenticator:
 
     async def from_headers(self, connection: HTTPConnection) -> tuple[Actor | None, bool]:
         """(actor, by_cookie) from the Authorization header or the session cookie."""
+        credential = self.credential(connection)
+        actor = await self.actor_for(credential) if credential else None
+        return actor, credential is not None and credential.kind == "cookie"
+
+    def credential(self, connection: HTTPConnection) -> Credential | None:
+        """The Authorization header's token, else the session cookie; None when
+        there is neither, or the header is no bearer token."""
         header = connection.headers.get("authorization")
         if header is not None:
-            secret = bearer_secret(header)
-            return (await accounts.actor_for_token(secret) if secret else None), False
+            return _token(bearer_secret(header))
         cookie = connection.cookies.get(COOKIE)
-        if cookie:
-            return await accounts.actor_for_cookie(cookie, self.idle), True
-        return None, False
+        return Credential.cookie(cookie) if cookie else None
 
-    async def from_payload(self, payload: dict[str, Any]) -> Actor | None:
+    def payload_credential(self, payload: dict[str, Any]) -> Credential | None:
         """A websocket's connection_init payload: {"Authorization": "Bearer smr_…"}."""
         for key, value in payload.items():
             if key.lower() == "authorization" and isinstance(value, str):
-                secret = bearer_secret(value)
-                return await accounts.actor_for_token(secret) if secret else None
+                return _token(bearer_secret(value))
         return None
+
+    async def actor_for(self, credential: Credential) -> Actor | None:
+        """Who ``credential`` stands for now (asked again for every operation)."""
+        return await accounts.actor_for(credential, self.idle)
+
+
+def _token(secret: str | None) -> Credential | None:
+    return Credential.token(secret) if secret and secret.startswith(TOKEN_PREFIX) else None
 
 
 def _carries_credentials(connection: HTTPConnection) -> bool:
@@ -173,7 +187,9 @@ def auth_routes(auth: Authenticator) -> list[Route]:
             return JSONResponse({"error": "Sign out from this server's pages."}, 403)
         cookie = request.cookies.get(COOKIE)
         if cookie:
-            await accounts.sign_out(cookie)
+            # Its websockets and streams on this worker end now (the others
+            # within a second: api/services/connections.py).
+            await accounts.sign_out(cookie, auth.connections)
         response = JSONResponse({"signedOut": True})
         response.delete_cookie(COOKIE, path="/", httponly=True, samesite="lax")
         return response

@@ -22,6 +22,7 @@ from api.domain.accounts import (
     Account,
     Actor,
     ApiToken,
+    Credential,
     name_key,
     password_problem,
     secret_hash,
@@ -36,6 +37,7 @@ from api.domain.sign_in import (
 )
 from api.errors import InputError, RateLimited
 from api.services import policy
+from api.services.connections import Connections
 from api.store import accounts as store
 from api.store import sign_in as sign_ins
 from api.store.spaces import LOCAL_USER, local_user_id
@@ -219,7 +221,24 @@ async def actor_for_token(secret: str) -> Actor | None:
     expired, or its user is disabled."""
     if not secret.startswith(TOKEN_PREFIX):
         return None
-    found = await store.token_owner(secret_hash(secret), datetime.now(UTC))
+    return await _token_actor(Credential.token(secret).hash)
+
+
+async def actor_for_cookie(secret: str, idle: timedelta) -> Actor | None:
+    return await _cookie_actor(Credential.cookie(secret).hash, idle)
+
+
+async def actor_for(credential: Credential, idle: timedelta) -> Actor | None:
+    """Who a credential stands for now; None once the token is revoked or has
+    expired, the browser signed out (or stayed idle longer than ``idle``), or
+    the user is disabled. Asked again for every operation, on every transport."""
+    if credential.kind == "cookie":
+        return await _cookie_actor(credential.hash, idle)
+    return await _token_actor(credential.hash)
+
+
+async def _token_actor(token_hash: str) -> Actor | None:
+    found = await store.token_owner(token_hash, datetime.now(UTC))
     if found is None:
         return None
     account, token = found
@@ -232,8 +251,8 @@ async def actor_for_token(secret: str) -> Actor | None:
     )
 
 
-async def actor_for_cookie(secret: str, idle: timedelta) -> Actor | None:
-    account = await store.web_session_owner(secret_hash(secret), datetime.now(UTC), idle)
+async def _cookie_actor(session_hash: str, idle: timedelta) -> Actor | None:
+    account = await store.web_session_owner(session_hash, datetime.now(UTC), idle)
     if account is None:
         return None
     return Actor(user_id=account.id, name=account.name, is_admin=account.is_admin)
@@ -310,8 +329,11 @@ def _verify(stored: str, password: str) -> bool:
         return False
 
 
-async def sign_out(secret: str) -> None:
+async def sign_out(secret: str, connections: Connections) -> None:
+    """End a browser session, and at once whatever this worker has open on it
+    (the other workers notice within ``Connections.interval``)."""
     await store.end_web_session(secret_hash(secret))
+    await connections.end_resting_on(Credential.cookie(secret))
 
 
 async def any_account() -> bool:

@@ -7,9 +7,11 @@ import contextlib
 import logging
 from collections.abc import Coroutine, Iterator
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 from api.providers import ProviderRegistry
+from api.services.connections import Connections
 from api.settings import Settings
 from api.store import writes
 
@@ -23,6 +25,11 @@ class Services:
     _background: set[asyncio.Task[Any]] = field(default_factory=set)
     _replies: int = 0
     _no_replies: asyncio.Event = field(default_factory=asyncio.Event)
+    # What this worker has open, and the credentials it rests on.
+    connections: Connections = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.connections = Connections(idle=timedelta(seconds=self.settings.session_idle_seconds))
 
     def spawn(self, work: Coroutine[Any, Any, Any], name: str) -> None:
         """Run work after the response; failures are logged, never raised."""

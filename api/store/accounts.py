@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from tortoise.exceptions import IntegrityError
+from tortoise.expressions import Q
 from tortoise.transactions import in_transaction
 
 from api.domain.accounts import Account, ApiToken, name_key
@@ -328,3 +329,44 @@ async def revoke_any_token(token_id: int) -> ApiToken:
     if row is None:
         raise NotFound("No such API token.", field="id")
     return await revoke_token(int(row.user_id), token_id)  # type: ignore[attr-defined]
+
+
+# Hashes asked about in one statement, at most (SQLite allows 32766 parameters).
+LIVE_CHUNK = 1000
+
+
+async def live_token_hashes(token_hashes: set[str], now: datetime) -> set[str]:
+    """Which of these tokens still work: not revoked, not expired, their user
+    enabled (as ``token_owner`` decides). One query per thousand hashes."""
+    found: set[str] = set()
+    hashes = sorted(token_hashes)
+    for start in range(0, len(hashes), LIVE_CHUNK):
+        rows = await (
+            models.ApiToken.filter(
+                token_hash__in=hashes[start : start + LIVE_CHUNK],
+                revoked_at__isnull=True,
+                user__disabled=False,
+                user__password_hash__isnull=False,
+            )
+            .filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
+            .values_list("token_hash", flat=True)
+        )
+        found.update(str(row) for row in rows)
+    return found
+
+
+async def live_session_hashes(session_hashes: set[str], now: datetime, idle: timedelta) -> set[str]:
+    """Which of these browser sessions are still signed in: not signed out, not
+    idle longer than ``idle``, their user enabled (as ``web_session_owner``
+    decides). One query per thousand hashes."""
+    found: set[str] = set()
+    hashes = sorted(session_hashes)
+    for start in range(0, len(hashes), LIVE_CHUNK):
+        rows = await models.WebSession.filter(
+            session_hash__in=hashes[start : start + LIVE_CHUNK],
+            last_seen_at__gte=now - idle,
+            user__disabled=False,
+            user__password_hash__isnull=False,
+        ).values_list("session_hash", flat=True)
+        found.update(str(row) for row in rows)
+    return found

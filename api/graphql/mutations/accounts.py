@@ -123,4 +123,5 @@ class AccountMutation:
     ) -> RevokeApiTokenPayload:
         token_id = ids.decode(input.id, "ApiToken", field="id")
         token = await accounts.revoke_api_token(info.context.actor, token_id)
+        info.context.credentials_changed()
         return RevokeApiTokenPayload(api_token=ApiToken.from_domain(token), errors=[])

@@ -181,6 +181,7 @@ class UserAdminMutation:
     ) -> SetUserDisabledPayload:
         actor = info.context.actor
         changed = await accounts.disable_user(actor, input.name, input.disabled)
+        info.context.credentials_changed()
         return SetUserDisabledPayload(user=User.from_domain(changed, actor), errors=[])
 
     @strawberry.mutation(
@@ -197,4 +198,5 @@ class UserAdminMutation:
         ],
     ) -> DeleteUserPayload:
         deleted = await accounts.remove_user(info.context.actor, input.name)
+        info.context.credentials_changed()
         return DeleteUserPayload(deleted_name=deleted.name, errors=[])
