@@ -51,6 +51,11 @@ class Context:
         return self._actor
 
     @property
+    def has_actor(self) -> bool:
+        """Whether the caller is known (a websocket: not before its connection_init)."""
+        return self._actor is not None
+
+    @property
     def loaders(self) -> Loaders:
         if self._loaders is None:
             self._loaders = make_loaders(self.actor)

@@ -61,7 +61,7 @@ class TransportWSHandler(BaseGraphQLTransportWSHandler[Context, None]):
 
     async def handle_connection_init(self, message: ConnectionInitMessage) -> None:
         context = self.context
-        if context.actor is None and not self.connection_init_received:
+        if not context.has_actor and not self.connection_init_received:
             payload = message.get("payload") or {}
             auth = self.view.auth
             credential = auth.payload_credential(payload) if isinstance(payload, dict) else None
