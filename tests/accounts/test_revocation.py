@@ -55,7 +55,7 @@ ENDED_MESSAGE = (
 
 @dataclass
 class Ada:
-    """An admin with two tokens (``socket`` for the sockets, ``spare`` to act
+    """A user with two tokens (``socket`` for the sockets, ``spare`` to act
     elsewhere) and a signed-in browser (``cookie``)."""
 
     app: Starlette
@@ -82,7 +82,7 @@ class Ada:
         return sid
 
     async def turns(self, sid: str) -> list[tuple[str, str, bool]]:
-        """(role, content, interrupted) of each saved turn, read by an admin token."""
+        """(role, content, interrupted) of each saved turn, read with the spare token."""
         edges = (await self.data(TURNS, id=sid))["session"]["turns"]["edges"]
         return [(e["node"]["role"], e["node"]["content"], e["node"]["interrupted"]) for e in edges]
 
@@ -97,7 +97,9 @@ async def signed_in(settings: Settings, recheck: float) -> AsyncIterator[Ada]:
     app = create_app(dataclasses.replace(settings, auth="accounts"))
     async with app.router.lifespan_context(app):
         app.state.services.connections.interval = recheck
-        account, _ = await accounts.add_user("ada", PASSWORD, is_admin=True)
+        # The last enabled admin cannot be disabled: ada is not it.
+        await accounts.add_user("root", PASSWORD, is_admin=True)
+        account, _ = await accounts.add_user("ada", PASSWORD, is_admin=False)
         _, socket = await accounts.create_token(
             account.id, name="socket", read_only=False, expires_in_days=None
         )
@@ -300,6 +302,42 @@ async def test_a_socket_that_revokes_its_own_token_gets_the_answer_then_is_close
             assert await ws.receive() == {"id": "1", "type": "complete"}
             assert await closed_with(ws) == CLOSED
         assert len(ada.app.state.services.connections) == 0
+
+
+ADMIN_ACTS = {
+    "revokes the token": (REVOKE, "token"),
+    "disables the user": (
+        'mutation { setUserDisabled(input: {name: "ada", disabled: true}) { errors { code } } }',
+        None,
+    ),
+    "deletes the user": ('mutation { deleteUser(input: {name: "ada"}) { errors { code } } }', None),
+}
+
+
+@pytest.mark.parametrize("act", sorted(ADMIN_ACTS))
+async def test_an_admin_who_ends_someones_credentials_closes_their_sockets_at_once(
+    settings: Settings, act: str
+) -> None:
+    query, variable = ADMIN_ACTS[act]
+    async with signed_in(settings, recheck=HOUR) as ada:
+        root = await models.User.get(name="root")
+        _, root_token = await accounts.create_token(
+            int(root.id), name="admin", read_only=False, expires_in_days=None
+        )
+        variables = {"id": await ada.token_id("socket")} if variable else {}
+        async with (
+            socket(ada, token=ada.socket) as by_token,
+            socket(ada, cookie=ada.cookie) as by_cookie,
+        ):
+            async with ada.http({"Authorization": f"Bearer {root_token}"}) as http:
+                done = await http.post("/graphql", json={"query": query, "variables": variables})
+            assert [e for e in without_cost(done.json())["data"].values()] == [{"errors": []}]
+            closed = [await closed_with(by_token)]
+            if variable is None:  # the user's browser goes too
+                closed.append(await closed_with(by_cookie))
+            else:  # the browser's session still holds
+                assert await run(by_cookie, "1", WHO) == {"data": {"viewer": {"name": "ada"}}}
+            assert closed == [CLOSED] * len(closed)
 
 
 # --- ended elsewhere: every worker rechecks what it holds ---------------------
