@@ -55,7 +55,7 @@ async def _owner(user: str | None) -> Actor | None:
 
 
 def _key(value: str, type_name: str) -> int | None:
-    from api.graphql import ids
+    from api.graphql.core import ids
 
     return int(value) if value.isdigit() else ids.key_or_none(value, type_name)
 

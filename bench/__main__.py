@@ -29,7 +29,7 @@ import httpx
 from tortoise import connections
 
 from api.app import create_app
-from api.graphql import ids
+from api.graphql.core import ids
 from api.settings import Settings
 from bench import report
 from bench.databases import temporary_database

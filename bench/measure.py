@@ -19,7 +19,7 @@ from typing import Any
 
 import httpx
 
-from api.graphql import ids
+from api.graphql.core import ids
 from tests.support.queries import count_statements
 
 GRAPHQL_PATH = "/graphql"

@@ -236,7 +236,7 @@ _PROBES = (
     ("whole HTTP request (Strawberry view)", "strawberry/http/async_base_view.py", "run"),
     ("GraphQL parse", "graphql/language/parser.py", "parse"),
     ("GraphQL validate", "graphql/validation/validate.py", "validate"),
-    ("sendMessage resolver", "api/graphql/mutations/chat.py", "send_message"),
+    ("sendMessage resolver", "api/graphql/chat/mutations.py", "send_message"),
     ("  session read (sessions.get)", "api/store/sessions.py", "get"),
     ("  turn writes (turns.append, x2)", "api/store/turns.py", "append"),
     ("  context resolution (resolve_context)", "api/services/context.py", "resolve_context"),

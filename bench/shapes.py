@@ -2,7 +2,7 @@
 
 No database, no HTTP: the same 10,000 rows served by a small Strawberry schema
 in three shapes, each with graphql-core's stock executor and with Smriti's
-(``api/graphql/execution.py``), then encoded to JSON as the view does:
+(``api/graphql/core/execution.py``), then encoded to JSON as the view does:
 
 - ``objects``: one typed object per node, seven plain fields (what
   ``Space.lineageGraph`` returns);
@@ -24,7 +24,7 @@ from typing import Any
 
 import strawberry
 
-from api.graphql.execution import PlainFieldsExecutor
+from api.graphql.core.execution import PlainFieldsExecutor
 
 NODES = 10_000
 RUNS = 9

@@ -55,7 +55,7 @@ from typing import IO, Any
 import asyncpg  # type: ignore[import-untyped]
 import httpx
 
-from api.graphql import ids
+from api.graphql.core import ids
 from api.store.database import sqlite_path
 from bench.databases import temporary_database
 from bench.profiled_serve import PROFILE_VARIABLE

@@ -35,7 +35,7 @@ class Context:
         over_websocket: bool = False,
     ) -> None:
         self.services = services
-        # A GET has a smaller query budget (api/graphql/cost.py): any page can send one.
+        # A GET has a smaller query budget (api/graphql/core/cost.py): any page can send one.
         self.via_get = via_get
         # A websocket's connection_init payload (Strawberry sets it).
         self.connection_params: Any = None

@@ -1,4 +1,8 @@
-"""The schema: per-domain Query and Mutation parts merged, limits attached."""
+"""The schema: each domain package's Query and Mutation parts merged, limits attached.
+
+One package per domain (spaces, sessions, chat, checkpoints, merging, members,
+accounts, providers, search, transfer), each with its types, queries and
+mutations; what they share is in ``core``."""
 
 from __future__ import annotations
 
@@ -20,28 +24,36 @@ from strawberry.extensions import (
 from strawberry.types import ExecutionContext
 
 from api.errors import SmritiError
-from api.graphql.cost import TOO_COSTLY, Budget, QueryCost
-from api.graphql.execution import PlainFieldsExecutor
-from api.graphql.input_bounds import InputListBound
-from api.graphql.mutations.accounts import AccountMutation, ViewerQuery
-from api.graphql.mutations.base import missing_is_null, typed_errors
-from api.graphql.mutations.chat import ChatMutation
-from api.graphql.mutations.checkpoints import CheckpointMutation
-from api.graphql.mutations.imports import ImportMutation
-from api.graphql.mutations.members import MemberMutation
-from api.graphql.mutations.merging import MergeMutation, MergeQuery
-from api.graphql.mutations.model_access import ModelAccessMutation
-from api.graphql.mutations.sessions import SessionMutation
-from api.graphql.mutations.spaces import SpaceMutation
-from api.graphql.mutations.users import UserAdminMutation, UsersMutation, UsersQuery
-from api.graphql.queries import Query as CoreQuery
-from api.graphql.subscriptions import Subscription
-from api.graphql.transfer.documents import ExportQuery
+from api.graphql.accounts.mutations import AccountMutation
+from api.graphql.accounts.queries import ViewerQuery
+from api.graphql.accounts.users import UserAdminMutation, UsersMutation, UsersQuery
+from api.graphql.chat.mutations import ChatMutation
+from api.graphql.chat.queries import ChatQuery
+from api.graphql.chat.subscriptions import Subscription
+from api.graphql.chat.turns import Turn
+from api.graphql.checkpoints.mutations import CheckpointMutation
+from api.graphql.checkpoints.queries import CheckpointQuery
+from api.graphql.checkpoints.types import Checkpoint
+from api.graphql.core.cost import TOO_COSTLY, Budget, QueryCost
+from api.graphql.core.execution import PlainFieldsExecutor
+from api.graphql.core.field_errors import missing_is_null, typed_errors
+from api.graphql.core.input_bounds import InputListBound
+from api.graphql.members.mutations import MemberMutation
+from api.graphql.merging.mutations import MergeMutation
+from api.graphql.merging.queries import MergeQuery
+from api.graphql.node import NodeQuery
+from api.graphql.providers.mutations import ModelAccessMutation
+from api.graphql.providers.queries import ProviderQuery
+from api.graphql.search.queries import SearchQuery
+from api.graphql.sessions.mutations import SessionMutation
+from api.graphql.sessions.queries import SessionQuery
+from api.graphql.sessions.types import Session
+from api.graphql.spaces.mutations import SpaceMutation
+from api.graphql.spaces.queries import SpaceQuery
+from api.graphql.spaces.types import Space
+from api.graphql.transfer.exports import ExportQuery
+from api.graphql.transfer.mutations import ImportMutation
 from api.graphql.transfer.verify import VerifyQuery
-from api.graphql.types.checkpoint import Checkpoint
-from api.graphql.types.session import Session
-from api.graphql.types.space import Space
-from api.graphql.types.turn import Turn
 from api.settings import Settings
 
 
@@ -69,7 +81,20 @@ typed_errors(Mutation)
 
 
 @strawberry.type(description="Everything you can read.")
-class Query(CoreQuery, MergeQuery, VerifyQuery, ExportQuery, ViewerQuery, UsersQuery):
+class Query(
+    SearchQuery,
+    NodeQuery,
+    SpaceQuery,
+    SessionQuery,
+    CheckpointQuery,
+    ProviderQuery,
+    ChatQuery,
+    MergeQuery,
+    VerifyQuery,
+    ExportQuery,
+    ViewerQuery,
+    UsersQuery,
+):
     pass
 
 
@@ -148,7 +173,7 @@ def build_schema(settings: Settings | None = None) -> strawberry.Schema:
         types=[Space, Session, Turn, Checkpoint],
         extensions=extensions,
         # Plain leaf fields (most of what a long read returns) without
-        # graphql-core's per-field machinery: api/graphql/execution.py.
+        # graphql-core's per-field machinery: api/graphql/core/execution.py.
         execution_context_class=PlainFieldsExecutor,
     )
 

@@ -10,7 +10,8 @@ outside ``api.services`` and ``api.store`` imports the store.
 
     policy        what each operation needs (the one table)
     access        the reads that apply it
-    workspace     spaces and sessions          checkpoints   save, draft, mount, fork, compare
+    spaces        create, update, delete       sessions      create, attach, mount, fork, …
+    checkpoints   save, draft, compare
     chat          sendMessage                  streaming     messageStream
     merging       previewMerge, merge          members       a space's members
     search        search                       transfer      verify, export, import

@@ -11,23 +11,20 @@ from api.domain.context import ContextPlan
 from api.domain.extraction import build_extraction_messages, parse_draft
 from api.domain.hashing import checkpoint_hash, normalize_hash_prefix
 from api.domain.types import (
-    MAIN_BRANCH,
     Checkpoint,
     CheckpointContent,
     Session,
     TurnRange,
 )
 from api.domain.validation import (
-    fork_title,
-    validate_branch_name,
     validate_checkpoint_content,
 )
-from api.errors import ErrorCode, Forbidden, InputError
+from api.errors import ErrorCode, InputError
 from api.services import access, policy
 from api.services.base import Services
 from api.services.chat import session_model
 from api.services.context import resolve_context
-from api.store import checkpoints, sessions
+from api.store import checkpoints
 
 # How far compareCheckpoints walks up to find a common ancestor.
 COMPARE_DEPTH = 100_000
@@ -129,83 +126,6 @@ async def _next_plan(services: Services, session: Session) -> ContextPlan:
     model = services.registry.resolve(session_model(session), require_available=False)
     context = await resolve_context(services, session, model=model, new_message="")
     return context.plan
-
-
-async def mount(actor: Actor, session_id: int, checkpoint_id: int) -> Session:
-    """Mount a checkpoint the author may read. A session in a space mounts that
-    space's checkpoints; a session in no space may mount any they can read
-    (how a viewer works from a space's lineage: mounting reads the space, it
-    does not write it)."""
-    rule = policy.allow(actor, "mountCheckpoint")
-    session = await access.session(actor, session_id, rule)
-    checkpoint, _ = await access.checkpoint(actor, checkpoint_id)
-    if session.space_id is not None and checkpoint.space_id != session.space_id:
-        raise InputError(
-            "That checkpoint belongs to another space.",
-            code=ErrorCode.WRONG_SPACE,
-            field="checkpointId",
-        )
-    return await sessions.mount(session.owner_id, session.id, checkpoint.id)
-
-
-async def fork(
-    services: Services,
-    actor: Actor,
-    checkpoint_id: int,
-    *,
-    branch_name: str | None,
-    title: str | None,
-) -> Session:
-    """A new session of the actor's continuing from a checkpoint.
-
-    An editor or owner forks inside the space: a new branch, the session on it.
-    A viewer cannot write the space (a branch is part of its lineage), so a
-    viewer's fork is a private session of theirs in no space with the
-    checkpoint mounted: it reads the lineage and adds nothing to it."""
-    policy.allow(actor, "forkSession")
-    checkpoint, role = await access.checkpoint(actor, checkpoint_id)
-    registry = services.registry
-    default = registry.resolve(await access.default_model(registry, actor), require_available=False)
-    if not role.allows(policy.BRANCH_IN_SPACE):
-        if branch_name is not None:
-            raise Forbidden(
-                "A viewer's fork is a session of theirs outside the space: it creates no "
-                "branch (leave branchName out).",
-                field="branchName",
-            )
-        return await sessions.create(
-            actor.user_id,
-            title=title or fork_title(checkpoint.content.title),
-            space_id=None,
-            memory_scope=services.settings.default_memory_scope,
-            provider=default.provider,
-            model=default.model,
-            seeded_from_id=checkpoint.id,
-            forked_from_id=checkpoint.id,
-            mount_checkpoint_id=checkpoint.id,
-        )
-    if branch_name is None:
-        branch_name = await _free_branch_name(checkpoint)
-    else:
-        branch_name = validate_branch_name(branch_name)
-    return await sessions.create_fork(
-        actor.user_id,
-        checkpoint=checkpoint,
-        branch_name=branch_name,
-        title=title or fork_title(checkpoint.content.title),
-        memory_scope=services.settings.default_memory_scope,
-        provider=default.provider,
-        model=default.model,
-    )
-
-
-async def _free_branch_name(checkpoint: Checkpoint) -> str:
-    base = f"fork-{checkpoint.short_hash}"
-    name, n = base, 1
-    while await checkpoints.branch_exists(checkpoint.space_id, name) or name == MAIN_BRANCH:
-        n += 1
-        name = f"{base}-{n}"
-    return name
 
 
 async def by_hash(actor: Actor, space_id: int, prefix: str) -> Checkpoint | None:

@@ -90,7 +90,7 @@ async def accounts_app(settings: Settings) -> AsyncIterator[World]:
             world = World(app=app, http=http)
             world.headers = {name: {"Authorization": f"Bearer {t}"} for name, t in tokens.items()}
             world.headers["anonymous"] = {}
-            from api.graphql import ids
+            from api.graphql.core import ids
 
             world.ids["spareToken"] = ids.encode("ApiToken", spare.id)
             yield world

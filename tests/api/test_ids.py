@@ -209,7 +209,7 @@ async def test_a_mistyped_variable_says_what_is_wrong_and_is_not_logged(
 async def test_a_real_bug_is_still_masked_and_logged(
     gql: GraphQLClient, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from api.graphql.types.providers import Providers
+    from api.graphql.providers.types import Providers
 
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("a bug with a secret sk-123")

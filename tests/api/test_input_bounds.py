@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from api.graphql.input_bounds import longest_list_over
+from api.graphql.core.input_bounds import longest_list_over
 
 
 @pytest.mark.parametrize(

@@ -281,7 +281,7 @@ async def test_a_checkpoint_of_another_space_cannot_be_merged(gql: GraphQLClient
 
 
 def _domain(node: dict[str, Any], space_id: int) -> Checkpoint:
-    from api.graphql.ids import parse_id
+    from api.graphql.core.ids import parse_id
 
     def key(ref: dict[str, Any] | None) -> int | None:
         if ref is None:
@@ -315,7 +315,7 @@ def _domain(node: dict[str, Any], space_id: int) -> Checkpoint:
 
 
 async def test_hashes_verify_after_a_merge(gql: GraphQLClient) -> None:
-    from api.graphql.ids import parse_id
+    from api.graphql.core.ids import parse_id
 
     lab = await diverged(gql)
     merged = await gql(MERGE, input=merge_input(lab, title="Merged"))

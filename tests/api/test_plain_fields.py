@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import strawberry
 
-from api.graphql.execution import PlainFieldsExecutor, plain_leaf
+from api.graphql.core.execution import PlainFieldsExecutor, plain_leaf
 from api.graphql.schema import build_schema
 
 

@@ -11,7 +11,7 @@ import pytest
 from graphql import parse
 
 from api.app import create_app
-from api.graphql.cost import EXPORT_FIELDS, query_exports, query_nodes
+from api.graphql.core.cost import EXPORT_FIELDS, query_exports, query_nodes
 from api.graphql.schema import build_schema
 from api.services import transfer
 from api.settings import Settings

@@ -8,8 +8,8 @@ import pytest
 from graphql import parse
 
 from api.domain.types import MemoryScope, Role
-from api.graphql import ids
-from api.graphql.cost import query_nodes
+from api.graphql.core import ids
+from api.graphql.core.cost import query_nodes
 from api.graphql.schema import build_schema
 from api.store import sessions, spaces, sql, turns
 from tests.support.fake_openai import FakeOpenAI

@@ -16,7 +16,7 @@ from starlette.applications import Starlette
 
 from api.app import create_app
 from api.errors import ConfigError
-from api.graphql import ids
+from api.graphql.core import ids
 from api.services import accounts, chat, streaming
 from api.settings import Settings
 from tests.support.fake_openai import FakeOpenAI

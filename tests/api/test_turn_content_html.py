@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from api.graphql.types.turn import RENDER_INLINE_LIMIT
+from api.graphql.chat.turns import RENDER_INLINE_LIMIT
 from api.rendering import render_markdown
 from tests.support.graphql import GraphQLClient
 from tests.support.ops import create_session, send

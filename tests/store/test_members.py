@@ -10,7 +10,7 @@ from starlette.applications import Starlette
 
 from api.domain.hashing import checkpoint_hash
 from api.domain.types import CheckpointContent, Role
-from api.graphql import ids
+from api.graphql.core import ids
 from api.store import checkpoints, models, sql, turns
 from tests.support.graphql import GraphQLClient
 from tests.support.ops import create_session, create_space

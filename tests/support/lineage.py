@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from api.graphql import ids
+from api.graphql.core import ids
 from api.store import sql
 from tests.support.graphql import GraphQLClient
 from tests.support.ops import checkpoint, create_session, create_space, mount, send

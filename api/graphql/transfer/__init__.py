@@ -1,0 +1,1 @@
+"""Moving a lineage in and out: exportSpace, exportSession, verifyLineage and importSpace."""

@@ -8,9 +8,9 @@ from typing import Annotated
 import strawberry
 
 from api.domain import verification as domain
-from api.graphql import ids
+from api.graphql.checkpoints.types import Checkpoint
 from api.graphql.context import Info
-from api.graphql.types.checkpoint import Checkpoint
+from api.graphql.core import ids
 from api.services import transfer
 
 

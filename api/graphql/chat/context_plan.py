@@ -1,0 +1,86 @@
+"""What the model sees: the context plan and the rendered messages."""
+
+from __future__ import annotations
+
+import strawberry
+
+from api.domain.context import ContextPlan as DomainPlan
+from api.domain.types import ChatMessage as DomainMessage
+from api.graphql.chat.turns import Turn
+from api.graphql.checkpoints.types import Checkpoint
+from api.graphql.context import Info
+from api.graphql.core.enums import ContextMode, MemoryScope
+
+
+@strawberry.type(description="One message exactly as the provider receives it.")
+class ChatMessage:
+    role: str = strawberry.field(description='"system", "user" or "assistant".')
+    content: str = strawberry.field(description="The text.")
+
+    @classmethod
+    def from_domain(cls, message: DomainMessage) -> ChatMessage:
+        return cls(role=message.role, content=message.content)
+
+
+@strawberry.type(description="The context a message is (or was) sent with.")
+class ContextPlan:
+    mode: ContextMode = strawberry.field(description="FRESH, HEAD or MOUNTED.")
+    boundary: int = strawberry.field(
+        description="Turns with a sequence number at or below this are never sent."
+    )
+    token_estimate: int = strawberry.field(
+        description="Estimated prompt tokens (checkpoint block, window and message)."
+    )
+    model: str = strawberry.field(description='The model, as "provider/model".')
+    plan: strawberry.Private[DomainPlan]
+    rendered: strawberry.Private[list[DomainMessage]]
+
+    @classmethod
+    def build(cls, plan: DomainPlan, messages: list[DomainMessage], model: str) -> ContextPlan:
+        # Turns and messages become GraphQL objects only when asked for: a
+        # sendMessage that selects none of them should not pay for 200 of each.
+        return cls(
+            mode=ContextMode[plan.mode.value],
+            boundary=plan.boundary,
+            token_estimate=plan.token_estimate,
+            model=model,
+            plan=plan,
+            rendered=messages,
+        )
+
+    @strawberry.field(
+        description="How many input tokens the model accepts (its context window), "
+        "to set tokenEstimate against."
+    )
+    def context_window(self, info: Info) -> int:
+        return info.context.services.registry.context_window(self.model)
+
+    @strawberry.field(description="The checkpoints whose fields the model sees, oldest first.")
+    def checkpoints(self) -> list[Checkpoint]:
+        return [Checkpoint.from_domain(c) for c in self.plan.checkpoints]
+
+    @strawberry.field(description="The turn window, in order.")
+    def turns(self) -> list[Turn]:
+        return [Turn.from_domain(t) for t in self.plan.turns]
+
+    @strawberry.field(description="The exact messages sent to the provider, the new message last.")
+    def messages(self) -> list[ChatMessage]:
+        return [ChatMessage.from_domain(m) for m in self.rendered]
+
+
+@strawberry.input(description="An explicit context for stateless clients.")
+class ContextInput:
+    space_id: strawberry.ID | None = strawberry.field(
+        default=None, description="Use this space's head (on the session's branch)."
+    )
+    checkpoint_id: strawberry.ID | None = strawberry.field(
+        default=None, description="Use this checkpoint as if mounted."
+    )
+    base_sequence: int | None = strawberry.field(
+        default=None,
+        description="With checkpointId: only turns after this sequence number "
+        "(default: the session's current lastSequenceNumber).",
+    )
+    memory_scope: MemoryScope | None = strawberry.field(
+        default=None, description="How many checkpoints (default: the session's scope)."
+    )

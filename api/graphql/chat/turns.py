@@ -1,0 +1,113 @@
+"""The Turn node: one message of a session, never changed once written."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from datetime import datetime
+from typing import TYPE_CHECKING, Annotated, Any
+
+import strawberry
+from strawberry import relay
+
+from api.domain import types as domain
+from api.graphql.context import Info
+from api.graphql.core.common import Usage
+from api.graphql.core.enums import Role
+from api.graphql.members.types import Author, author
+from api.rendering import render_markdown_cached
+from api.services import reading
+
+if TYPE_CHECKING:
+    from api.graphql.sessions.types import Session
+
+SessionRef = Annotated["Session", strawberry.lazy("api.graphql.sessions.types")]
+
+# Longer texts take long enough to render (~0.25 ms per KB of prose, ~3 per KB of
+# highlighted code; tests/rendering/bench_markdown.py) to be rendered off the event loop.
+RENDER_INLINE_LIMIT = 4 * 1024
+
+
+@strawberry.type(description="One message of a session. Turns are append-only.")
+class Turn(relay.Node):
+    id: relay.NodeID[int]
+    role: Role = strawberry.field(description="Who wrote it.")
+    content: str = strawberry.field(description="The text, exactly as written or received.")
+    provider: str | None = strawberry.field(
+        description="The provider that answered (or was asked)."
+    )
+    model: str | None = strawberry.field(description="The model, without provider.")
+    sequence_number: int = strawberry.field(
+        description="1, 2, 3, … per session, assigned by the server."
+    )
+    created_at: datetime = strawberry.field(description="When the turn was written.")
+    usage: Usage = strawberry.field(description="Token counts and cost, when known.")
+    interrupted: bool = strawberry.field(
+        description="True when the reply was cut off before the model finished."
+    )
+    reply_to_sequence: int | None = strawberry.field(
+        description="For a reply: the sequence number of the user turn it answers."
+    )
+    session_id: strawberry.Private[int]
+    author_id: strawberry.Private[int | None]
+    author_token: strawberry.Private[str | None]
+
+    @classmethod
+    def from_domain(cls, turn: domain.Turn) -> Turn:
+        return cls(
+            id=turn.id,
+            role=Role[turn.role.value],
+            content=turn.content,
+            provider=turn.provider,
+            model=turn.model,
+            sequence_number=turn.sequence_number,
+            created_at=turn.created_at,
+            usage=Usage.from_domain(turn.usage),
+            interrupted=turn.interrupted,
+            reply_to_sequence=turn.reply_to_sequence,
+            session_id=turn.session_id,
+            author_id=turn.author_id,
+            author_token=turn.author_token,
+        )
+
+    @classmethod
+    async def resolve_nodes(
+        cls, *, info: Info, node_ids: Iterable[str], required: bool = False
+    ) -> list[Any]:
+        keys = [int(i) for i in node_ids]
+        found = await reading.turns_by_id(info.context.actor, keys)
+        return [cls.from_domain(t) if (t := found.get(k)) else None for k in keys]
+
+    @strawberry.field(
+        description="The content as Markdown rendered to HTML that is safe to insert in a "
+        "page: CommonMark with tables and strikethrough; raw HTML is shown as text; links "
+        "only to http(s), mailto or relative addresses, opening in a new tab; images "
+        "become links and are never loaded; fenced code is highlighted with CSS classes "
+        "`hl-*` (see webui/highlight.css). Text longer than 65,536 characters is not "
+        'parsed: it comes back escaped in a `<pre class="unrendered">`.'
+    )
+    async def content_html(self) -> str:
+        if len(self.content) <= RENDER_INLINE_LIMIT:
+            return render_markdown_cached(self.content)
+        return await asyncio.to_thread(render_markdown_cached, self.content)
+
+    @strawberry.field(
+        description="Who wrote it: the user who sent the message (a reply is recorded as "
+        "theirs too) and the API token's name when it came with one."
+    )
+    async def author(self, info: Info) -> Author | None:
+        user_id = self.author_id
+        if user_id is None:  # written before authorship was recorded: the session's owner
+            session = await info.context.loaders.session_by_id.load(self.session_id)
+            if session is None:
+                return None
+            user_id = session.owner_id
+        return await author(info, user_id, self.author_token)
+
+    @strawberry.field(description="The session the turn belongs to.")
+    async def session(self, info: Info) -> SessionRef:
+        from api.graphql.sessions.types import Session
+
+        found = await info.context.loaders.session_by_id.load(self.session_id)
+        assert found is not None  # a turn cannot outlive its session
+        return Session.from_domain(found)

@@ -1,0 +1,198 @@
+"""draftCheckpoint and createCheckpoint."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import strawberry
+
+from api.domain.carry import CarriedState as DomainCarriedState
+from api.domain.types import (
+    CONTENT_FIELDS,
+    CONTENT_LIST_FIELDS,
+    CheckpointContent,
+    TurnRange,
+)
+from api.domain.validation import (
+    ITEM_MAX_CHARS,
+    LIST_MAX_ITEMS,
+    OBJECTIVE_MAX_CHARS,
+    SUMMARY_MAX_CHARS,
+    TITLE_MAX_CHARS,
+)
+from api.graphql.checkpoints.types import Checkpoint
+from api.graphql.context import Info
+from api.graphql.core import ids
+from api.graphql.core.common import TurnRange as TurnRangeType
+from api.graphql.core.common import TurnRangeInput
+from api.graphql.core.errors import MutationError, retry_after_field
+from api.services import checkpoints as checkpoint_service
+
+
+@strawberry.type(description="A reason `draftCheckpoint` did not succeed.")
+class DraftCheckpointError(MutationError):
+    retry_after_seconds: float | None = retry_after_field()
+
+
+@strawberry.type(description="A reason `createCheckpoint` did not succeed.")
+class CreateCheckpointError(MutationError):
+    pass
+
+
+@strawberry.type(
+    description="The state a new checkpoint starts from: the items of the checkpoint it will "
+    "continue (the head of the session's branch, its parent once saved). A checkpoint is a "
+    "snapshot of the whole state, so these are carried forward unless the user drops them."
+)
+class CarriedState:
+    checkpoint: Checkpoint | None = strawberry.field(
+        description="Where the items come from: the head of the session's branch (none when "
+        "the branch has no checkpoint yet, and then every list is empty)."
+    )
+    objective: str = strawberry.field(description="Its objective.")
+    decisions: list[str] = strawberry.field(description="Its decisions.")
+    tasks: list[str] = strawberry.field(description="Its open tasks.")
+    open_questions: list[str] = strawberry.field(description="Its open questions.")
+    entities: list[str] = strawberry.field(description="Its entities.")
+
+    @classmethod
+    def from_domain(cls, carried: DomainCarriedState) -> CarriedState:
+        return cls(
+            checkpoint=Checkpoint.from_domain(carried.checkpoint) if carried.checkpoint else None,
+            objective=carried.objective,
+            **{f.attr: list(getattr(carried, f.attr)) for f in CONTENT_LIST_FIELDS},
+        )
+
+
+@strawberry.type(
+    description="An unsaved checkpoint proposed by the background model from the turn window "
+    "alone (no checkpoint fields reach its prompt)."
+)
+class CheckpointDraft:
+    title: str = strawberry.field(description="Proposed title.")
+    objective: str = strawberry.field(description="Proposed objective.")
+    summary: str = strawberry.field(description="Proposed summary.")
+    decisions: list[str] = strawberry.field(description="Proposed decisions.")
+    tasks: list[str] = strawberry.field(description="Proposed tasks.")
+    open_questions: list[str] = strawberry.field(description="Proposed open questions.")
+    entities: list[str] = strawberry.field(description="Proposed entities.")
+    source_turn_range: TurnRangeType | None = strawberry.field(
+        description="The turns it was drafted from (the next message's window)."
+    )
+    model: str = strawberry.field(description="The model that drafted it.")
+
+
+@strawberry.input(description="The session to draft a checkpoint from.")
+class DraftCheckpointInput:
+    session_id: strawberry.ID = strawberry.field(description="The session.")
+
+
+@strawberry.type(
+    description="The result of draftCheckpoint: the parent's items (`carried`) apart from what "
+    "was extracted from the window (`extracted`). The checkpoint to save is the state after "
+    "this window: usually the carried items, minus what is done or resolved, plus the "
+    "extracted ones."
+)
+class DraftCheckpointPayload:
+    draft: CheckpointDraft | None = strawberry.field(
+        description="The same as `extracted`.",
+        deprecation_reason="Use `extracted` (the same draft) together with `carried` "
+        "(the parent's items, which the draft does not contain).",
+    )
+    extracted: CheckpointDraft | None = strawberry.field(
+        description="What the background model extracted from the window the next message "
+        "would see, and nothing else (not saved)."
+    )
+    carried: CarriedState | None = strawberry.field(
+        description="The state carried forward from the checkpoint a save would continue."
+    )
+    errors: list[DraftCheckpointError] = strawberry.field(description="Why it failed, if it did.")
+
+
+_LIST = f" (at most {LIST_MAX_ITEMS} items, each at most {ITEM_MAX_CHARS:,} characters)."
+
+
+@strawberry.input(description="A checkpoint to save on the session's branch.")
+class CreateCheckpointInput:
+    session_id: strawberry.ID = strawberry.field(description="The session it is saved from.")
+    title: str = strawberry.field(
+        description=f"A one-line name (required; at most {TITLE_MAX_CHARS} characters)."
+    )
+    objective: str | None = strawberry.field(
+        default=None, description=f"The objective (at most {OBJECTIVE_MAX_CHARS:,} characters)."
+    )
+    summary: str | None = strawberry.field(
+        default=None, description=f"The summary (at most {SUMMARY_MAX_CHARS:,} characters)."
+    )
+    decisions: list[str] | None = strawberry.field(default=None, description=f"Decisions{_LIST}")
+    tasks: list[str] | None = strawberry.field(default=None, description=f"Open tasks{_LIST}")
+    open_questions: list[str] | None = strawberry.field(
+        default=None, description=f"Open questions{_LIST}"
+    )
+    entities: list[str] | None = strawberry.field(default=None, description=f"Entities{_LIST}")
+    source_turn_range: TurnRangeInput | None = strawberry.field(
+        default=None,
+        description="The turns it was made from (default: the current window to the last turn).",
+    )
+
+
+@strawberry.type(description="The result of createCheckpoint.")
+class CreateCheckpointPayload:
+    checkpoint: Checkpoint | None = strawberry.field(description="The saved checkpoint.")
+    errors: list[CreateCheckpointError] = strawberry.field(description="Why it failed, if it did.")
+
+
+@strawberry.type
+class CheckpointMutation:
+    @strawberry.mutation(
+        description="Draft every checkpoint field from the turns the next message would "
+        "see (and nothing else), and return it beside the state carried forward from the "
+        "branch head. Nothing is saved."
+    )
+    async def draft_checkpoint(
+        self,
+        info: Info,
+        input: Annotated[
+            DraftCheckpointInput, strawberry.argument(description="The draftCheckpoint arguments.")
+        ],
+    ) -> DraftCheckpointPayload:
+        draft = await checkpoint_service.draft(
+            info.context.services,
+            info.context.actor,
+            ids.decode(input.session_id, "Session", field="sessionId"),
+        )
+        extracted = CheckpointDraft(
+            **draft.content.columns(),
+            source_turn_range=TurnRangeType.from_domain(draft.source_turn_range),
+            model=draft.model,
+        )
+        return DraftCheckpointPayload(
+            draft=extracted,
+            extracted=extracted,
+            carried=CarriedState.from_domain(draft.carried),
+            errors=[],
+        )
+
+    @strawberry.mutation(
+        description="Save a checkpoint on the session's branch; its parent is that branch's head."
+    )
+    async def create_checkpoint(
+        self,
+        info: Info,
+        input: Annotated[
+            CreateCheckpointInput,
+            strawberry.argument(description="The createCheckpoint arguments."),
+        ],
+    ) -> CreateCheckpointPayload:
+        content = CheckpointContent.from_columns(
+            {f.attr: getattr(input, f.attr) for f in CONTENT_FIELDS}
+        )
+        span = input.source_turn_range
+        saved = await checkpoint_service.create(
+            info.context.services,
+            info.context.actor,
+            ids.decode(input.session_id, "Session", field="sessionId"),
+            content,
+            source_turn_range=TurnRange(span.first, span.last) if span else None,
+        )
+        return CreateCheckpointPayload(checkpoint=Checkpoint.from_domain(saved), errors=[])

@@ -1,0 +1,164 @@
+"""The Checkpoint node: an immutable, structured record of what was concluded."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from typing import TYPE_CHECKING, Annotated, Any
+
+import strawberry
+from strawberry import relay
+
+from api.domain import types as domain
+from api.errors import InputError
+from api.graphql.chat.turns import Turn
+from api.graphql.context import Info
+from api.graphql.core.common import TurnRange
+from api.graphql.members.types import Author, author
+from api.services import reading
+
+if TYPE_CHECKING:
+    from api.graphql.sessions.types import Session
+    from api.graphql.spaces.types import Space
+
+SessionRef = Annotated["Session", strawberry.lazy("api.graphql.sessions.types")]
+SpaceRef = Annotated["Space", strawberry.lazy("api.graphql.spaces.types")]
+
+MAX_ANCESTORS = 1000
+
+
+@strawberry.type(description="An immutable snapshot of what a conversation decided and understood.")
+class Checkpoint(relay.Node):
+    id: relay.NodeID[int]
+    hash: str = strawberry.field(
+        description="SHA-256 over the content, space, parent's hash and creation time (and, "
+        "for a merge, the merge parent's hash)."
+    )
+    branch_name: str = strawberry.field(description="The branch it was saved on.")
+    title: str = strawberry.field(description="A one-line name (the seed's message).")
+    objective: str = strawberry.field(description="What the conversation is trying to achieve.")
+    summary: str = strawberry.field(description="What was understood so far.")
+    decisions: list[str] = strawberry.field(description="Explicit choices that were made.")
+    tasks: list[str] = strawberry.field(description="Open tasks.")
+    open_questions: list[str] = strawberry.field(description="Questions still unanswered.")
+    entities: list[str] = strawberry.field(description="People, places and things discussed.")
+    author_agent: str = strawberry.field(description='Who saved it ("user" or an agent name).')
+    source_turn_range: TurnRange | None = strawberry.field(
+        description="The turns of the source session it was made from."
+    )
+    created_at: datetime = strawberry.field(description="When it was saved (part of the hash).")
+    domain_checkpoint: strawberry.Private[domain.Checkpoint]
+
+    @classmethod
+    def from_domain(cls, checkpoint: domain.Checkpoint) -> Checkpoint:
+        content = checkpoint.content
+        return cls(
+            id=checkpoint.id,
+            hash=checkpoint.hash,
+            branch_name=checkpoint.branch_name,
+            **content.columns(),
+            author_agent=checkpoint.author_agent,
+            source_turn_range=TurnRange.from_domain(checkpoint.source_turn_range),
+            created_at=checkpoint.created_at,
+            domain_checkpoint=checkpoint,
+        )
+
+    @classmethod
+    async def resolve_nodes(
+        cls, *, info: Info, node_ids: Iterable[str], required: bool = False
+    ) -> list[Any]:
+        found = await info.context.loaders.checkpoint_by_id.load_many([int(i) for i in node_ids])
+        return [cls.from_domain(c) if c else None for c in found]
+
+    @strawberry.field(
+        description="Who saved it, and the API token's name when it came with one (not part "
+        "of the hash)."
+    )
+    async def author(self, info: Info) -> Author | None:
+        checkpoint = self.domain_checkpoint
+        user_id = checkpoint.author_id
+        if user_id is None:  # saved before authorship was recorded: the space's creator
+            space = await info.context.loaders.space_by_id.load(checkpoint.space_id)
+            if space is None:
+                return None
+            user_id = space.owner_id
+        return await author(info, user_id, checkpoint.author_token)
+
+    @strawberry.field(description="The first 7 characters of the hash.")
+    def short_hash(self) -> str:
+        return self.hash[:7]
+
+    @strawberry.field(description="The space it belongs to.")
+    async def space(self, info: Info) -> SpaceRef:
+        from api.graphql.spaces.types import Space
+
+        found = await info.context.loaders.space_by_id.load(self.domain_checkpoint.space_id)
+        assert found is not None  # checkpoints are only loaded through owned spaces
+        return Space.from_domain(found)
+
+    @strawberry.field(description="The checkpoint this one continues (none for a root).")
+    async def parent(self, info: Info) -> Checkpoint | None:
+        parent_id = self.domain_checkpoint.parent_id
+        if parent_id is None:
+            return None
+        found = await info.context.loaders.checkpoint_by_id.load(parent_id)
+        return Checkpoint.from_domain(found) if found else None
+
+    @strawberry.field(
+        description="For a merge checkpoint, the checkpoint that was merged in (its second "
+        "parent; `parent` is the head of the branch it was merged into). Null otherwise."
+    )
+    async def merge_parent(self, info: Info) -> Checkpoint | None:
+        merge_parent_id = self.domain_checkpoint.merge_parent_id
+        if merge_parent_id is None:
+            return None
+        found = await info.context.loaders.checkpoint_by_id.load(merge_parent_id)
+        return Checkpoint.from_domain(found) if found else None
+
+    @strawberry.field(description="Checkpoints whose parent is this one, oldest first.")
+    async def children(self, info: Info) -> list[Checkpoint]:
+        found = await info.context.loaders.children_by_parent_id.load(self.id)
+        return [Checkpoint.from_domain(c) for c in found]
+
+    @strawberry.field(
+        description="Parent, grandparent, … nearest first (one recursive query). It follows "
+        "`parent` only: through a merge it stays on the line the merge checkpoint continues "
+        "(the branch merged into) and does not list the merged-in line (`mergeParent`), "
+        "exactly as the context rules (HEAD, MOUNTED) walk it."
+    )
+    async def ancestors(
+        self,
+        info: Info,
+        first: Annotated[
+            int, strawberry.argument(description=f"How many (at most {MAX_ANCESTORS}).")
+        ] = 10,
+    ) -> list[Checkpoint]:
+        if not 0 <= first <= MAX_ANCESTORS:
+            raise InputError(f"first must be between 0 and {MAX_ANCESTORS}.", field="first")
+        found = await reading.ancestors(info.context.actor, self.domain_checkpoint, first)
+        return [Checkpoint.from_domain(c) for c in found]
+
+    @strawberry.field(
+        description="The session it was saved from: null if since deleted, or if you may not "
+        "read it (it is private to its author, or not shared with the space)."
+    )
+    async def source_session(self, info: Info) -> SessionRef | None:
+        from api.graphql.sessions.types import Session
+
+        session_id = self.domain_checkpoint.source_session_id
+        if session_id is None:
+            return None
+        found = await info.context.loaders.session_by_id.load(session_id)
+        return Session.from_domain(found) if found else None
+
+    @strawberry.field(description="The turns of `sourceTurnRange`, in order (at most 100).")
+    async def source_turns(self, info: Info) -> list[Turn]:
+        checkpoint = self.domain_checkpoint
+        span = checkpoint.source_turn_range
+        if span is None or checkpoint.source_session_id is None:
+            return []
+        readable = await info.context.loaders.session_by_id.load(checkpoint.source_session_id)
+        if readable is None:
+            return []
+        found = await reading.source_turns(info.context.actor, checkpoint, readable, most=100)
+        return [Turn.from_domain(t) for t in found]

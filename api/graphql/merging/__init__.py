@@ -1,0 +1,1 @@
+"""Three-way merges of checkpoints: previewMerge and mergeCheckpoints."""

@@ -1,0 +1,1 @@
+"""The configured providers and models, and which models are kept for admins."""

@@ -1,0 +1,1 @@
+"""Full-text search over what the caller may read."""

@@ -1,0 +1,59 @@
+"""sessions and session.
+
+What cannot be found is null, never a top-level error (core.field_errors.MissingIsNull)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import strawberry
+from strawberry import relay
+
+from api.graphql.context import Info
+from api.graphql.core import ids
+from api.graphql.core.pagination import SESSIONS, connection, page_request
+from api.graphql.sessions.types import Session
+from api.services import reading
+
+
+@strawberry.type
+class SessionQuery:
+    @strawberry.field(
+        description="Your sessions, oldest first: all, or those in no space; with `spaceId`, "
+        "that space's sessions you may read (yours and those shared with it)."
+    )
+    async def sessions(
+        self,
+        info: Info,
+        first: Annotated[
+            int | None, strawberry.argument(description="How many (at most 100).")
+        ] = None,
+        after: Annotated[
+            str | None, strawberry.argument(description="A cursor from a previous page.")
+        ] = None,
+        space_id: Annotated[
+            strawberry.ID | None, strawberry.argument(description="Only this space's sessions.")
+        ] = None,
+        unattached: Annotated[
+            bool, strawberry.argument(description="Only sessions in no space.")
+        ] = False,
+    ) -> relay.Connection[Session]:
+        cap = info.context.services.settings.max_page_size
+        request = page_request(scope=SESSIONS, first=first, after=after, cap=cap)
+        # A malformed space id names no space, like an unknown one: no sessions
+        # (key 0 is never a row's id).
+        space = None if space_id is None else (ids.key_or_none(space_id, "Space") or 0)
+        page = await reading.sessions_page(
+            info.context.actor, space, request, only_unattached=unattached
+        )
+        return connection(page, Session.from_domain, lambda s: s.id, scope=SESSIONS)
+
+    @strawberry.field(description="A session by id.")
+    async def session(
+        self,
+        info: Info,
+        id: Annotated[strawberry.ID, strawberry.argument(description="The session's id.")],
+    ) -> Session | None:
+        key = ids.key_or_none(id, "Session")
+        found = await info.context.loaders.session_by_id.load(key) if key is not None else None
+        return Session.from_domain(found) if found else None

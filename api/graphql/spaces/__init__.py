@@ -1,0 +1,2 @@
+"""Spaces: the Space type with its branches, lineage and sessions; spaces and
+space; create, update and delete."""

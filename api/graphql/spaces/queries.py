@@ -1,0 +1,46 @@
+"""spaces and space.
+
+What cannot be found is null, never a top-level error (core.field_errors.MissingIsNull)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import strawberry
+from strawberry import relay
+
+from api.graphql.context import Info
+from api.graphql.core import ids
+from api.graphql.core.pagination import SPACES, connection, page_request
+from api.graphql.spaces.types import Space
+from api.services import reading
+
+
+@strawberry.type
+class SpaceQuery:
+    @strawberry.field(description="The spaces you are a member of, oldest first.")
+    async def spaces(
+        self,
+        info: Info,
+        first: Annotated[
+            int | None, strawberry.argument(description="How many (at most 100).")
+        ] = None,
+        after: Annotated[
+            str | None, strawberry.argument(description="A cursor from a previous page.")
+        ] = None,
+    ) -> relay.Connection[Space]:
+        cap = info.context.services.settings.max_page_size
+        page = await reading.spaces_page(
+            info.context.actor, page_request(scope=SPACES, first=first, after=after, cap=cap)
+        )
+        return connection(page, Space.from_domain, lambda s: s.id, scope=SPACES)
+
+    @strawberry.field(description="A space by id.")
+    async def space(
+        self,
+        info: Info,
+        id: Annotated[strawberry.ID, strawberry.argument(description="The space's id.")],
+    ) -> Space | None:
+        key = ids.key_or_none(id, "Space")
+        found = await info.context.loaders.space_by_id.load(key) if key is not None else None
+        return Space.from_domain(found) if found else None

@@ -1,0 +1,40 @@
+"""A space's use cases: create, update (rename, describe) and delete."""
+
+from __future__ import annotations
+
+from api.domain.accounts import Actor
+from api.domain.types import Space
+from api.domain.validation import validate_description, validate_name
+from api.services import access, policy
+from api.store import spaces
+
+
+async def create_space(actor: Actor, name: str, description: str | None) -> Space:
+    policy.allow(actor, "createSpace")
+    description = validate_description(description) if description is not None else ""
+    return await spaces.create(actor.user_id, validate_name(name), description)
+
+
+async def update_space(
+    actor: Actor, space_id: int, *, name: str | None, description: str | None
+) -> Space:
+    """Rename or describe a space."""
+    rule = policy.allow(actor, "updateSpace")
+    assert rule.role is not None
+    await access.space(actor, space_id, rule.role, field="id")
+    return await spaces.update(
+        actor.user_id,
+        space_id,
+        name=validate_name(name) if name is not None else None,
+        description=validate_description(description) if description is not None else None,
+        roles=policy.roles_allowed(rule.role),
+    )
+
+
+async def delete_space(actor: Actor, space_id: int) -> None:
+    """Delete a space. Other members' sessions in it are detached and kept;
+    the deleting owner's go with the space."""
+    rule = policy.allow(actor, "deleteSpace")
+    assert rule.role is not None
+    await access.space(actor, space_id, rule.role, field="id")
+    await spaces.delete(actor.user_id, space_id, roles=policy.roles_allowed(rule.role))
