@@ -30,7 +30,7 @@ import websockets
 from websockets.asyncio.client import ClientConnection
 from websockets.typing import Subprotocol
 
-from api.graphql import ids
+from api.graphql.core import ids
 from tests.support.servers import SmritiServer, add_user
 from tests.support.streams import STREAM, sse_events
 
