@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Annotated, TypeVar
 
+import strawberry
 from strawberry import relay
 
 from api.domain.pages import Page, PageRequest
@@ -28,6 +29,12 @@ MAX_CURSOR_CHARS = 120
 SPACES = "spaces"
 SESSIONS = "sessions"
 CHECKPOINTS = "checkpoints"
+
+# The `first` and `after` arguments of the lists capped at 100 (every list but turns).
+PageSize = Annotated[int | None, strawberry.argument(description="How many (at most 100).")]
+PageCursor = Annotated[
+    str | None, strawberry.argument(description="A cursor from a previous page.")
+]
 
 
 def turns_of(session_id: int) -> str:

@@ -20,7 +20,7 @@ from api.graphql.chat.turns import Turn
 from api.graphql.checkpoints.types import Checkpoint
 from api.graphql.context import Info
 from api.graphql.core import ids
-from api.graphql.core.pagination import cursor, page_request
+from api.graphql.core.pagination import PageCursor, PageSize, cursor, page_request
 from api.graphql.sessions.types import Session
 from api.graphql.spaces.types import Space
 from api.services import search as search_service
@@ -109,10 +109,8 @@ async def search(
         list[SearchKind] | None,
         strawberry.argument(description="Only these kinds of object (default: all)."),
     ] = None,
-    first: Annotated[int | None, strawberry.argument(description="How many (at most 100).")] = None,
-    after: Annotated[
-        str | None, strawberry.argument(description="A cursor from a previous page.")
-    ] = None,
+    first: PageSize = None,
+    after: PageCursor = None,
 ) -> SearchHitConnection:
     cap = info.context.services.settings.max_page_size
     request = page_request(scope=SEARCH, first=first, after=after, cap=cap)

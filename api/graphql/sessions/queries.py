@@ -11,7 +11,7 @@ from strawberry import relay
 
 from api.graphql.context import Info
 from api.graphql.core import ids
-from api.graphql.core.pagination import SESSIONS, connection, page_request
+from api.graphql.core.pagination import SESSIONS, PageCursor, PageSize, connection, page_request
 from api.graphql.sessions.types import Session
 from api.services import reading
 
@@ -25,12 +25,8 @@ class SessionQuery:
     async def sessions(
         self,
         info: Info,
-        first: Annotated[
-            int | None, strawberry.argument(description="How many (at most 100).")
-        ] = None,
-        after: Annotated[
-            str | None, strawberry.argument(description="A cursor from a previous page.")
-        ] = None,
+        first: PageSize = None,
+        after: PageCursor = None,
         space_id: Annotated[
             strawberry.ID | None, strawberry.argument(description="Only this space's sessions.")
         ] = None,

@@ -11,7 +11,7 @@ from strawberry import relay
 
 from api.graphql.context import Info
 from api.graphql.core import ids
-from api.graphql.core.pagination import SPACES, connection, page_request
+from api.graphql.core.pagination import SPACES, PageCursor, PageSize, connection, page_request
 from api.graphql.spaces.types import Space
 from api.services import reading
 
@@ -22,12 +22,8 @@ class SpaceQuery:
     async def spaces(
         self,
         info: Info,
-        first: Annotated[
-            int | None, strawberry.argument(description="How many (at most 100).")
-        ] = None,
-        after: Annotated[
-            str | None, strawberry.argument(description="A cursor from a previous page.")
-        ] = None,
+        first: PageSize = None,
+        after: PageCursor = None,
     ) -> relay.Connection[Space]:
         cap = info.context.services.settings.max_page_size
         page = await reading.spaces_page(

@@ -20,7 +20,15 @@ from api.graphql.checkpoints.lineage_graph import (
 from api.graphql.context import Info
 from api.graphql.core import ids
 from api.graphql.core.enums import SpaceRole
-from api.graphql.core.pagination import CHECKPOINTS, SESSIONS, connection, cursor, page_request
+from api.graphql.core.pagination import (
+    CHECKPOINTS,
+    SESSIONS,
+    PageCursor,
+    PageSize,
+    connection,
+    cursor,
+    page_request,
+)
 from api.graphql.members.types import SpaceMember
 from api.services import reading
 
@@ -118,9 +126,7 @@ class Space(relay.Node):
         first: Annotated[
             int | None, strawberry.argument(description="How many (at most 1000).")
         ] = None,
-        after: Annotated[
-            str | None, strawberry.argument(description="A cursor from a previous page.")
-        ] = None,
+        after: PageCursor = None,
     ) -> relay.Connection[CheckpointRef]:
         from api.graphql.checkpoints.types import Checkpoint
 
@@ -176,12 +182,8 @@ class Space(relay.Node):
     async def sessions(
         self,
         info: Info,
-        first: Annotated[
-            int | None, strawberry.argument(description="How many (at most 100).")
-        ] = None,
-        after: Annotated[
-            str | None, strawberry.argument(description="A cursor from a previous page.")
-        ] = None,
+        first: PageSize = None,
+        after: PageCursor = None,
     ) -> relay.Connection[SessionRef]:
         from api.graphql.sessions.types import Session
 
