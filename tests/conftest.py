@@ -1,14 +1,22 @@
 """Fixtures shared by every test: a database of the chosen kind, the real app.
 
-SMRITI_TEST_DB selects the database: ``sqlite`` (default; a fresh file per
-test) or ``postgres`` (a fresh database per test on SMRITI_TEST_PG_URL,
-dropped afterwards).
+SMRITI_TEST_DB selects the database: ``sqlite`` (default) or ``postgres`` (on
+SMRITI_TEST_PG_URL). The migrations run once per run: ``database_url`` is a copy
+of a database migrated at the first test that asks for one (a copied SQLite file;
+on PostgreSQL a database made with ``CREATE DATABASE … TEMPLATE``, dropped after
+the test). A test of the migrations themselves asks for ``empty_database_url``.
+
+``providers_file`` points its `lab` provider at ``fake_openai`` when the test asks
+for that fixture; otherwise at one shared stub, started at the first such test,
+that fails the test if anything calls it (so no fake server is started for the
+many tests that never call a model, and none calls one by accident).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import sqlite3
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -24,7 +32,7 @@ from starlette.applications import Starlette
 
 from api.app import create_app
 from api.settings import Settings
-from api.store.database import normalize_url, sqlite_url
+from api.store.database import migrate, normalize_url, sqlite_path, sqlite_url
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.graphql import GraphQLClient
 
@@ -44,22 +52,69 @@ async def _admin(statement: str) -> None:
         await conn.close()
 
 
+def _check_kind() -> None:
+    if TEST_DB not in ("sqlite", "postgres"):
+        raise RuntimeError(f"SMRITI_TEST_DB must be sqlite or postgres, not {TEST_DB!r}")
+
+
+@pytest.fixture(scope="session")
+async def migrated_template(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[str]:
+    """A database migrated once for the whole run (its URL); ``database_url`` copies it.
+
+    Never handed to a test: on PostgreSQL a template must have no connections when
+    it is copied."""
+    _check_kind()
+    if TEST_DB == "sqlite":
+        url = sqlite_url(tmp_path_factory.mktemp("migrated") / "template.sqlite3")
+        await migrate(url)
+        yield url
+        return
+    name = f"smriti_template_{uuid.uuid4().hex[:12]}"
+    await _admin(f'CREATE DATABASE "{name}"')
+    try:
+        url = normalize_url(f"{PG_URL.rsplit('/', 1)[0]}/{name}")
+        await migrate(url)
+        yield url
+    finally:
+        await _admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
 @pytest.fixture
-async def database_url(tmp_path: Path) -> AsyncIterator[str]:
+async def database_url(tmp_path: Path, migrated_template: str) -> AsyncIterator[str]:
+    """A migrated database of the chosen kind, this test's own."""
+    async with fresh_database(tmp_path / "smriti.sqlite3", template=migrated_template) as url:
+        yield url
+
+
+@pytest.fixture
+async def empty_database_url(tmp_path: Path) -> AsyncIterator[str]:
+    """A database with no tables yet: for tests of the migrations themselves."""
     async with fresh_database(tmp_path / "smriti.sqlite3") as url:
         yield url
 
 
 @contextlib.asynccontextmanager
-async def fresh_database(sqlite_file: Path) -> AsyncIterator[str]:
-    """An empty database of the chosen kind (a PostgreSQL one is dropped after)."""
+async def fresh_database(sqlite_file: Path, *, template: str | None = None) -> AsyncIterator[str]:
+    """A database of the chosen kind (a PostgreSQL one is dropped after): empty, or a
+    copy of ``template`` (the URL ``migrated_template`` gives)."""
+    _check_kind()
     if TEST_DB == "sqlite":
+        if template is not None:
+            source = sqlite_path(template)
+            assert source is not None
+            # The backup API copies what the file holds, a write-ahead log included.
+            with (
+                contextlib.closing(sqlite3.connect(source)) as src,
+                contextlib.closing(sqlite3.connect(sqlite_file)) as dst,
+            ):
+                src.backup(dst)
         yield sqlite_url(sqlite_file)
         return
-    if TEST_DB != "postgres":
-        raise RuntimeError(f"SMRITI_TEST_DB must be sqlite or postgres, not {TEST_DB!r}")
     name = f"smriti_test_{uuid.uuid4().hex[:12]}"
-    await _admin(f'CREATE DATABASE "{name}"')
+    if template is None:
+        await _admin(f'CREATE DATABASE "{name}"')
+    else:
+        await _admin(f'CREATE DATABASE "{name}" TEMPLATE "{template.rsplit("/", 1)[1]}"')
     base = PG_URL.rsplit("/", 1)[0]
     try:
         yield normalize_url(f"{base}/{name}")
@@ -73,9 +128,26 @@ def fake_openai() -> Iterator[FakeOpenAI]:
         yield server
 
 
+@pytest.fixture(scope="session")
+def _uncalled_lab() -> Iterator[FakeOpenAI]:
+    """The `lab` provider of tests that do not ask for ``fake_openai``."""
+    with FakeOpenAI() as server:
+        yield server
+
+
 @pytest.fixture
-def providers_file(tmp_path: Path, fake_openai: FakeOpenAI) -> Path:
-    """Offline defaults plus a `lab` provider served by the fake OpenAI server."""
+def providers_file(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Path]:
+    """Offline defaults plus a `lab` provider served by ``fake_openai``.
+
+    A test that does not ask for ``fake_openai`` (itself or through a fixture) gets a
+    shared stub instead, and fails if its `lab` model is called: before, every test
+    started a fake server of its own."""
+    if "fake_openai" in request.fixturenames:
+        lab: FakeOpenAI = request.getfixturevalue("fake_openai")
+        calls_before = None
+    else:
+        lab = request.getfixturevalue("_uncalled_lab")
+        calls_before = len(lab.paths)
     path = tmp_path / "providers.yaml"
     path.write_text(
         "chat_default: offline/echo\n"
@@ -83,13 +155,20 @@ def providers_file(tmp_path: Path, fake_openai: FakeOpenAI) -> Path:
         "providers:\n"
         "  lab:\n"
         "    litellm_provider: openai\n"
-        f'    api_base: "{fake_openai.base_url}"\n'
+        f'    api_base: "{lab.base_url}"\n'
         "    models: [my-model, other-model]\n"
         "  openai:\n"
         "    api_key_env: SMRITI_TEST_UNSET_OPENAI_KEY\n"
         "    models: [gpt-4o-mini]\n"
     )
-    return path
+    yield path
+    if calls_before is not None:
+        # Torn down after the app (which depends on this file), so its calls are in.
+        called = lab.paths[calls_before:]
+        assert called == [], (
+            f"this test called the `lab` provider ({called}) without asking for the "
+            "fake_openai fixture: add `fake_openai: FakeOpenAI` to its arguments"
+        )
 
 
 @pytest.fixture

@@ -1,7 +1,13 @@
 """Browser tests: the real `smriti serve` (fresh SQLite file) and headless Chromium.
 
 One server and one browser per test module; each test opens a new page and makes
-its own spaces and sessions. Skipped in the PostgreSQL pass of `make test` (the UI
+its own spaces and sessions. A module whose tests talk to a `lab` model (served by
+the scripted ``fake`` OpenAI server) uses ``lab_server`` as its server::
+
+    @pytest.fixture(scope="module")
+    def server(lab_server: SmritiServer) -> SmritiServer:
+        return lab_server
+ Skipped in the PostgreSQL pass of `make test` (the UI
 does not depend on the database). Without Chromium the run stops with the command
 to install it, unless SMRITI_TEST_SKIP_BROWSER=1 says to skip them.
 """
@@ -17,6 +23,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from api.store.database import sqlite_url
 from tests.browser.support import CHROMIUM, VIEWPORT, chromium, warm_up
+from tests.support.fake_openai import FakeOpenAI
 from tests.support.servers import SmritiServer
 
 HERE = Path(__file__).parent
@@ -52,6 +59,32 @@ def database(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def server(database: Path) -> Iterator[SmritiServer]:
     with SmritiServer(sqlite_url(database)) as running:
+        warm_up(running.base_url)
+        yield running
+
+
+@pytest.fixture(scope="module")
+def fake() -> Iterator[FakeOpenAI]:
+    """The scripted OpenAI-compatible server behind ``lab_server``'s `lab` provider."""
+    with FakeOpenAI() as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def lab_server(
+    database: Path, fake: FakeOpenAI, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[SmritiServer]:
+    """Offline defaults (the background model is offline/extractor), a `lab` model
+    served by ``fake``, and an `openai` provider whose key is not set (listed as
+    unavailable)."""
+    providers = tmp_path_factory.mktemp("providers") / "providers.yaml"
+    providers.write_text(
+        "chat_default: offline/echo\nbackground_intelligence: offline/extractor\nproviders:\n"
+        f'  lab:\n    litellm_provider: openai\n    api_base: "{fake.base_url}"\n'
+        "    models: [my-model]\n"
+        "  openai:\n    api_key_env: SMRITI_TEST_UNSET_OPENAI_KEY\n    models: [gpt-4o-mini]\n"
+    )
+    with SmritiServer(sqlite_url(database), providers=providers) as running:
         warm_up(running.base_url)
         yield running
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -33,25 +32,8 @@ LINEAGE = """query($s: ID!) { session(id: $s) { space { lineage(first: 10) { edg
 
 
 @pytest.fixture(scope="module")
-def fake() -> Iterator[FakeOpenAI]:
-    with FakeOpenAI() as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
-def server(
-    database: Path, fake: FakeOpenAI, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[SmritiServer]:
-    """Offline defaults (the background model is offline/extractor) and a `lab` chat
-    model served by the fake OpenAI server."""
-    providers = tmp_path_factory.mktemp("providers") / "providers.yaml"
-    providers.write_text(
-        "chat_default: offline/echo\nbackground_intelligence: offline/extractor\nproviders:\n"
-        f'  lab:\n    litellm_provider: openai\n    api_base: "{fake.base_url}"\n    models: [my-model]\n'
-    )
-    with SmritiServer(sqlite_url(database), providers=providers) as running:
-        warm_up(running.base_url)
-        yield running
+def server(lab_server: SmritiServer) -> SmritiServer:
+    return lab_server
 
 
 def checkpoints(server: SmritiServer, sid: str) -> dict[str, dict[str, object]]:

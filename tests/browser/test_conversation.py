@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
 
-from api.store.database import sqlite_url
-from tests.browser.support import gql, new_session, open_app, send, session_id, warm_up
+from tests.browser.support import gql, new_session, open_app, send, session_id
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.servers import SmritiServer
 
@@ -20,26 +17,8 @@ PREVIEW = """query($s: ID!, $c: String!) { contextPreview(input: {sessionId: $s,
 
 
 @pytest.fixture(scope="module")
-def fake() -> Iterator[FakeOpenAI]:
-    with FakeOpenAI() as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
-def server(
-    database: Path, fake: FakeOpenAI, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[SmritiServer]:
-    """Offline defaults, a `lab` model served by the fake OpenAI server, and an
-    `openai` provider whose key is not set (listed as unavailable)."""
-    providers = tmp_path_factory.mktemp("providers") / "providers.yaml"
-    providers.write_text(
-        "chat_default: offline/echo\nbackground_intelligence: offline/extractor\nproviders:\n"
-        f'  lab:\n    litellm_provider: openai\n    api_base: "{fake.base_url}"\n    models: [my-model]\n'
-        "  openai:\n    api_key_env: SMRITI_TEST_UNSET_OPENAI_KEY\n    models: [gpt-4o-mini]\n"
-    )
-    with SmritiServer(sqlite_url(database), providers=providers) as running:
-        warm_up(running.base_url)
-        yield running
+def server(lab_server: SmritiServer) -> SmritiServer:
+    return lab_server
 
 
 def test_model_picker_lists_providers_and_disables_unavailable_ones(

@@ -4,14 +4,11 @@ Continue and Retry after a stop; sendMessage when no stream can be opened."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, Request, Route, expect
 
-from api.store.database import sqlite_url
-from tests.browser.support import gql, new_session, open_app, session_id, warm_up
+from tests.browser.support import gql, new_session, open_app, session_id
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.servers import SmritiServer
 
@@ -34,24 +31,8 @@ STREAMING = ".cell.assistant.pending"
 
 
 @pytest.fixture(scope="module")
-def fake() -> Iterator[FakeOpenAI]:
-    with FakeOpenAI() as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
-def server(
-    database: Path, fake: FakeOpenAI, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[SmritiServer]:
-    """Offline defaults and a `lab` model served by the scripted fake OpenAI server."""
-    providers = tmp_path_factory.mktemp("providers") / "providers.yaml"
-    providers.write_text(
-        "chat_default: offline/echo\nbackground_intelligence: offline/extractor\nproviders:\n"
-        f'  lab:\n    litellm_provider: openai\n    api_base: "{fake.base_url}"\n    models: [my-model]\n'
-    )
-    with SmritiServer(sqlite_url(database), providers=providers) as running:
-        warm_up(running.base_url)
-        yield running
+def server(lab_server: SmritiServer) -> SmritiServer:
+    return lab_server
 
 
 def saved_turns(server: SmritiServer, sid: str) -> list[tuple[str, str, bool]]:

@@ -200,8 +200,9 @@ async def test_streams_over_websockets_and_sse_on_two_workers(database_url: str)
 
 
 async def test_the_parent_migrates_once_and_sigterm_stops_every_worker(
-    database_url: str,
+    empty_database_url: str,
 ) -> None:
+    database_url = empty_database_url
     server = SmritiServer(database_url, workers=2)
     with server:
         pids = server.worker_pids()
@@ -226,9 +227,10 @@ async def test_the_parent_migrates_once_and_sigterm_stops_every_worker(
 
 
 async def test_two_servers_started_together_on_a_new_database_both_start(
-    database_url: str,
+    empty_database_url: str,
 ) -> None:
     """Only one applies the migrations; the other waits for it, then finds none to apply."""
+    database_url = empty_database_url
     first = SmritiServer(database_url, workers=1)
     second = SmritiServer(database_url, workers=1)
     # Both starts are waited for, and both servers stopped, even if one failed.
