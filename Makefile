@@ -3,8 +3,10 @@
 # file (or pyproject.toml) changes.
 #
 #   make serve   run the server (HOST, PORT, ARGS are passed to `smriti serve`)
-#   make test    run the test suite on SQLite, then on PostgreSQL (scripts/test-env
-#                starts a throw-away PostgreSQL and checks for Chromium first)
+#   make test    run the test suite on SQLite and on PostgreSQL, both at once
+#                (scripts/test-env starts a throw-away PostgreSQL and checks for
+#                Chromium first)
+#   make test-fast  the inner loop: domain, store and API tests on SQLite only
 #   make lint    ruff check + mypy
 #   make bench   run the benchmarks
 #   make lock    regenerate requirements.lock and requirements-dev.lock
@@ -23,7 +25,9 @@ export LITELLM_LOCAL_MODEL_COST_MAP := True
 
 RUNTIME_STAMP := $(VENV)/.installed-runtime
 DEV_STAMP := $(VENV)/.installed-dev
-PYTEST := $(VENV)/bin/python -m pytest $(PYTEST_ARGS)
+PYTEST_FAST := $(VENV)/bin/python -m pytest $(PYTEST_ARGS)
+# The 25 slowest set-ups, tests and tear-downs close each pass's output (and CI's log).
+PYTEST := $(PYTEST_FAST) --durations=25
 # GraphiQL's assets for offline use (api/static/vendor); never fails the install:
 # without them /graphql loads GraphiQL from its CDN.
 FETCH_GRAPHIQL := $(VENV)/bin/python scripts/fetch-graphiql-assets || \
@@ -34,22 +38,32 @@ ON_POSTGRES := SMRITI_TEST_DB=postgres PGDATABASE=postgres
 # sure Chromium is there; see the script.
 TEST_ENV := scripts/test-env
 
-.PHONY: serve test test-both test-sqlite test-postgres lint bench lock
+.PHONY: serve test test-both test-fast test-sqlite test-postgres lint bench lock
 
 serve: $(RUNTIME_STAMP)
 	exec $(VENV)/bin/smriti serve --host $(HOST) --port $(PORT) $(ARGS)
 
-# Both runs happen even if the first fails; the target fails if either does
-# (including pytest's exit 5, "no tests ran").
+# Both passes run to the end, at the same time (one core each: the suite's time is
+# the longer pass, not the sum); the target fails if either does (including pytest's
+# exit 5, "no tests ran").
 test: $(DEV_STAMP)
 	@$(TEST_ENV) $(MAKE) --no-print-directory test-both
 
-# Inside scripts/test-env only (it sets SMRITI_TEST_PG_URL).
+# Inside scripts/test-env only (it sets SMRITI_TEST_PG_URL). The SQLite pass prints
+# as it goes; the PostgreSQL pass's output is kept and printed after it, whole.
 test-both: $(DEV_STAMP)
-	@status=0; \
-	echo "$(ON_SQLITE) $(PYTEST)"; $(ON_SQLITE) $(PYTEST) || status=$$?; \
-	echo "$(ON_POSTGRES) $(PYTEST)"; $(ON_POSTGRES) $(PYTEST) || status=$$?; \
-	exit $$status
+	@log=$$(mktemp); trap 'rm -f "$$log"' EXIT; sqlite=0; postgres=0; \
+	echo "$(ON_POSTGRES) $(PYTEST)  (alongside; printed after the SQLite pass)"; \
+	$(ON_POSTGRES) $(PYTEST) >"$$log" 2>&1 & pid=$$!; \
+	echo "$(ON_SQLITE) $(PYTEST)"; $(ON_SQLITE) $(PYTEST) || sqlite=$$?; \
+	wait $$pid || postgres=$$?; \
+	echo "==> SQLite pass: exit $$sqlite; PostgreSQL pass: exit $$postgres; its output:"; \
+	cat "$$log"; \
+	[[ $$sqlite == 0 && $$postgres == 0 ]]
+
+# Domain, store and API tests on SQLite: no PostgreSQL, no browser, no servers.
+test-fast: $(DEV_STAMP)
+	$(ON_SQLITE) $(PYTEST_FAST) tests/domain tests/store tests/api
 
 test-sqlite: $(DEV_STAMP)
 	$(TEST_ENV) env $(ON_SQLITE) $(PYTEST)

@@ -1,0 +1,108 @@
+"""The shared fixtures of tests/conftest.py keep their meaning while costing less.
+
+``database_url`` is a migrated database of this test's own (a copy of one migrated
+once per run), ``empty_database_url`` one with no tables for the tests of the
+migrations, and a test whose `lab` model is served by no ``fake_openai`` of its own
+fails if it calls that model.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import asyncpg
+import pytest
+
+from api.settings import REPOSITORY_ROOT
+from api.store.database import sqlite_path
+from tests.conftest import TEST_DB
+from tests.support.fake_openai import FakeOpenAI
+
+PYPROJECT = REPOSITORY_ROOT / "pyproject.toml"
+MIGRATIONS = sorted(
+    path.stem for path in (REPOSITORY_ROOT / "api" / "store" / "migrations").glob("0*.py")
+)
+
+
+async def tables_and_migrations(url: str) -> tuple[set[str], list[str]]:
+    """The database's tables, and the migrations it records as applied."""
+    path = sqlite_path(url)
+    if path is not None:
+        with sqlite3.connect(path) as connection:
+            tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master")}
+            applied = (
+                [row[0] for row in connection.execute("SELECT name FROM tortoise_migrations")]
+                if "tortoise_migrations" in tables
+                else []
+            )
+        return tables, sorted(applied)
+    connection = await asyncpg.connect(url.replace("postgres://", "postgresql://", 1))
+    try:
+        rows = await connection.fetch("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
+        tables = {row["tablename"] for row in rows}
+        applied = (
+            [r["name"] for r in await connection.fetch("SELECT name FROM tortoise_migrations")]
+            if "tortoise_migrations" in tables
+            else []
+        )
+    finally:
+        await connection.close()
+    return tables, sorted(applied)
+
+
+async def test_database_url_is_migrated_before_any_app_starts(database_url: str) -> None:
+    tables, applied = await tables_and_migrations(database_url)
+    assert applied == MIGRATIONS
+    assert {"space", "session", "turn"} <= tables
+
+
+async def test_empty_database_url_has_no_tables(empty_database_url: str) -> None:
+    assert await tables_and_migrations(empty_database_url) == (set(), [])
+
+
+def test_providers_file_serves_lab_from_fake_openai_when_the_test_asks_for_it(
+    providers_file: Path, fake_openai: FakeOpenAI
+) -> None:
+    assert f'    api_base: "{fake_openai.base_url}"\n' in providers_file.read_text()
+
+
+PROBE = """
+from tests.support.ops import create_session, send
+
+async def test_without_fake_openai(gql):
+    sid = (await create_session(gql, model="lab/my-model", title="t"))["id"]
+    await send(gql, sid, "hello")
+
+async def test_with_fake_openai(gql, fake_openai):
+    sid = (await create_session(gql, model="lab/my-model", title="t"))["id"]
+    await send(gql, sid, "hello")
+    assert len(fake_openai.requests) == 1
+"""
+
+
+@pytest.mark.skipif(TEST_DB != "sqlite", reason="runs in the SQLite pass")
+def test_a_test_that_calls_lab_without_asking_for_fake_openai_fails(tmp_path: Path) -> None:
+    """Run in a pytest of its own: two tests that send a message to `lab/my-model`."""
+    probe = tmp_path / "test_probe.py"
+    probe.write_text(PROBE)
+    plugins = ["-p", "tests.conftest", "-p", "no:cacheprovider"]
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", *plugins, "-q", "-c", str(PYPROJECT), str(probe)],
+        cwd=REPOSITORY_ROOT,
+        env={**os.environ, "PYTHONPATH": str(REPOSITORY_ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 1, done.stdout
+    assert done.stdout.splitlines()[-1].startswith("2 passed, 1 error in "), done.stdout
+    assert "ERROR at teardown of test_without_fake_openai" in done.stdout
+    assert (
+        "this test called the `lab` provider (['/v1/chat/completions']) without asking for "
+        "the fake_openai fixture" in done.stdout
+    )
