@@ -3,17 +3,21 @@ sends and reloads, until it is answered; Show context says it will be sent."""
 
 from __future__ import annotations
 
+import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.support import gql
-from tests.browser.test_streaming_ui import fake, saved_turns, server, start, type_and_send
+from tests.browser.test_streaming_ui import saved_turns, start, type_and_send
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.servers import SmritiServer
 
-__all__ = ["fake", "server"]  # the module's fixtures: the scripted provider behind `lab`
-
 WINDOW = """query($s: ID!) { contextPreview(input: {sessionId: $s, content: "", model: "lab/my-model"}) {
   contextWindow tokenEstimate } }"""
+
+
+@pytest.fixture(scope="module")
+def server(lab_server: SmritiServer) -> SmritiServer:
+    return lab_server
 
 
 def test_a_failed_question_keeps_its_retry_until_answered_and_shows_in_the_context(
