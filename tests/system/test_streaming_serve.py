@@ -252,11 +252,14 @@ async def test_a_cross_origin_websocket_is_refused_with_403(server: SmritiServer
         pass
 
 
+# On one worker and on two, as the module's other tests (it ran twice before, by
+# accident: providers_file depended on this module's fake_openai, so on `served`).
+@pytest.mark.parametrize("workers", [1, 2], ids=["1-worker", "2-workers"])
 async def test_allowed_origins_come_from_the_environment(
-    database_url: str, providers_file: Path
+    database_url: str, providers_file: Path, workers: int
 ) -> None:
     env = {"SMRITI_ALLOWED_ORIGINS": "https://notebook.example, http://localhost:5173"}
-    with SmritiServer(database_url, providers=providers_file, env=env) as server:
+    with SmritiServer(database_url, providers=providers_file, env=env, workers=workers) as server:
         async with connected(server, headers={"Origin": "http://localhost:5173"}):
             pass
         with pytest.raises(WebSocketUpgradeError):
