@@ -74,8 +74,10 @@ def create_app(
             await operator.migrate(settings.database_url)
         async with operator.register(app, settings.database_url):
             # LiteLLM takes seconds to import; do it now, off the event loop, so the
-            # server answers at once and the first message does not pay for it.
-            services.spawn(asyncio.to_thread(registry.warm_up), "warm-up-providers")
+            # server answers at once and the first message does not pay for it
+            # (unless the operator would rather keep the memory until it is used).
+            if settings.preload_providers:
+                services.spawn(asyncio.to_thread(registry.warm_up), "warm-up-providers")
             # Open websockets and streams end with their credentials, even one
             # revoked by another worker or process: stopped before the database closes.
             async with services.connections.watching():

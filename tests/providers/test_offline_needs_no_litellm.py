@@ -69,3 +69,49 @@ def test_an_offline_only_server_answers_without_importing_litellm(tmp_path: Path
     assert sent["assistantTurn"]["model"] == "echo"
     assert sent["assistantTurn"]["content"].endswith("You asked: Hi there")
     assert report["litellm"] is False
+
+
+PRELOAD_SCRIPT = r"""
+import asyncio, json, sys
+from pathlib import Path
+
+from api.app import create_app
+from api.settings import Settings
+from api.store.database import sqlite_url
+
+
+async def main() -> None:
+    folder = Path(sys.argv[1])
+    folder.mkdir()
+    # The repository's providers.yaml: OpenAI, Anthropic, OpenRouter, Ollama beside offline.
+    settings = Settings.from_environment(
+        {"SMRITI_PRELOAD_PROVIDERS": sys.argv[2]},
+        database_url=sqlite_url(folder / "smriti.sqlite3"),
+    )
+    app = create_app(settings)
+    async with app.router.lifespan_context(app):
+        pass
+    # Leaving the lifespan waited for the background work (the preload, when on).
+    print(json.dumps({"preload": settings.preload_providers, "litellm": "litellm" in sys.modules}))
+
+
+asyncio.run(main())
+"""
+
+
+def test_litellm_is_preloaded_at_start_unless_the_operator_says_not_to(tmp_path: Path) -> None:
+    env = {**os.environ, "LITELLM_OFFLINE_MODE": "true", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    env.pop("SMRITI_PROVIDERS_FILE", None)
+    reports = []
+    for flag in ("1", "0"):
+        result = subprocess.run(
+            [sys.executable, "-c", PRELOAD_SCRIPT, str(tmp_path / flag), flag],
+            capture_output=True,
+            text=True,
+            cwd=REPOSITORY_ROOT,
+            env=env,
+            timeout=120,
+        )
+        assert result.returncode == 0, result.stderr
+        reports.append(json.loads(result.stdout.strip().splitlines()[-1]))
+    assert reports == [{"preload": True, "litellm": True}, {"preload": False, "litellm": False}]

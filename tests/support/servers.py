@@ -111,6 +111,10 @@ class SmritiServer:
             "LITELLM_OFFLINE_MODE": "true",
             # Tests want the offline echo at once; a test of the pace sets its own.
             "SMRITI_OFFLINE_STREAM_DELAY_MS": "0",
+            # LiteLLM loads at the first call that needs it, not at every start:
+            # the preload cost each server ~2.7 s of CPU, most of the suite's
+            # server starts (a test of the preload sets "1").
+            "SMRITI_PRELOAD_PROVIDERS": "0",
             **self.env,
         }
 
