@@ -159,19 +159,26 @@ async def test_a_key_sent_at_once_to_two_servers_writes_one_user_turn(database_u
 
 async def test_streams_over_websockets_and_sse_on_two_workers(database_url: str) -> None:
     with SmritiServer(database_url, workers=2) as server:
-        sids = [await new_session(server) for _ in range(8)]
+        # Sixteen streams of a long echo: enough connections that the kernel gives
+        # each worker some, and enough pieces that each worker's share shows in
+        # /proc's 10 ms CPU ticks (eight short ones once left a worker at 0.0 s).
+        sids = [await new_session(server) for _ in range(16)]
+        words = " ".join(f"word{i}" for i in range(200))
 
         async def websocket(sid: str) -> list[str]:
             async with (
                 httpx.AsyncClient(timeout=60) as http,
                 graphql_ws(http, server.graphql_url) as ws,
             ):
-                await ws.subscribe("1", {"sessionId": sid, "content": "Hello"})
+                await ws.subscribe("1", {"sessionId": sid, "content": f"Hello {words}"})
                 events = (await ws.events("1"))["1"]
             return [e["__typename"] for e in events]
 
         async def sse(sid: str) -> list[str]:
-            body = {"query": STREAM, "variables": {"input": {"sessionId": sid, "content": "Hi"}}}
+            body = {
+                "query": STREAM,
+                "variables": {"input": {"sessionId": sid, "content": f"Hi {words}"}},
+            }
             async with httpx.AsyncClient(timeout=60) as http:
                 response = await http.post(
                     server.graphql_url, json=body, headers={"Accept": "text/event-stream"}
@@ -185,7 +192,7 @@ async def test_streams_over_websockets_and_sse_on_two_workers(database_url: str)
         streams = await on_both_workers(
             server,
             lambda: asyncio.gather(
-                *(websocket(sid) for sid in sids[:4]), *(sse(sid) for sid in sids[4:])
+                *(websocket(sid) for sid in sids[:8]), *(sse(sid) for sid in sids[8:])
             ),
         )
         saved = [await every_turn(server, sid) for sid in sids]
@@ -196,7 +203,7 @@ async def test_streams_over_websockets_and_sse_on_two_workers(database_url: str)
         assert names[-1] == "StreamAssistantTurn"
     assert [(last, [t["role"] for t in turns]) for last, turns in saved] == [
         (2, ["USER", "ASSISTANT"])
-    ] * 8
+    ] * 16
 
 
 async def test_the_parent_migrates_once_and_sigterm_stops_every_worker(
