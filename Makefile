@@ -34,6 +34,9 @@ FETCH_GRAPHIQL := $(VENV)/bin/python scripts/fetch-graphiql-assets || \
 	echo "warning: GraphiQL assets not fetched; /graphql will load them from the CDN" >&2
 ON_SQLITE := SMRITI_TEST_DB=sqlite
 ON_POSTGRES := SMRITI_TEST_DB=postgres PGDATABASE=postgres
+# Both passes at once: the database-neutral tests (marked so) run in the PostgreSQL
+# pass, the shorter one (the browser tests are in the SQLite pass); see tests/conftest.py.
+BOTH := SMRITI_TEST_PASSES=both
 # Sets SMRITI_TEST_PG_URL (a throw-away cluster, unless it is already set) and makes
 # sure Chromium is there; see the script.
 TEST_ENV := scripts/test-env
@@ -54,8 +57,8 @@ test: $(DEV_STAMP)
 test-both: $(DEV_STAMP)
 	@log=$$(mktemp); trap 'rm -f "$$log"' EXIT; sqlite=0; postgres=0; \
 	echo "$(ON_POSTGRES) $(PYTEST)  (alongside; printed after the SQLite pass)"; \
-	$(ON_POSTGRES) $(PYTEST) >"$$log" 2>&1 & pid=$$!; \
-	echo "$(ON_SQLITE) $(PYTEST)"; $(ON_SQLITE) $(PYTEST) || sqlite=$$?; \
+	$(BOTH) $(ON_POSTGRES) $(PYTEST) >"$$log" 2>&1 & pid=$$!; \
+	echo "$(ON_SQLITE) $(PYTEST)"; $(BOTH) $(ON_SQLITE) $(PYTEST) || sqlite=$$?; \
 	wait $$pid || postgres=$$?; \
 	echo "==> SQLite pass: exit $$sqlite; PostgreSQL pass: exit $$postgres; its output:"; \
 	cat "$$log"; \

@@ -196,8 +196,19 @@ async def gql(app: Starlette) -> AsyncIterator[GraphQLClient]:
         yield GraphQLClient(http, app)
 
 
+# A database-neutral test (marked `database_neutral`: it runs servers on SQLite files
+# of its own whatever the pass) runs in one pass: the PostgreSQL one when `make test`
+# runs both side by side (the shorter, the browser tests being in the SQLite one),
+# else the SQLite one, as a plain `pytest` run is.
+NEUTRAL_PASS = "postgres" if os.environ.get("SMRITI_TEST_PASSES") == "both" else "sqlite"
+
+
 def pytest_collection_modifyitems(items: list[Any]) -> None:
-    # Tests that need PostgreSQL specifically say so; skip them on SQLite runs.
     for item in items:
+        # Tests that need PostgreSQL specifically say so; skip them on SQLite runs.
         if "postgres_only" in item.keywords and TEST_DB != "postgres":
             item.add_marker(pytest.mark.skip(reason="runs in the PostgreSQL pass"))
+        if "database_neutral" in item.keywords and TEST_DB != NEUTRAL_PASS:
+            item.add_marker(
+                pytest.mark.skip(reason=f"database-neutral: runs in the {NEUTRAL_PASS} pass")
+            )

@@ -22,11 +22,10 @@ from gql.transport.websockets import WebsocketsTransport
 from websockets.typing import Subprotocol
 
 from api.store.database import sqlite_url
-from tests.conftest import TEST_DB
 from tests.support.served import new_session
 from tests.support.servers import SmritiServer
 
-pytestmark = pytest.mark.skipif(TEST_DB != "sqlite", reason="runs in the SQLite pass")
+pytestmark = pytest.mark.database_neutral
 
 PASSWORD = "a long passphrase 7f3c"
 STREAM = """subscription Stream($input: SendMessageInput!) { messageStream(input: $input) {

@@ -14,10 +14,9 @@ import httpx
 import pytest
 
 from api.store.database import sqlite_url
-from tests.conftest import TEST_DB
 from tests.support.servers import SmritiServer, add_user
 
-pytestmark = pytest.mark.skipif(TEST_DB != "sqlite", reason="runs in the SQLite pass")
+pytestmark = pytest.mark.database_neutral
 
 PASSWORD = "a long passphrase 7f3c"
 FAILURES = 10  # Settings.sign_in_failures: per address within the window

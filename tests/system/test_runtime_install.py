@@ -25,16 +25,13 @@ import pytest
 
 from api.settings import REPOSITORY_ROOT
 from api.store.database import sqlite_url
-from tests.conftest import TEST_DB
 from tests.support.servers import SmritiServer
 from tests.support.streams import STREAM, graphql_ws, sse_events
 
 LOCK = REPOSITORY_ROOT / "requirements.lock"
 CREATE = 'mutation { createSession(input: {title: "runtime"}) { session { id } } }'
 
-pytestmark = pytest.mark.skipif(
-    TEST_DB != "sqlite", reason="runs in the SQLite pass (the runtime venv is database-neutral)"
-)
+pytestmark = pytest.mark.database_neutral
 
 
 def runtime_venv_dir() -> Path:
