@@ -28,7 +28,9 @@ A rule says:
                 session gets FORBIDDEN)
     calls_model a user's action that reaches a model (chat, drafts, merge
                 suggestions, titles): every such call passes the model check
-                of ``api.services.access.usable_model``
+                (``api.services.access.check_model`` for a model the actor
+                names, ``access.background_model`` for drafts, merge
+                suggestions and titles)
 
 What a role allows, and who reads what:
 
