@@ -22,6 +22,7 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 
 from api import graphiql
+from api.bundled import WEBUI_DIR
 from api.graphql.view import graphql_view
 from api.http.auth import auth_routes
 from api.http.headers import SecurityHeaders
@@ -35,9 +36,7 @@ from api.providers import (
 )
 from api.services import operator
 from api.services.base import Services
-from api.settings import REPOSITORY_ROOT, Settings
-
-WEBUI_DIR = REPOSITORY_ROOT / "webui"
+from api.settings import Settings
 
 
 def provider_registry(settings: Settings) -> ProviderRegistry:
@@ -95,8 +94,7 @@ def create_app(
     ]
     if graphql.local_ide_html:
         routes.append(Mount(graphiql.VENDOR_URL, StaticFiles(directory=graphiql_vendor_dir)))
-    if Path(WEBUI_DIR).is_dir():
-        routes.append(Mount("/", StaticFiles(directory=WEBUI_DIR, html=True), name="webui"))
+    routes.append(Mount("/", StaticFiles(directory=WEBUI_DIR, html=True), name="webui"))
     middleware = [*trusted_hosts(settings), Middleware(SecurityHeaders)]
     app = Starlette(
         routes=routes,

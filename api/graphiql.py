@@ -23,7 +23,9 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
-VENDOR_DIR = Path(__file__).resolve().parent / "static" / "vendor"
+from api.bundled import GRAPHIQL_VENDOR_DIR
+
+VENDOR_DIR = GRAPHIQL_VENDOR_DIR
 VENDOR_URL = "/static/vendor"
 
 # npm CDNs that serve a package's files at <prefix><name>@<version>/<path>.

@@ -8,12 +8,14 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 
+from api.bundled import PROVIDERS_FILE
 from api.domain.sign_in import SignInLimits
 from api.domain.types import MemoryScope
 from api.errors import ConfigError
 
-REPOSITORY_ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_PROVIDERS_FILE = REPOSITORY_ROOT / "providers.yaml"
+# The bundled providers.yaml (api/bundled.py): OpenAI, Anthropic, OpenRouter, Ollama
+# and the offline models; SMRITI_PROVIDERS_FILE or --providers names another.
+DEFAULT_PROVIDERS_FILE = PROVIDERS_FILE
 # A readable pace for the offline echo (a word every 60 ms: a reply takes 1 to 3 s).
 DEFAULT_OFFLINE_STREAM_DELAY_MS = 60
 # The largest `first`/`last` of Session.turns (SMRITI_MAX_TURN_PAGE_SIZE).
@@ -114,7 +116,7 @@ class Settings:
         url = database_url or env.get("SMRITI_DATABASE_URL")
         providers = providers_file or env.get("SMRITI_PROVIDERS_FILE")
         provider_path = Path(providers) if providers else None
-        if provider_path is None and DEFAULT_PROVIDERS_FILE.exists():
+        if provider_path is None:
             provider_path = DEFAULT_PROVIDERS_FILE
         return cls(
             database_url=normalize_url(url) if url else sqlite_url(default_database_path()),

@@ -13,10 +13,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from api.settings import REPOSITORY_ROOT
 from bench.measure import MS_PER_SECOND, Series
 
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
+REPOSITORY_ROOT = Path(__file__).resolve().parent.parent
 
 SEND_HEAD = "sendMessage HEAD LATEST_3"
 SEND_FRESH = "sendMessage FRESH"

@@ -17,10 +17,10 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from api.settings import REPOSITORY_ROOT
 from api.store.database import sqlite_path
 from tests.conftest import TEST_DB
 from tests.support.fake_openai import FakeOpenAI
+from tests.support.repository import REPOSITORY_ROOT
 
 PYPROJECT = REPOSITORY_ROOT / "pyproject.toml"
 MIGRATIONS = sorted(

@@ -15,7 +15,7 @@ from typing import Any
 
 from playwright.sync_api import Page
 
-from api.settings import REPOSITORY_ROOT
+from tests.support.repository import REPOSITORY_ROOT
 
 AXE_VERSION = "4.10.3"
 # dist.integrity of axe-core@4.10.3 in the npm registry (the tarball's SHA-512).

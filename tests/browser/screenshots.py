@@ -20,7 +20,6 @@ os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
 
 from playwright.sync_api import Browser, Page, expect
 
-from api.settings import REPOSITORY_ROOT
 from api.store.database import sqlite_url
 from tests.browser.support import (
     CREATE_CHECKPOINT,
@@ -35,6 +34,7 @@ from tests.browser.support import (
     session_id,
     warm_up,
 )
+from tests.support.repository import REPOSITORY_ROOT
 from tests.support.servers import SmritiServer, add_user
 
 OUT = REPOSITORY_ROOT / "docs" / "screenshots"

@@ -7,8 +7,8 @@ from urllib.parse import urlsplit
 from playwright.sync_api import Page, Route, expect
 
 from api.graphiql import VENDOR_DIR, assets
-from api.settings import REPOSITORY_ROOT
 from tests.browser.support import gql
+from tests.support.repository import REPOSITORY_ROOT
 from tests.support.servers import SmritiServer
 
 

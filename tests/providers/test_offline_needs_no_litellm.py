@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from api.settings import REPOSITORY_ROOT
+from tests.support.repository import REPOSITORY_ROOT
 
 SCRIPT = r"""
 import asyncio, json, sys

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from api.rendering.highlight import highlight, stylesheet
-from api.settings import REPOSITORY_ROOT
+from tests.support.repository import REPOSITORY_ROOT
 
 CSS_FILE = REPOSITORY_ROOT / "webui" / "highlight.css"
 

@@ -14,7 +14,7 @@ from types import ModuleType
 import pytest
 
 from api.graphiql import Asset, assets
-from api.settings import REPOSITORY_ROOT
+from tests.support.repository import REPOSITORY_ROOT
 
 
 def load_script() -> ModuleType:

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from api.settings import REPOSITORY_ROOT
 from tests.conftest import TEST_DB
+from tests.support.repository import REPOSITORY_ROOT
 
 pytestmark = [
     pytest.mark.skipif(TEST_DB != "sqlite", reason="runs in the SQLite pass"),

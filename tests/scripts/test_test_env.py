@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from api.settings import REPOSITORY_ROOT
 from tests.conftest import TEST_DB
+from tests.support.repository import REPOSITORY_ROOT
 from tests.support.servers import UNPRIVILEGED
 
 SCRIPT = REPOSITORY_ROOT / "scripts" / "test-env"

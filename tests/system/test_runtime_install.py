@@ -23,8 +23,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from api.settings import REPOSITORY_ROOT
 from api.store.database import sqlite_url
+from tests.support.repository import REPOSITORY_ROOT
 from tests.support.servers import SmritiServer
 from tests.support.streams import STREAM, graphql_ws, sse_events
 
