@@ -22,7 +22,8 @@ from uvicorn.config import STARTUP_FAILURE
 from uvicorn.supervisors import Multiprocess
 
 # The app factory every worker calls (settings from the environment it inherits).
-FACTORY = "api.app:serve_app"
+# Named from this package's name: `api` in a clone, `smriti` installed.
+FACTORY = f"{__package__}.app:serve_app"
 
 
 def default_workers(database_url: str) -> int:

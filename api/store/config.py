@@ -5,8 +5,9 @@ from __future__ import annotations
 import os
 from typing import Any
 
-MODELS_MODULE = "api.store.models"
-MIGRATIONS_MODULE = "api.store.migrations"
+# Named from this package's name: `api.store` in a clone, `smriti.store` installed.
+MODELS_MODULE = f"{__package__}.models"
+MIGRATIONS_MODULE = f"{__package__}.migrations"
 
 
 def tortoise_config(db_url: str) -> dict[str, Any]:
