@@ -18,14 +18,33 @@ OWNERS = {
 PURE = "api/domain/"
 
 
-def imported_packages(path: Path) -> set[str]:
+def module_parts(path: Path, root: Path) -> list[str]:
+    """``["api", "graphql", "view"]`` for api/graphql/view.py (``__init__`` dropped)."""
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    return parts[:-1] if parts[-1] == "__init__" else parts
+
+
+def absolute(node: ast.ImportFrom, path: Path, root: Path) -> str:
+    """The module a ``from … import`` names, relative ones resolved as Python does:
+    ``from ..store import x`` in api/graphql/view.py is ``api.store``."""
+    if node.level == 0:
+        return node.module or ""
+    package = list(path.relative_to(root).with_suffix("").parts)[:-1]
+    if node.level - 1 > len(package) - 1:
+        raise ValueError(f"{path}: relative import beyond the top-level package")
+    base = package[: len(package) - (node.level - 1)]
+    return ".".join([*base, *([node.module] if node.module else [])])
+
+
+def imported_packages(path: Path, root: Path | None = None) -> set[str]:
+    root = API.parent if root is None else root
     tree = ast.parse(path.read_text(), filename=str(path))
     found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found.update(alias.name.split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.add(node.module.split(".")[0])
+        elif isinstance(node, ast.ImportFrom):
+            found.add(absolute(node, path, root).split(".")[0])
         elif (
             isinstance(node, ast.Call)
             and getattr(node.func, "attr", "") == "import_module"
@@ -80,23 +99,24 @@ def test_domain_imports_nothing_above_it() -> None:
     for path in SOURCES:
         if not str(path.relative_to(API.parent)).startswith(PURE):
             continue
-        tree = ast.parse(path.read_text())
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("api."):
-                assert node.module.startswith(("api.domain", "api.errors")), (path, node.module)
+        for module in imported_modules(path):
+            if module.startswith("api."):
+                assert module.startswith(("api.domain", "api.errors")), (path, module)
 
 
-def imported_modules(path: Path) -> set[str]:
-    """Every module ``path`` imports by absolute name (``from a.b import c``
-    counts as ``a.b`` and ``a.b.c``: c may be a module)."""
+def imported_modules(path: Path, root: Path | None = None) -> set[str]:
+    """Every module ``path`` imports, by absolute name, relative imports resolved
+    (``from a.b import c`` counts as ``a.b`` and ``a.b.c``: c may be a module)."""
+    root = API.parent if root is None else root
     tree = ast.parse(path.read_text(), filename=str(path))
     found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.add(node.module)
-            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            module = absolute(node, path, root)
+            found.add(module)
+            found.update(f"{module}.{alias.name}" for alias in node.names)
     return found
 
 
@@ -107,15 +127,21 @@ def imported_modules(path: Path) -> set[str]:
 DOOR = ("api/services/", "api/store/")
 
 
-def test_only_the_services_reach_the_store() -> None:
+def store_imports_outside_the_door(sources: list[Path], root: Path) -> dict[str, list[str]]:
     offenders = {
-        str(path.relative_to(API.parent)): sorted(
-            m for m in imported_modules(path) if m == "api.store" or m.startswith("api.store.")
+        str(path.relative_to(root)): sorted(
+            m
+            for m in imported_modules(path, root)
+            if m == "api.store" or m.startswith("api.store.")
         )
-        for path in SOURCES
-        if not str(path.relative_to(API.parent)).startswith(DOOR)
+        for path in sources
+        if not str(path.relative_to(root)).startswith(DOOR)
     }
-    assert {path: found for path, found in offenders.items() if found} == {}
+    return {path: found for path, found in offenders.items() if found}
+
+
+def test_only_the_services_reach_the_store() -> None:
+    assert store_imports_outside_the_door(SOURCES, API.parent) == {}
 
 
 def test_the_door_test_sees_a_store_import(tmp_path: Path) -> None:
@@ -123,3 +149,46 @@ def test_the_door_test_sees_a_store_import(tmp_path: Path) -> None:
     path = tmp_path / "sample.py"
     path.write_text("from api.store import sessions\nimport api.store.turns\n")
     assert imported_modules(path) >= {"api.store", "api.store.sessions", "api.store.turns"}
+
+
+def test_relative_imports_are_resolved_before_they_are_judged(tmp_path: Path) -> None:
+    """Inside the package every import is relative (it installs as `smriti`): the
+    checks see through the dots, as Python resolves them."""
+    module = tmp_path / "api" / "graphql" / "sample.py"
+    module.parent.mkdir(parents=True)
+    module.write_text(
+        "from ..store import sessions\n"
+        "from .. import errors\n"
+        "from .core import ids\n"
+        "def later():\n"
+        "    from ..store.turns import append\n"
+    )
+    assert imported_modules(module, tmp_path) == {
+        "api.store",
+        "api.store.sessions",
+        "api",
+        "api.errors",
+        "api.graphql.core",
+        "api.graphql.core.ids",
+        "api.store.turns",
+        "api.store.turns.append",
+    }
+    assert imported_packages(module, tmp_path) == {"api"}
+
+
+def test_a_relative_store_import_fails_the_door(tmp_path: Path) -> None:
+    """The door check still fails on a forbidden import spelled relatively, in a
+    package's __init__ too, and lets the services through."""
+    files = {
+        "api/http/sample.py": "from ..store.sessions import create\n",
+        "api/graphql/core/__init__.py": "from ... import store\n",
+        "api/services/fine.py": "from ..store import sessions\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    sources = sorted((tmp_path / "api").rglob("*.py"))
+    assert store_imports_outside_the_door(sources, tmp_path) == {
+        "api/graphql/core/__init__.py": ["api.store"],
+        "api/http/sample.py": ["api.store.sessions", "api.store.sessions.create"],
+    }
