@@ -64,10 +64,16 @@ class SmritiServer:
         python: str = sys.executable,
         workers: int | None = None,
         args: tuple[str, ...] = (),
+        program: tuple[str, ...] | None = None,
+        cwd: Path | None = None,
     ) -> None:
         self.port = free_port()
         self.prefix = prefix  # e.g. UNPRIVILEGED: run the server without root's rights
         self.python = python  # the environment Smriti is installed in
+        # How Smriti is started: `python -m api` from the repository, unless an
+        # installed `smriti` is named (run from ``cwd``, elsewhere than the repository).
+        self.program = program or (python, "-m", "api")
+        self.cwd = cwd
         self.database_url = database_url
         self.providers = providers
         self.env = env or {}
@@ -88,9 +94,7 @@ class SmritiServer:
     def command(self) -> list[str]:
         command = [
             *self.prefix,
-            self.python,
-            "-m",
-            "api",
+            *self.program,
             "serve",
             "--port",
             str(self.port),
@@ -128,6 +132,7 @@ class SmritiServer:
             text=True,
             timeout=timeout,
             check=False,
+            cwd=self.cwd,
         )
 
     def __enter__(self) -> SmritiServer:
@@ -136,7 +141,7 @@ class SmritiServer:
         # A file, not a pipe: a chatty server must never block on a full pipe.
         self._log = tempfile.TemporaryFile()
         self.process = subprocess.Popen(
-            command, env=env, stdout=self._log, stderr=subprocess.STDOUT
+            command, env=env, stdout=self._log, stderr=subprocess.STDOUT, cwd=self.cwd
         )
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
