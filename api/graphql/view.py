@@ -14,10 +14,11 @@ from typing import Any
 from cross_web import AsyncHTTPRequestAdapter, HTTPException
 from graphql import GraphQLError, parse
 from starlette.requests import HTTPConnection, Request
-from starlette.responses import HTMLResponse, RedirectResponse
+from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
-from strawberry.http import GraphQLRequestData
+from strawberry.http import GraphQLHTTPResponse, GraphQLRequestData
+from strawberry.http.streaming import SSETransport
 from strawberry.http.websocket_origin import normalize_allowed_origins
 from strawberry.subscriptions import GRAPHQL_SSE_PROTOCOL, GRAPHQL_TRANSPORT_WS_PROTOCOL
 from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import (
@@ -42,6 +43,43 @@ from api.services.connections import Opened
 # POST to /graphql with `Accept: text/event-stream` (graphql-sse, distinct
 # connections mode). The legacy graphql-ws protocol is not offered.
 SUBSCRIPTION_PROTOCOLS = (GRAPHQL_TRANSPORT_WS_PROTOCOL, GRAPHQL_SSE_PROTOCOL)
+EVENT_STREAM = "text/event-stream"
+# The media types a JSON answer is: an Accept naming any of them gets JSON
+# for a query or a mutation.
+JSON_TYPES = frozenset(
+    {
+        "application/graphql-response+json",
+        "application/graphql+json",
+        "application/json",
+        "application/*",
+        "*/*",
+    }
+)
+_SSE = SSETransport()
+
+
+def only_event_stream(accept: str) -> bool:
+    """Whether an Accept header takes an event stream and no JSON.
+
+    graphql-sse's client sends exactly `Accept: text/event-stream` for every
+    operation and reads every answer as a stream; a JSON body is to it a
+    stream that broke before its end, and it sends the same POST again (five
+    times). urql lists text/event-stream beside the JSON types and wants JSON.
+    """
+    accepted: set[str] = set()
+    for part in accept.split(","):
+        media, *parameters = (piece.strip() for piece in part.split(";"))
+        quality = 1.0
+        for parameter in parameters:
+            name, _, value = parameter.partition("=")
+            if name.strip().lower() == "q":
+                try:
+                    quality = float(value)
+                except ValueError:
+                    quality = 1.0
+        if quality > 0:
+            accepted.add(media.lower())
+    return EVENT_STREAM in accepted and not accepted & JSON_TYPES
 
 
 class TransportWSHandler(BaseGraphQLTransportWSHandler[Context, None]):
@@ -134,6 +172,39 @@ class SmritiGraphQL(GraphQL[Context, None]):
             self.graphql_ide_html, headers={"Content-Security-Policy": self.ide_policy}
         )
 
+    async def get_sub_response(self, request: Request | WebSocket) -> Response:
+        """What every answer to ``request`` starts from; for a POST that accepts
+        only an event stream (graphql-sse), that media type (``create_response``)."""
+        sub_response = await super().get_sub_response(request)
+        if (
+            isinstance(request, Request)
+            and request.method == "POST"
+            and only_event_stream(request.headers.get("accept", ""))
+        ):
+            sub_response.media_type = EVENT_STREAM
+        return sub_response
+
+    def create_response(
+        self,
+        response_data: GraphQLHTTPResponse | list[GraphQLHTTPResponse],
+        sub_response: Response,
+    ) -> Response:
+        """A query's or mutation's result: JSON, or for a request that accepts
+        only an event stream, that result as one `next` event and `complete`
+        (graphql-sse's distinct connections mode answers every operation so).
+
+        Either way the operation has run to its end before anything is sent,
+        as for JSON: a client that goes away does not stop a mutation half-way,
+        and no answer is ever a reason for graphql-sse to send it again.
+        """
+        if sub_response.media_type != EVENT_STREAM or isinstance(response_data, list):
+            return super().create_response(response_data, sub_response)
+        body = _SSE.encode_next(response_data, self.encode_json_string) + _SSE.encode_complete()
+        response = Response(body, status_code=sub_response.status_code or 200, headers=_SSE.headers)
+        response.headers.raw.extend(sub_response.headers.raw)
+        response.background = sub_response.background
+        return response
+
     def decode_json(self, data: str | bytes) -> object:
         """A request body or a GET parameter: a JSON object (or a batch list).
 
@@ -160,8 +231,9 @@ class SmritiGraphQL(GraphQL[Context, None]):
 
         A GET needs no CORS preflight, so any page can send one (an <img>, an
         EventSource): it may read, never write, and a subscription writes turns.
-        Clients such as urql list text/event-stream in Accept on every request and
-        expect JSON for a query or a mutation.
+        A query or a mutation runs to its end, then is answered as JSON or, for
+        graphql-sse's Accept, as one event (``create_response``). Clients such
+        as urql list text/event-stream in Accept beside JSON and get JSON.
         """
         parsed = await super().parse_http_body(request)
         if isinstance(parsed, list):  # batching is off: Strawberry has refused it

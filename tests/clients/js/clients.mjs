@@ -37,6 +37,13 @@ async function collect(iterable) {
   return events;
 }
 
+/** Every result of an operation, in order (a query or mutation over SSE: one). */
+async function results(iterable) {
+  const all = [];
+  for await (const result of iterable) all.push(result);
+  return all;
+}
+
 async function urql() {
   const { Client, fetchExchange, gql } = await import("@urql/core");
   const urqlClient = new Client({ url, exchanges: [fetchExchange] });
@@ -88,14 +95,67 @@ async function graphqlWs() {
 async function graphqlSse() {
   const { createClient } = await import("graphql-sse");
   const sseClient = createClient({ url });
+  // Every operation is one stream: a query or a mutation is one result, then complete.
+  const query = await results(sseClient.iterate({ query: QUERY }));
+  const mutation = await results(
+    sseClient.iterate({ query: SEND, variables: input("from graphql-sse") }),
+  );
   const subscription = await collect(
     sseClient.iterate({ query: STREAM, variables: input("streamed over graphql-sse") }),
   );
   sseClient.dispose();
-  return { subscription };
+  return { query, mutation, subscription };
 }
 
-const clients = { urql, apollo, "graphql-ws": graphqlWs, "graphql-sse": graphqlSse };
+// A document the server refuses: still one answer, never a retry.
+async function graphqlSseRefused() {
+  const { createClient } = await import("graphql-sse");
+  const sseClient = createClient({ url });
+  const refused = await results(
+    sseClient.iterate({ query: "mutation { sendMessage(input: {}) { nope } }" }),
+  );
+  sseClient.dispose();
+  return { refused: refused.map((result) => result.errors.map((error) => error.message)) };
+}
+
+// A mutation whose first connection breaks before the answer comes back: the
+// client sends the same POST again, and the server must not run it twice. The
+// message carries an idempotency key, as a message from any client that retries should.
+async function graphqlSseRetried() {
+  const { createClient } = await import("graphql-sse");
+  const sseClient = createClient({ url });
+  const variables = { input: { sessionId, content: "sent once", idempotencyKey: "retried-post" } };
+  const mutation = await results(sseClient.iterate({ query: SEND, variables }));
+  sseClient.dispose();
+  return { mutation };
+}
+
+// What the web UI's sidebar asks (webui/api.js), and the issue's 20 sessions ×
+// 100 turns, with urql's defaults: queries go by GET.
+async function urqlSidebar() {
+  const { Client, fetchExchange, gql } = await import("@urql/core");
+  const { SIDEBAR } = await import("../../../webui/api.js");
+  const urqlClient = new Client({ url, exchanges: [fetchExchange] });
+  const RECENT = `query Recent { sessions(first: 20) { edges { node { title
+    turns(first: 100) { edges { node { sequenceNumber } } } } } } }`;
+  const answers = {};
+  for (const [name, document] of Object.entries({ sidebar: SIDEBAR, recent: RECENT })) {
+    const result = await urqlClient.query(gql(document), {}).toPromise();
+    if (result.error) throw new Error(String(result.error));
+    answers[name] = { data: result.data, cost: result.extensions?.cost };
+  }
+  return answers;
+}
+
+const clients = {
+  urql,
+  "urql-sidebar": urqlSidebar,
+  apollo,
+  "graphql-ws": graphqlWs,
+  "graphql-sse": graphqlSse,
+  "graphql-sse-refused": graphqlSseRefused,
+  "graphql-sse-retried": graphqlSseRetried,
+};
 const result = await clients[client]();
 process.stdout.write(JSON.stringify({ ...result, requests }) + "\n");
 process.exit(0);
