@@ -262,3 +262,40 @@ async def test_a_mutation_is_answered_with_json_whatever_else_accept_lists(
 
 
 TURNS = "query($s: ID!) { session(id: $s) { lastSequenceNumber } }"
+
+
+@pytest.mark.parametrize(
+    ("accept", "media_type"),
+    [
+        ("text/event-stream", "text/event-stream"),  # graphql-sse's client
+        ("text/event-stream; charset=utf-8", "text/event-stream"),
+        ("text/event-stream, application/json;q=0", "text/event-stream"),
+        ("text/event-stream, */*;q=0.1", "application/json"),  # JSON will do
+        (URQL_ACCEPT, "application/json"),
+        ("application/json", "application/json"),
+    ],
+)
+async def test_a_mutation_asked_for_as_an_event_stream_only_is_one_event_then_complete(
+    gql: GraphQLClient, accept: str, media_type: str
+) -> None:
+    sid = (await create_session(gql, title="t"))["id"]
+    response = await gql.http.post(
+        "/graphql",
+        json={"query": SEND, "variables": {"s": sid, "c": "once"}},
+        headers={"Accept": accept},
+    )
+
+    result = {
+        "data": {"sendMessage": {"userTurn": {"sequenceNumber": 1}, "errors": []}},
+        "extensions": {"cost": {"nodes": 102, "limit": 50_000}},
+    }
+    assert response.status_code == 200
+    assert response.headers["content-type"] == media_type
+    if media_type == "application/json":
+        assert response.json() == result
+    else:
+        assert response.text == (
+            f"event: next\r\ndata: {json.dumps(result, separators=(',', ':'))}\r\n\r\n"
+            "event: complete\r\ndata: \r\n\r\n"
+        )
+    assert (await gql(TURNS, s=sid))["session"]["lastSequenceNumber"] == 2
