@@ -55,9 +55,8 @@ class Settings:
     # at start, so the first message does not wait; off, they load at the first call.
     preload_providers: bool = True
     # Worst-case objects a query may return (its `first`/`last` multiplied out),
-    # and the smaller budget of a GET, which any web page can send.
+    # by GET or POST alike (api/graphql/core/cost.py says why).
     max_query_nodes: int = 50_000
-    max_get_query_nodes: int = 1_000
     # None: room for the largest message (max_content_bytes) at its worst JSON
     # escaping (a control character is 6 bytes as \u0000) plus the rest of the request.
     max_body_bytes: int | None = None
@@ -131,7 +130,6 @@ class Settings:
             allowed_origins=_names(env.get("SMRITI_ALLOWED_ORIGINS", "")),
             max_turn_page_size=_whole(env, "SMRITI_MAX_TURN_PAGE_SIZE", MAX_TURN_PAGE_SIZE, 1),
             max_query_nodes=_whole(env, "SMRITI_MAX_QUERY_NODES", 50_000, 1),
-            max_get_query_nodes=_whole(env, "SMRITI_MAX_GET_QUERY_NODES", 1_000, 1),
             max_body_bytes=_whole(env, "SMRITI_MAX_BODY_BYTES", 0, 1024)
             if env.get("SMRITI_MAX_BODY_BYTES", "").strip()
             else None,

@@ -30,13 +30,10 @@ class Context:
         services: Services,
         actor: Actor | None,
         *,
-        via_get: bool = False,
         credential: Credential | None = None,
         over_websocket: bool = False,
     ) -> None:
         self.services = services
-        # A GET has a smaller query budget (api/graphql/core/cost.py): any page can send one.
-        self.via_get = via_get
         # A websocket's connection_init payload (Strawberry sets it).
         self.connection_params: Any = None
         self.credential = credential

@@ -152,7 +152,7 @@ def build_schema(settings: Settings | None = None) -> strawberry.Schema:
         *QueryDepthLimiter(max_depth=limits.max_query_depth).validation_rules,
         *MaxAliasesLimiter(max_alias_count=limits.max_aliases).validation_rules,
     ]
-    budget = Budget(limits.max_query_nodes, limits.max_get_query_nodes, limits.max_page_size)
+    budget = Budget(limits.max_query_nodes, limits.max_page_size)
     extensions: list[Any] = [
         lambda: AddValidationRules(rules),
         lambda: MaxTokensLimiter(max_token_count=limits.max_query_tokens),

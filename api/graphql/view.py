@@ -292,14 +292,12 @@ class SmritiGraphQL(GraphQL[Context, None]):
         await super().__call__(scope, receive, send)
 
     async def get_context(self, request: Request | WebSocket, response: Any) -> Context:
-        via_get = isinstance(request, Request) and request.method == "GET"
         state = request.scope.get("state", {})
         actor = state.get("actor")
         # A websocket without a cookie acts as nobody until its connection_init.
         return Context(
             self.services,
             actor,
-            via_get=via_get,
             credential=state.get("credential"),
             over_websocket=isinstance(request, WebSocket),
         )

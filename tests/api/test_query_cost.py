@@ -113,23 +113,26 @@ async def test_a_costly_query_is_refused_before_it_runs_with_its_cost(
     }
 
 
-async def test_a_get_has_the_smaller_budget(gql: GraphQLClient) -> None:
-    small = "{ spaces(first: 10) { edges { node { id } } } }"
-    large = "{ spaces(first: 10) { edges { node { sessions(first: 100) { edges { node { id } } } } } } }"
+async def test_a_get_has_the_budget_of_a_post(gql: GraphQLClient) -> None:
+    # The web UI's sidebar: 100 spaces × 100 sessions at their `first`, and the
+    # unattached sessions.
+    sidebar = """{ spaces(first: 100) { edges { node { id name viewerRole
+      sessions(first: 100) { edges { node { id title authorName visibility } } } } } }
+      sessions(first: 100, unattached: true) { edges { node { id title } } } }"""
+    over = "{ spaces(first: 100) { edges { node { sessions(first: 501) { edges { cursor } } } } } }"
 
-    ok = await gql.http.get("/graphql", params={"query": small})
-    refused = await gql.http.get("/graphql", params={"query": large})
-    posted = await gql.raw(large)
+    got = await gql.http.get("/graphql", params={"query": sidebar})
+    posted = await gql.raw(sidebar)
+    refused = await gql.http.get("/graphql", params={"query": over})
 
-    assert ok.json() == {
-        "data": {"spaces": {"edges": []}},
-        "extensions": {"cost": {"nodes": 10, "limit": 1000}},
+    assert got.json() == posted == {
+        "data": {"spaces": {"edges": []}, "sessions": {"edges": []}},
+        "extensions": {"cost": {"nodes": 10_200, "limit": 50_000}},
     }
     assert refused.json()["errors"][0]["message"] == (
-        "This query could return up to 1,010 objects; the limit is 1,000: send it as a POST "
-        "(limit 50,000), or ask for smaller pages (`first`/`last`) or fewer nested lists."
+        "This query could return up to 50,200 objects; the limit is 50,000: "
+        "ask for smaller pages (`first`/`last`) or fewer nested lists."
     )
-    assert posted["extensions"] == {"cost": {"nodes": 1010, "limit": 50_000}}
 
 
 async def test_the_limits_come_from_the_settings(settings: Settings) -> None:
@@ -151,10 +154,9 @@ async def test_the_limits_come_from_the_settings(settings: Settings) -> None:
 
 def test_the_environment_sets_the_limits() -> None:
     settings = Settings.from_environment(
-        {"SMRITI_MAX_QUERY_NODES": "7000", "SMRITI_MAX_GET_QUERY_NODES": "70"},
-        database_url="sqlite://:memory:",
+        {"SMRITI_MAX_QUERY_NODES": "7000"}, database_url="sqlite://:memory:"
     )
-    assert (settings.max_query_nodes, settings.max_get_query_nodes) == (7000, 70)
+    assert settings.max_query_nodes == 7000
 
 
 async def test_the_lineage_cap_counted_is_the_one_the_resolver_enforces(

@@ -82,10 +82,9 @@ TOO_MANY_EXPORTS = "TOO_MANY_EXPORTS"
 
 @dataclass(frozen=True)
 class Budget:
-    """How many nodes a query may cost, by how it arrives."""
+    """How many nodes a query may cost."""
 
     nodes: int
-    get_nodes: int
     page_size: int = UNPAGED_LIST
 
 
@@ -228,7 +227,11 @@ def _is_edge(named: GraphQLNamedType) -> bool:
 class QueryCost(SchemaExtension):
     """Counts each operation once it is valid and refuses it above the budget.
 
-    A GET has the smaller budget: any web page can send one (an <img>).
+    A GET has the budget of a POST. GET is there for caching (urql sends every
+    query so), not for safety from cost: a smaller budget refused the web UI's
+    own sidebar query (10,200) sent by GET, and bounded nothing, since a page
+    that may send one GET may send a thousand. What a GET may not do is write
+    (no mutation, no subscription: ``api/graphql/view.py``).
     """
 
     def __init__(self, budget: Budget) -> None:
@@ -241,8 +244,6 @@ class QueryCost(SchemaExtension):
         # here); raising now refuses the operation before any resolver runs, on
         # every path (HTTP, SSE, websocket; queries, mutations, subscriptions).
         context = self.execution_context
-        if getattr(context.context, "via_get", False):
-            self.limit = self.budget.get_nodes
         if context.graphql_document is not None:
             self.nodes = query_nodes(
                 context.schema._schema,
@@ -267,8 +268,6 @@ class QueryCost(SchemaExtension):
                 )
         if self.nodes is not None and self.nodes > self.limit:
             advice = "ask for smaller pages (`first`/`last`) or fewer nested lists."
-            if self.limit < self.budget.nodes:
-                advice = f"send it as a POST (limit {self.budget.nodes:,}), or {advice}"
             raise GraphQLError(
                 f"This query could return up to {self.nodes:,} objects; the limit is "
                 f"{self.limit:,}: {advice}",
