@@ -139,7 +139,7 @@ def twenty_sessions_of_100_turns(server: SmritiServer) -> None:
         "mutation($s: ID!) { createSession(input: {spaceId: $s}) { session { id } } }", s=space_id
     )["createSession"]["session"]["id"]
     gql(
-        "mutation($s: ID!) { sendMessage(input: {sessionId: $s, content: \"hi\"}) "
+        'mutation($s: ID!) { sendMessage(input: {sessionId: $s, content: "hi"}) '
         "{ errors { code } } }",
         s=session,
     )
@@ -156,7 +156,12 @@ def twenty_sessions_of_100_turns(server: SmritiServer) -> None:
         for number in range(1, 101):
             turn = user if number % 2 else {**reply, "replyToSequence": number - 1}
             turns.append(
-                {**turn, "id": n * 100 + number, "sequenceNumber": number, "content": f"{n}.{number}"}
+                {
+                    **turn,
+                    "id": n * 100 + number,
+                    "sequenceNumber": number,
+                    "content": f"{n}.{number}",
+                }
             )
         sessions.append(
             {**template, "id": n + 1, "title": f"Session {n}", "turns": turns,
@@ -179,7 +184,7 @@ def test_urql_with_its_defaults_gets_the_sidebar_of_20_sessions_of_100_turns_by_
         _, result = run(node_clients, served, "urql-sidebar", sid="none")
 
     # GET has the limit POST has: the web UI's sidebar counts 10,200 (100 spaces
-    # × 100 sessions, at their `first`), well over the 1,000 GET had.
+    # x 100 sessions, at their `first`), well over the 1,000 GET had.
     sidebar = result["sidebar"]
     assert sidebar["cost"] == {"nodes": 10_200, "limit": 50_000}
     [team] = sidebar["data"]["spaces"]["edges"]
@@ -257,7 +262,9 @@ def test_graphql_sse_with_its_defaults_streams_every_operation_and_runs_each_onc
     ]
     assert_streamed(result["subscription"])
     assert result["requests"] == [SSE_POST, SSE_POST, SSE_POST]  # one POST each, no retry
-    roles = [(role, content if role == "USER" else "…") for role, content in saved_turns(server, sid)]
+    roles = [
+        (role, content if role == "USER" else "…") for role, content in saved_turns(server, sid)
+    ]
     assert roles == [
         ("USER", "from graphql-sse"),
         ("ASSISTANT", "…"),
@@ -334,15 +341,12 @@ async def test_graphql_sse_sending_a_mutation_again_after_a_cut_runs_it_once(
     with FakeOpenAI() as fake:
         # The answer takes longer than the client waits before it sends again
         # (1.3 to 4 s), so the second POST arrives while the first is running.
-        fake.delay(6)
+        fake.delay(4.5)
         fake.reply("Only once.")
         providers = write_providers_file(tmp_path, fake)
         with SmritiServer(f"sqlite://{tmp_path / 'smriti.sqlite3'}", providers=providers) as served:
-            created = httpx.post(
-                served.graphql_url,
-                json={"query": 'mutation { createSession(input: {model: "lab/my-model"}) '
-                      "{ session { id } } }"},  # fmt: skip
-            ).json()
+            create = 'mutation { createSession(input: {model: "lab/my-model"}) { session { id } } }'
+            created = httpx.post(served.graphql_url, json={"query": create}).json()
             sid = created["data"]["createSession"]["session"]["id"]
             async with first_connection_cut(served.port) as port:
                 node = await asyncio.create_subprocess_exec(
