@@ -3,6 +3,8 @@
     admit        every check of the message, in one order (``admit``)
     prepare      find a repeated idempotency key, resolve the context, write
                  the user's turn
+    answering    for a turn with a key, the one request that asks the provider
+                 (the others wait for its answer: ``api.services.answering``)
     the provider ``complete`` (sendMessage) or ``stream`` (messageStream),
                  with ``Prepared.context.messages``
     save_reply   write the assistant's turn, to its end whatever happens to
@@ -23,7 +25,8 @@ from api.domain.types import Authorship, ChatMessage, Role, Session, Turn, Usage
 from api.domain.validation import validate_content, validate_draft_content, validate_idempotency_key
 from api.errors import Forbidden, ProviderError
 from api.providers import ModelRef
-from api.services import access, policy
+from api.services import access, answering, policy
+from api.services.answering import Answered
 from api.services.base import Services, log
 from api.services.context import resolve_context
 from api.store import sessions, turns
@@ -72,8 +75,10 @@ class Admitted:
 
 @dataclass(frozen=True)
 class Prepared:
-    """A message whose user turn is saved, with the context it is sent with;
-    ``reply`` is set when a repeated idempotency key finds it already answered."""
+    """A message whose user turn is saved, with the context it is sent with.
+
+    ``repeated``: its idempotency key found the turn an earlier request wrote;
+    ``reply`` is then set if that turn is answered already."""
 
     session: Session
     ref: ModelRef
@@ -81,6 +86,7 @@ class Prepared:
     context: ResolvedContext
     reply: Turn | None
     actor: Actor
+    repeated: bool = False
 
     @property
     def author(self) -> Authorship:
@@ -149,14 +155,21 @@ async def send_message(services: Services, actor: Actor, message: Message) -> Ex
     user_turn, plan, messages = prepared.user_turn, prepared.context.plan, prepared.context.messages
     if prepared.reply is not None:
         return Exchange(user_turn, prepared.reply, plan, messages)
+    taken = await answering.take(user_turn, repeated=prepared.repeated)
+    if isinstance(taken, Answered):  # by the request that asked first, with this key
+        return Exchange(user_turn, taken.reply, plan, messages, error=taken.error)
     try:
         completion = await services.registry.complete(messages, prepared.ref)
     except ProviderError as exc:
         log.warning("provider call failed for session %s: %s", prepared.session.id, exc.code.value)
+        taken.failed(exc)
         return Exchange(user_turn, None, plan, messages, error=exc)
-    reply = await save_reply(
-        services, prepared, completion.text, completion.usage, interrupted=False
-    )
+    else:
+        reply = await save_reply(
+            services, prepared, completion.text, completion.usage, interrupted=False
+        )
+    finally:
+        await taken.end()
     after_reply(services, prepared)
     return Exchange(user_turn, reply, plan, messages)
 
@@ -197,7 +210,7 @@ async def _prepare(services: Services, admitted: Admitted) -> Prepared:
                 before=earlier.sequence_number,
             )
             reply = await turns.reply_to(session.id, earlier.sequence_number)
-            return Prepared(session, ref, earlier, context, reply, admitted.actor)
+            return Prepared(session, ref, earlier, context, reply, admitted.actor, repeated=True)
     # Read before the write: the window is the turns that precede this one
     # (a turn written concurrently lands after it, or before it unseen, as
     # if it had been sent a moment later).

@@ -9,8 +9,8 @@ The events, in order::
 or, instead of ``ReplySaved``, one ``Failed``. Everything ``sendMessage``
 refuses is refused here the same way, before anything is written (``Failed``
 with no turns): both walk the one pipeline of ``api.services.chat``
-(``prepare``, the provider, ``save_reply``); an idempotency key replays the
-original exchange.
+(``prepare``, ``answering``, the provider, ``save_reply``); an idempotency
+key replays the original exchange, or waits for it while it is under way.
 
 Stopping. The consumer stops the stream by closing the generator (or by
 cancelling the task iterating it). Either way the provider stream is closed
@@ -35,6 +35,8 @@ from api.domain.context import ContextPlan
 from api.domain.types import ChatMessage, Turn, Usage
 from api.errors import ProviderError, SmritiError
 from api.providers import StreamChunk
+from api.services import answering
+from api.services.answering import Answered, Held
 from api.services.base import Services, log
 from api.services.chat import Message, after_reply, prepare, save_reply
 
@@ -94,11 +96,20 @@ async def stream_message(
     context = prepared.context
     yield UserTurnSaved(prepared.user_turn, context.plan, context.messages, prepared.ref.name)
 
-    if prepared.reply is not None:
+    answer = prepared.reply
+    if answer is None:
+        taken = await answering.take(prepared.user_turn, repeated=prepared.repeated)
+        if isinstance(taken, Answered):  # by the request that asked first, with this key
+            if taken.error is not None:
+                yield Failed(taken.error)
+                return
+            answer = taken.reply
+    if answer is not None:
         # Replayed as one piece, so a client that assembles pieces sees the reply too.
-        yield Delta(prepared.reply.content)
-        yield ReplySaved(prepared.reply)
+        yield Delta(answer.content)
+        yield ReplySaved(answer)
         return
+    assert isinstance(taken, Held)
 
     # Until its save has started, this reply holds shutdown back (see
     # ``Services.replying``): stopping the server must not lose it.
@@ -124,6 +135,7 @@ async def stream_message(
                     exc.code.value,
                 )
                 failure = exc
+                taken.failed(exc)
             if failure is not None and not received:
                 yield Failed(failure)
                 return
@@ -137,6 +149,7 @@ async def stream_message(
                 # Stopped by the consumer (closed or cancelled) after the provider
                 # stream was closed above: keep what was received.
                 await save_reply(services, prepared, "".join(received), None, interrupted=True)
+            await taken.end()
     if failure is not None:
         yield Failed(failure, reply)
         return

@@ -201,6 +201,28 @@ class Turn(Model):
         indexes = (("session_id", "created_at"),)
 
 
+class ReplyClaim(Model):
+    """Which request is asking the provider for the reply to a user turn sent
+    with an idempotency key: the same key sent again meanwhile, to this process
+    or another, waits for that answer instead of asking again
+    (api/services/answering.py). ``expires_at`` (milliseconds since the epoch)
+    is pushed on while the holder works, so a claim whose process died lapses;
+    a try that failed leaves its error for those who waited on it."""
+
+    id = fields.BigIntField(primary_key=True)
+    turn: fields.OneToOneRelation[Turn] = fields.OneToOneField(
+        "models.Turn", related_name=False, on_delete=OnDelete.CASCADE
+    )
+    holder = fields.CharField(max_length=32)
+    expires_at = fields.BigIntField()
+    failure_code = fields.CharField(max_length=40, null=True)
+    failure_message = fields.TextField(null=True)
+    failure_retry_after = fields.FloatField(null=True)
+
+    class Meta:
+        table = "reply_claim"
+
+
 class Checkpoint(Model):
     id = fields.BigIntField(primary_key=True)
     hash = fields.CharField(max_length=64)

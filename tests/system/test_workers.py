@@ -22,13 +22,16 @@ import pytest
 
 from api.app import SERVE_FLAGS_VARIABLE, serve_app
 from api.store.database import sqlite_url
+from tests.support.fake_openai import FakeOpenAI
 from tests.support.servers import SmritiServer
 from tests.support.streams import STREAM, graphql_ws, sse_events
+from tests.system.test_streaming_serve import write_providers_file
 
 SEND = """mutation($s: ID!, $c: String!, $k: String) {
   sendMessage(input: {sessionId: $s, content: $c, idempotencyKey: $k}) {
     userTurn { sequenceNumber content } assistantTurn { sequenceNumber } errors { code } } }"""
 CREATE = "mutation { createSession(input: {}) { session { id } } }"
+CREATE_LAB = 'mutation { createSession(input: {model: "lab/my-model"}) { session { id } } }'
 TURNS = """query($s: ID!, $after: String) { session(id: $s) { lastSequenceNumber
   turns(first: 100, after: $after) { edges { node { sequenceNumber role content } }
   pageInfo { hasNextPage endCursor } } } }"""
@@ -155,6 +158,38 @@ async def test_a_key_sent_at_once_to_two_servers_writes_one_user_turn(database_u
 
     assert {r["userTurn"]["sequenceNumber"] for r in results} == {1}
     assert [t["content"] for t in turns if t["role"] == "USER"] == ["once"]
+
+
+async def test_a_key_sent_at_once_to_two_servers_asks_the_provider_once(
+    database_url: str, tmp_path: Path
+) -> None:
+    """The requests that did not write the turn wait for the answer of the one
+    that asks, whichever server it is on, instead of asking the provider again."""
+    with FakeOpenAI() as fake:
+        fake.delay(1.5)  # every request arrives while the first is asking
+        fake.reply("Once.")
+        providers = write_providers_file(tmp_path, fake)
+        with (
+            SmritiServer(database_url, workers=1, providers=providers) as first,
+            SmritiServer(database_url, workers=1, providers=providers) as second,
+        ):
+            async with httpx.AsyncClient(timeout=60) as http:
+                created = await post(http, first, CREATE_LAB)
+            sid = created["createSession"]["session"]["id"]
+            results = await asyncio.gather(
+                *(
+                    send(server, sid, "once", "the-key")
+                    for _ in range(4)
+                    for server in (first, second)
+                )
+            )
+            _, turns = await every_turn(second, sid)
+
+    assert [(r["userTurn"]["sequenceNumber"], r["assistantTurn"]) for r in results] == [
+        (1, {"sequenceNumber": 2})
+    ] * 8
+    assert [(t["role"], t["content"]) for t in turns] == [("USER", "once"), ("ASSISTANT", "Once.")]
+    assert len(fake.requests) == 1
 
 
 async def test_streams_over_websockets_and_sse_on_two_workers(database_url: str) -> None:

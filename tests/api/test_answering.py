@@ -1,0 +1,149 @@
+"""One provider call per idempotency key, however many requests carry it at once.
+
+The same key sent again while the first request still waits for the provider
+(a client that gave up waiting and tried again, graphql-sse sending its POST
+again after a broken connection) waits for that answer and returns it: one
+user turn, one reply, one provider call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from starlette.applications import Starlette
+
+from api.graphql.core import ids
+from api.services import answering
+from api.store import claims
+from tests.support.fake_openai import FakeOpenAI
+from tests.support.graphql import GraphQLClient
+from tests.support.ops import create_session, send
+from tests.support.streams import stream_ws
+
+TURNS = """query($s: ID!) { session(id: $s) { lastSequenceNumber
+  turns(first: 10) { edges { node { sequenceNumber role content } } } } }"""
+
+
+async def lab_session(gql: GraphQLClient) -> str:
+    sid: str = (await create_session(gql, model="lab/my-model", title="t"))["id"]
+    return sid
+
+
+async def saved(gql: GraphQLClient, sid: str) -> list[tuple[int, str, str]]:
+    session = (await gql(TURNS, s=sid))["session"]
+    found = [e["node"] for e in session["turns"]["edges"]]
+    assert session["lastSequenceNumber"] == len(found)
+    return [(t["sequenceNumber"], t["role"], t["content"]) for t in found]
+
+
+def exchange(result: dict[str, Any]) -> tuple[Any, ...]:
+    return (
+        result["userTurn"]["sequenceNumber"],
+        result["assistantTurn"] and result["assistantTurn"]["content"],
+        [e["code"] for e in result["errors"]],
+    )
+
+
+async def test_sends_with_one_key_at_once_ask_the_provider_once(
+    gql: GraphQLClient, fake_openai: FakeOpenAI
+) -> None:
+    sid = await lab_session(gql)
+    fake_openai.delay(0.5)  # the others arrive while the first waits
+    fake_openai.reply("Once.")
+
+    results = await asyncio.gather(*(send(gql, sid, "Hi", idempotencyKey="k") for _ in range(4)))
+
+    assert [exchange(r) for r in results] == [(1, "Once.", [])] * 4
+    assert await saved(gql, sid) == [(1, "USER", "Hi"), (2, "ASSISTANT", "Once.")]
+    assert len(fake_openai.requests) == 1
+
+
+async def test_a_send_during_a_stream_with_its_key_returns_the_streamed_reply(
+    gql: GraphQLClient, app: Starlette, fake_openai: FakeOpenAI
+) -> None:
+    sid = await lab_session(gql)
+    fake_openai.stream_chunks(["Stre", "amed."], interval=0.3)
+
+    async with stream_ws(app) as ws:
+        await ws.subscribe("1", {"sessionId": sid, "content": "Hi", "idempotencyKey": "k"})
+        first = await ws.next_event("1")  # the user's turn: the stream is under way
+        sent = await send(gql, sid, "Hi", idempotencyKey="k")
+        streamed = (await ws.events("1"))["1"]
+
+    assert first["__typename"] == "StreamUserTurn"
+    assert [e["__typename"] for e in streamed] == [
+        "StreamDelta",
+        "StreamDelta",
+        "StreamAssistantTurn",
+    ]
+    assert exchange(sent) == (1, "Streamed.", [])
+    assert sent["assistantTurn"]["id"] == streamed[-1]["assistantTurn"]["id"]
+    assert await saved(gql, sid) == [(1, "USER", "Hi"), (2, "ASSISTANT", "Streamed.")]
+    assert len(fake_openai.requests) == 1
+
+
+async def test_a_stream_during_a_send_with_its_key_replays_the_reply(
+    gql: GraphQLClient, app: Starlette, fake_openai: FakeOpenAI
+) -> None:
+    sid = await lab_session(gql)
+    fake_openai.delay(0.5)
+    fake_openai.reply("Sent.")
+
+    sending = asyncio.create_task(send(gql, sid, "Hi", idempotencyKey="k"))
+    while not fake_openai.requests:  # the send is waiting for the provider
+        await asyncio.sleep(0.01)
+    async with stream_ws(app) as ws:
+        await ws.subscribe("1", {"sessionId": sid, "content": "Hi", "idempotencyKey": "k"})
+        streamed = (await ws.events("1"))["1"]
+    sent = await sending
+
+    assert [e["__typename"] for e in streamed] == [
+        "StreamUserTurn",
+        "StreamDelta",
+        "StreamAssistantTurn",
+    ]
+    assert streamed[1] == {"__typename": "StreamDelta", "delta": "Sent."}
+    assert streamed[-1]["assistantTurn"]["id"] == sent["assistantTurn"]["id"]
+    assert len(fake_openai.requests) == 1
+
+
+async def test_those_waiting_on_a_failed_try_get_its_error_and_a_later_try_asks_again(
+    gql: GraphQLClient, fake_openai: FakeOpenAI
+) -> None:
+    sid = await lab_session(gql)
+    fake_openai.delay(0.5)
+    fake_openai.fail(429)
+
+    failed = await asyncio.gather(*(send(gql, sid, "Hi", idempotencyKey="k") for _ in range(3)))
+    calls_then = len(fake_openai.requests)
+    fake_openai.delay(0)
+    fake_openai.reply("Now.")
+    retried = await send(gql, sid, "Hi", idempotencyKey="k")
+
+    assert [exchange(r) for r in failed] == [(1, None, ["PROVIDER_RATE_LIMIT"])] * 3
+    assert calls_then == 1
+    assert exchange(retried) == (1, "Now.", [])
+    assert await saved(gql, sid) == [(1, "USER", "Hi"), (2, "ASSISTANT", "Now.")]
+    assert len(fake_openai.requests) == 2
+
+
+async def test_a_claim_left_by_a_process_that_died_is_taken_over_once_it_lapses(
+    gql: GraphQLClient, fake_openai: FakeOpenAI, monkeypatch: Any
+) -> None:
+    sid = await lab_session(gql)
+    fake_openai.fail(500)
+    first = await send(gql, sid, "Hi", idempotencyKey="k")  # the user's turn, unanswered
+    # A request took the claim, then its process died: nobody pushes it on.
+    turn_id = ids.decode(first["userTurn"]["id"], "Turn", field="id")
+    now = answering._now()
+    await claims.take(turn_id, "gone", now=now, until=now + 300)
+    monkeypatch.setattr(answering, "POLL_SECONDS", 0.02)
+    fake_openai.reply("Taken over.")
+
+    retried = await send(gql, sid, "Hi", idempotencyKey="k")
+
+    assert exchange(first) == (1, None, ["PROVIDER_ERROR"])
+    assert exchange(retried) == (1, "Taken over.", [])
+    assert answering._now() >= now + 300  # it waited for the claim to lapse
+    assert len(fake_openai.requests) == 2
