@@ -92,9 +92,12 @@ async def take(turn: Turn, *, repeated: bool) -> Answered | Held:
         return Held(turn, None)
     holder = uuid.uuid4().hex
     watched: str | None = None  # the holder whose try this request waited on
-    look = repeated
+    # A turn this request has just written has no claim and no reply yet: it
+    # tries to take the claim at once. (Should another request with the key
+    # answer it in between, ``turns.append`` still keeps that reply the only one.)
+    fresh = not repeated
     while True:
-        if look:
+        if not fresh:
             claim = await claims.read(turn.id)
             if claim is not None and claim.expires_at > _now():
                 watched = claim.holder
@@ -105,15 +108,26 @@ async def take(turn: Turn, *, repeated: bool) -> Answered | Held:
                 return Answered(reply)
             if claim is not None and claim.failure is not None and claim.holder == watched:
                 return Answered(None, claim.failure)
-        look = True
         now = _now()
         if await claims.take(turn.id, holder, now=now, until=now + _ms(CLAIM_SECONDS)):
-            # Answered between the look and the take: the claim ends after the save.
-            reply = await turns.reply_to(turn.session_id, turn.sequence_number)
-            if reply is None:
+            if fresh:
                 return Held(turn, holder)
-            await claims.release(turn.id, holder)
-            return Answered(reply)
+            return await _unless_answered(turn, holder)
+        fresh = False
+
+
+async def _unless_answered(turn: Turn, holder: str) -> Answered | Held:
+    """The claim is ``holder``'s; but the reply may have been saved between
+    the look and the take (a claim ends after its save)."""
+    try:
+        reply = await turns.reply_to(turn.session_id, turn.sequence_number)
+    except BaseException:
+        await claims.release(turn.id, holder)  # nobody would push it on, or end it
+        raise
+    if reply is None:
+        return Held(turn, holder)
+    await claims.release(turn.id, holder)
+    return Answered(reply)
 
 
 def _now() -> int:
