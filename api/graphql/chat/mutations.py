@@ -59,7 +59,10 @@ class SendMessageInput:
     idempotency_key: str | None = strawberry.field(
         default=None,
         description="Send the same key again to get the original turns back instead of "
-        "new ones (and to retry a failed provider call without a second user turn). "
+        "new ones (and to retry a failed provider call without a second user turn); sent "
+        "again while the first request is still being answered, it waits for that answer: "
+        "one user turn, one reply, one provider call, whichever server is asked. Send one "
+        "from any client that may retry. "
         f"1 to {IDEMPOTENCY_KEY_MAX_CHARS} characters; never logged nor repeated in errors.",
     )
     context: ContextInput | None = strawberry.field(
