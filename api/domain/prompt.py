@@ -3,11 +3,27 @@
 DESIGN §2 "Prompt layout" is rendered here and nowhere else: ``sendMessage``
 sends these messages, ``contextPreview`` shows them, and the token estimate
 reserves room for the same checkpoint block through ``render_checkpoint_block``.
+
+Consecutive messages of one role are sent as one message, their texts in
+order, joined by a blank line (``MERGE_SEPARATOR``). It happens when a call
+failed: the user's turn is kept (nothing the user wrote is dropped) but no
+answer was written, so the next message follows it directly — after a few
+failures, several user messages in a row (and a Retry that answers an
+earlier question after a later one was answered puts two answers in a row).
+Providers differ on such a run
+(LiteLLM's Anthropic adapter merges it into one message of several parts,
+the OpenAI and Ollama formats pass it on for each model to read as it will),
+so Smriti merges it itself, the same for every provider, the offline one
+included, and ``contextPreview`` says which turns each message holds
+(``message_sources``). Leaving the unanswered turns out instead would drop
+what the user wrote, and their next message often only makes sense with them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import groupby
 from typing import TYPE_CHECKING
 
 from api.domain.types import ChatMessage, Checkpoint, ContextMode, Role
@@ -19,6 +35,32 @@ PREAMBLE = "You are continuing a conversation."
 
 # Turn roles a provider sees; SYSTEM turns are deliberately absent (rule 5).
 _CHAT_ROLES = {Role.USER: "user", Role.ASSISTANT: "assistant"}
+# Between the texts of consecutive messages of one role, sent as one.
+MERGE_SEPARATOR = "\n\n"
+
+
+@dataclass(frozen=True, slots=True)
+class MessageSource:
+    """What one rendered message holds: the window turns it carries (their
+    sequence numbers, in order) and whether it ends with the new message.
+    The checkpoint block holds neither."""
+
+    role: str
+    sequence_numbers: tuple[int, ...] = ()
+    new_message: bool = False
+
+    @property
+    def merged(self) -> bool:
+        """True when the message joins several turns (the new message counting as one)."""
+        return len(self.sequence_numbers) + int(self.new_message) > 1
+
+
+@dataclass(frozen=True, slots=True)
+class _Piece:
+    role: str
+    content: str
+    sequence_number: int | None  # None: the checkpoint block or the new message
+    new_message: bool = False
 
 
 def render_checkpoint_block(checkpoints: Sequence[Checkpoint]) -> str | None:
@@ -36,21 +78,49 @@ def render_messages(plan: ContextPlan, new_message: str) -> list[ChatMessage]:
     """Render ``plan`` and the user's ``new_message`` as chat messages.
 
     One system message with the checkpoint chain (unless the plan is FRESH or
-    has no checkpoints), one message per window turn in order, then the new
-    message as the last user message.
+    has no checkpoints), the window turns in order, then the new message as
+    the last user message; consecutive turns of one role (and a user turn
+    left unanswered before the new message) become one message, their texts
+    joined by ``MERGE_SEPARATOR`` (an empty text adds nothing), so no two
+    messages in a row have the same role.
     """
-    messages: list[ChatMessage] = []
+    return [
+        ChatMessage(role, MERGE_SEPARATOR.join(p.content for p in run if p.content))
+        for role, run in _runs(_pieces(plan, new_message))
+    ]
+
+
+def message_sources(plan: ContextPlan) -> list[MessageSource]:
+    """What each message ``render_messages(plan, …)`` returns holds, in the same order."""
+    return [
+        MessageSource(
+            role,
+            tuple(p.sequence_number for p in run if p.sequence_number is not None),
+            any(p.new_message for p in run),
+        )
+        for role, run in _runs(_pieces(plan, ""))
+    ]
+
+
+def _pieces(plan: ContextPlan, new_message: str) -> list[_Piece]:
+    """One piece per message before merging: block, window turns, new message."""
+    pieces: list[_Piece] = []
     block = None if plan.mode is ContextMode.FRESH else render_checkpoint_block(plan.checkpoints)
     if block is not None:
-        messages.append(ChatMessage("system", block))
+        pieces.append(_Piece("system", block, None))
     for turn in plan.turns:
         role = _CHAT_ROLES.get(turn.role)
         # The plan never holds SYSTEM turns; skipping here keeps a hand-built
         # plan from smuggling one into a provider call.
         if role is not None:
-            messages.append(ChatMessage(role, turn.content))
-    messages.append(ChatMessage("user", new_message))
-    return messages
+            pieces.append(_Piece(role, turn.content, turn.sequence_number))
+    pieces.append(_Piece("user", new_message, None, new_message=True))
+    return pieces
+
+
+def _runs(pieces: list[_Piece]) -> list[tuple[str, list[_Piece]]]:
+    """``pieces`` grouped into runs of one role, in order."""
+    return [(role, list(run)) for role, run in groupby(pieces, key=lambda p: p.role)]
 
 
 def _render_checkpoint(number: int, checkpoint: Checkpoint) -> str:

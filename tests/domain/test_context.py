@@ -529,10 +529,18 @@ def test_rendering_holds_exactly_the_window_and_the_new_message(
     has_system = plan.mode is not ContextMode.FRESH and bool(plan.checkpoints)
     assert [m.role for m in messages[:1]].count("system") == int(has_system)
     conversation = messages[1:] if has_system else messages
-    expected = [("user" if t.role is Role.USER else "assistant", t.content) for t in plan.turns] + [
-        ("user", new_message)
+    # One message per turn, in order, then the new message; a run of one role
+    # is one message, its texts joined by a blank line (an empty one adds nothing).
+    pieces = [("user" if t.role is Role.USER else "assistant", t.content) for t in plan.turns]
+    expected: list[tuple[str, list[str]]] = []
+    for role, content in [*pieces, ("user", new_message)]:
+        if expected and expected[-1][0] == role:
+            expected[-1][1].append(content)
+        else:
+            expected.append((role, [content]))
+    assert [(m.role, m.content) for m in conversation] == [
+        (role, "\n\n".join(c for c in contents if c)) for role, contents in expected
     ]
-    assert [(m.role, m.content) for m in conversation] == expected
     shown = {t.sequence_number for t in plan.turns}
     everything = "\n".join(m.content for m in messages)
     for excluded in (t for t in history if t.sequence_number not in shown):
