@@ -5,6 +5,7 @@ from __future__ import annotations
 import strawberry
 
 from api.domain.context import ContextPlan as DomainPlan
+from api.domain.prompt import MessageSource, message_sources
 from api.domain.types import ChatMessage as DomainMessage
 from api.graphql.chat.turns import Turn
 from api.graphql.checkpoints.types import Checkpoint
@@ -12,14 +13,36 @@ from api.graphql.context import Info
 from api.graphql.core.enums import ContextMode, MemoryScope
 
 
-@strawberry.type(description="One message exactly as the provider receives it.")
+@strawberry.type(
+    description="One message exactly as the provider receives it. Consecutive turns of one "
+    "role are sent as one message, their texts in order, joined by a blank line: a question "
+    "whose answer failed goes with the next message (nothing you wrote is left out)."
+)
 class ChatMessage:
     role: str = strawberry.field(description='"system", "user" or "assistant".')
     content: str = strawberry.field(description="The text.")
+    sequence_numbers: list[int] = strawberry.field(
+        description="The sequence numbers of the turns this message holds, in order: one for "
+        "most, several when turns were merged; empty for the checkpoint block and for the "
+        "new message alone."
+    )
+    includes_new_message: bool = strawberry.field(
+        description="True for the message that ends with the message being sent (the last one)."
+    )
+    merged: bool = strawberry.field(
+        description="True when this message joins several turns (the new message counting as "
+        "one): the model reads them as one message."
+    )
 
     @classmethod
-    def from_domain(cls, message: DomainMessage) -> ChatMessage:
-        return cls(role=message.role, content=message.content)
+    def from_domain(cls, message: DomainMessage, source: MessageSource) -> ChatMessage:
+        return cls(
+            role=message.role,
+            content=message.content,
+            sequence_numbers=list(source.sequence_numbers),
+            includes_new_message=source.new_message,
+            merged=source.merged,
+        )
 
 
 @strawberry.type(description="The context a message is (or was) sent with.")
@@ -65,7 +88,8 @@ class ContextPlan:
 
     @strawberry.field(description="The exact messages sent to the provider, the new message last.")
     def messages(self) -> list[ChatMessage]:
-        return [ChatMessage.from_domain(m) for m in self.rendered]
+        sources = message_sources(self.plan)
+        return [ChatMessage.from_domain(m, s) for m, s in zip(self.rendered, sources, strict=True)]
 
 
 @strawberry.input(description="An explicit context for stateless clients.")
