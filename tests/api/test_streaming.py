@@ -449,9 +449,11 @@ async def test_two_concurrent_streams_in_one_session_number_turns_1_to_4(
     ]
     assert events["a"][0]["userTurn"] == saved[0]
     assert events["b"][0]["userTurn"] == saved[1]
-    # The fake numbers its default replies by request: map each request to its stream.
+    # The fake numbers its default replies by request: map each request to its stream
+    # (the second request's last message holds the first question, unanswered then,
+    # and its own, a blank line apart).
     reply_to_request = {
-        request["messages"][-1]["content"]: f"fake reply #{number}"
+        request["messages"][-1]["content"].split("\n\n")[-1]: f"fake reply #{number}"
         for number, request in enumerate(fake_openai.requests, start=1)
     }
     for op_id, question, user_sequence in (
