@@ -44,9 +44,16 @@ def test_a_failed_question_keeps_its_retry_until_answered_and_shows_in_the_conte
     drawer = page.get_by_role("dialog", name="What the model will receive")
     expect(drawer).to_be_visible()
     expect(drawer.get_by_role("note")).to_have_text(
-        "Turn 1 got no reply: it is in the conversation below and will be sent to the "
-        "model with your message."
+        "Turn 1 got no reply: it will be sent to the model with your message, merged into "
+        "one message with what follows it (see “merged” below)."
     )
+    # The model gets one user message, not two in a row: the drawer says which turns it joins.
+    messages = drawer.locator(".ctx-message")
+    expect(messages).to_have_count(3)
+    expect(messages.locator(".ctx-role")).to_have_text(
+        ["usermerged: turns 1, 2", "assistant", "user"]
+    )
+    expect(messages.nth(0).locator("pre")).to_have_text("Will you answer?\n\nAnother question")
     window = gql(server.base_url, WINDOW, s=sid)["contextPreview"]["contextWindow"]
     assert window > 0
     expect(drawer.locator("meter")).to_have_attribute("max", str(window))

@@ -66,12 +66,24 @@ export class ContextStatus extends HTMLElement {
           low: plan.contextWindow * 0.7, high: plan.contextWindow * 0.9, optimum: 0 })),
       waiting.length ? h("p", { class: "ctx-note", role: "note" },
         `${waiting.length === 1 ? "Turn" : "Turns"} ${waiting.join(", ")} got no reply: `
-        + `${waiting.length === 1 ? "it is" : "they are"} in the conversation below and will be `
-        + "sent to the model with your message.") : null);
+        + `${waiting.length === 1 ? "it" : "they"} will be sent to the model with your message, `
+        + `merged into one message with what follows ${waiting.length === 1 ? "it" : "them"} `
+        + "(see “merged” below).") : null);
     replace(this.messages, plan.messages.map((message) =>
       h("div", { class: `ctx-message ${message.role}` },
-        h("div", { class: "ctx-role" }, message.role), h("pre", {}, message.content))));
+        h("div", { class: "ctx-role" }, message.role, mergedLabel(message)),
+        h("pre", {}, message.content))));
   }
+}
+
+/** "merged: turns 3, 4 + your message" for a message that joins several turns. */
+function mergedLabel(message) {
+  if (!message.merged) return null;
+  const turns = message.sequenceNumbers;
+  const parts = turns.length ? [`${turns.length === 1 ? "turn" : "turns"} ${turns.join(", ")}`] : [];
+  if (message.includesNewMessage) parts.push("your message");
+  return h("span", { class: "ctx-merged", title: "Sent to the model as one message, "
+    + "a blank line between the parts" }, `merged: ${parts.join(" + ")}`);
 }
 
 customElements.define("context-status", ContextStatus);
