@@ -286,7 +286,7 @@ async def test_switching_providers_mid_session_sends_each_its_format_and_key(
         ]
     ]
     assert fake_ollama.requests[0]["options"] == {"num_predict": RESERVE}
-    assert fake_ollama.authorizations == ["Bearer smriti-no-key"]
+    assert fake_ollama.authorizations == [None]  # no key configured: none sent
     assert fake_openai.requests[0]["max_tokens"] == RESERVE
     assert fake_openai.authorizations == ["Bearer smriti-no-key"]
     # The key is nowhere a client or an operator can read it.

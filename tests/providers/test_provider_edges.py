@@ -253,9 +253,54 @@ async def test_switching_providers_keeps_each_key_and_format_apart() -> None:
         assert texts == ["one", "two", "three", "four"]
         assert openai.authorizations == ["Bearer sk-openai-1", "Bearer sk-openai-1"]
         assert anthropic.authorizations == ["sk-ant-2"]
-        # No key variable: a placeholder, never another provider's key.
-        assert ollama.authorizations == ["Bearer smriti-no-key"]
+        # No key variable: no key at all, never another provider's.
+        assert ollama.authorizations == [None]
         assert [len(s.requests) for s in (openai, anthropic, ollama)] == [2, 1, 1]
+
+
+def ollama_registry(ollama: FakeOllama, *, key_env: str | None = None) -> ProviderRegistry:
+    key = f", api_key_env: {key_env}" if key_env else ""
+    config = parse_config(
+        f'providers:\n  ollama: {{api_base: "{ollama.base_url}", models: [llama3.1]{key}}}\n'
+    )
+    return ProviderRegistry(
+        config, env={"OLLAMA_KEY": SECRET}, transport=LiteLLMTransport(timeout=5)
+    )
+
+
+async def send_and_stream(registry: ProviderRegistry) -> None:
+    await registry.complete(MESSAGES, "ollama/llama3.1")
+    async for _ in registry.stream(MESSAGES, "ollama/llama3.1"):
+        pass
+
+
+async def test_ollama_without_a_key_gets_no_authorization_header(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("OLLAMA_API_KEY", raising=False)
+    with FakeOllama() as ollama:
+        await send_and_stream(ollama_registry(ollama))
+
+    assert ollama.authorizations == [None, None]
+
+
+async def test_ollama_without_a_key_never_gets_litellms_ambient_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # LiteLLM would send OLLAMA_API_KEY when given no key: the placeholder stands in.
+    monkeypatch.setenv("OLLAMA_API_KEY", "sk-ambient-NOT-FOR-THIS-SERVER")
+    with FakeOllama() as ollama:
+        await send_and_stream(ollama_registry(ollama))
+
+    assert ollama.authorizations == ["Bearer smriti-no-key"] * 2
+
+
+async def test_ollama_with_a_key_gets_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OLLAMA_API_KEY", raising=False)
+    with FakeOllama() as ollama:
+        await send_and_stream(ollama_registry(ollama, key_env="OLLAMA_KEY"))
+
+    assert ollama.authorizations == [f"Bearer {SECRET}"] * 2
 
 
 # --- failures as codes ---------------------------------------------------------------

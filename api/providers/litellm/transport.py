@@ -6,15 +6,19 @@ a ``ProviderError`` (``errors.py``); LiteLLM itself comes from ``loader.py``,
 imported on the first call that needs it.
 
 Keys: the registry reads the key from the environment just before a call and
-passes it in; this module hands it to LiteLLM and keeps it nowhere. A provider
-configured without ``api_key_env`` is called with a placeholder key, so
-LiteLLM never falls back to an ambient variable (say ``OPENAI_API_KEY``) and
-sends it to a server the user configured for something else.
+passes it in; this module hands it to LiteLLM and keeps it nowhere. A call
+with no key (no ``api_key_env``, or an optional key that is not set) sends
+none where LiteLLM's route allows it (Ollama's); elsewhere, and on Ollama's
+when LiteLLM would find a key of its own (``OLLAMA_API_KEY``), it sends a
+placeholder, so LiteLLM never falls back to an ambient variable (say
+``OPENAI_API_KEY``) and sends it to a server the user configured for something
+else (``_key_to_send``).
 """
 
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
@@ -32,6 +36,12 @@ DEFAULT_MAX_TOKENS = 1024
 # small enough to fit nearly any chat model, so a window built on it never overflows.
 DEFAULT_CONTEXT_WINDOW = 8192
 NO_KEY_PLACEHOLDER = "smriti-no-key"
+# LiteLLM routes that send no Authorization header when given no key, and what
+# they fall back on first: environment variables, then LiteLLM module settings.
+_KEYLESS_ROUTES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    route: (("OLLAMA_API_KEY",), ("ollama_key", "api_key", "openai_key"))
+    for route in ("ollama", "ollama_chat")
+}
 
 _window_cache: dict[tuple[str, str | None], int] = {}
 
@@ -171,11 +181,27 @@ class LiteLLMTransport:
             "max_tokens": self.max_tokens,
             "num_retries": 0,
             "max_retries": 0,
-            "api_key": api_key or NO_KEY_PLACEHOLDER,
+            "api_key": _key_to_send(api_key, ref),
         }
         if ref.api_base:
             request["api_base"] = ref.api_base
         return request
+
+
+def _key_to_send(api_key: str | None, ref: ModelRef) -> str | None:
+    """The key LiteLLM gets: ``api_key``; with none, None where the route then
+    sends no key at all, else the placeholder (never LiteLLM's ambient fallback)."""
+    if api_key:
+        return api_key
+    fallbacks = _KEYLESS_ROUTES.get(ref.litellm_model.partition("/")[0])
+    if fallbacks is None:
+        return NO_KEY_PLACEHOLDER
+    variables, settings = fallbacks
+    litellm = loader.load_if_ready()
+    ambient = any(os.environ.get(name) for name in variables) or any(
+        getattr(litellm, name, None) for name in settings
+    )
+    return NO_KEY_PLACEHOLDER if ambient else None
 
 
 def _lookup_window(litellm: Any, ref: ModelRef) -> int:
