@@ -10,12 +10,18 @@ The file (DESIGN §4)::
                                                # (ollama: ollama_chat, see below)
         api_base: "http://127.0.0.1:8080/v1"   # optional
         api_key_env: LAB_API_KEY               # optional; the variable's name, never the key
+        api_key_optional: true                 # optional; the server also answers without
         models: [my-model]
 
 The built-in ``offline`` provider (models ``echo`` and ``extractor``) always
 exists. The file may mention it — ``offline:`` or ``offline: {models: [echo]}``
 — but cannot configure anything else about it. Absent defaults are
 ``offline/echo`` and ``offline/extractor``.
+
+A provider with ``api_key_env`` is unavailable while that variable is not set,
+unless ``api_key_optional: true`` says the server answers without a key too
+(a lab server that may or may not check one): then it is called with the key
+when the variable is set, and with none when it is not.
 
 The file is read with ``yaml.compose`` rather than ``yaml.safe_load`` so every
 value keeps its position: a malformed file raises ``ConfigError`` with
@@ -46,7 +52,7 @@ DEFAULT_CHAT = f"{OFFLINE_PROVIDER}/{ECHO_MODEL}"
 DEFAULT_BACKGROUND = f"{OFFLINE_PROVIDER}/{EXTRACTOR_MODEL}"
 
 _TOP_LEVEL_KEYS = ("chat_default", "background_intelligence", "providers")
-_PROVIDER_KEYS = ("api_base", "api_key_env", "litellm_provider", "models")
+_PROVIDER_KEYS = ("api_base", "api_key_env", "api_key_optional", "litellm_provider", "models")
 # "/" separates provider from model in "provider/model", so names cannot hold one.
 _PROVIDER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -57,6 +63,7 @@ _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _DEFAULT_LITELLM_PROVIDER = {"ollama": "ollama_chat"}
 _STR_TAG = "tag:yaml.org,2002:str"
 _NULL_TAG = "tag:yaml.org,2002:null"
+_BOOL_TAG = "tag:yaml.org,2002:bool"
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +73,8 @@ class ProviderConfig:
     api_base: str | None
     api_key_env: str | None
     models: tuple[str, ...]
+    # True: available without the key (sent when api_key_env is set, else none).
+    api_key_optional: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,6 +204,13 @@ class _Parser:
                 f'provider "{name}": api_key_env must be the name of an environment variable '
                 "(letters, digits and _), not the key itself",
             )
+        api_key_optional = self.optional_bool(values, "api_key_optional", name)
+        if api_key_optional and api_key_env is None:
+            raise self.fail(
+                values["api_key_optional"],
+                f'provider "{name}": api_key_optional needs api_key_env, the variable that '
+                "holds the key when there is one",
+            )
         api_base = self.optional_string(values, "api_base", name)
         if api_base is not None and not _is_http_url(api_base):
             raise self.fail(
@@ -209,7 +225,9 @@ class _Parser:
                 key_node, f'provider "{name}": models is required (a list of model names)'
             )
         models = self.models(name, values["models"])
-        return ProviderConfig(name, litellm_provider, api_base, api_key_env, models)
+        return ProviderConfig(
+            name, litellm_provider, api_base, api_key_env, models, api_key_optional
+        )
 
     def offline(self, node: Node) -> ProviderConfig:
         if _is_null(node):
@@ -315,6 +333,15 @@ class _Parser:
         if not _is_string(node) or not str(node.value).strip():
             raise self.fail(node, f'provider "{provider}": {key} must be a non-empty string')
         return str(node.value).strip()
+
+
+    def optional_bool(self, values: dict[str, Node], key: str, provider: str) -> bool:
+        node = values.get(key)
+        if node is None or _is_null(node):
+            return False
+        if not (isinstance(node, ScalarNode) and node.tag == _BOOL_TAG):
+            raise self.fail(node, f'provider "{provider}": {key} must be true or false')
+        return str(node.value).lower() in ("true", "yes", "on")  # YAML 1.1's true words
 
 
 def _is_http_url(value: str) -> bool:

@@ -1,7 +1,8 @@
 """The provider registry: every model call in Smriti goes through here.
 
 It knows the configured providers, resolves "provider/model" names, decides
-which providers are available (their key variable is set) and hands each call
+which providers are available (their key variable is set, or their key is
+optional) and hands each call
 to its provider's ``Transport``, chosen by a small lookup table — provider
 name → transport, as httpx's ``mounts=`` — with one transport for the rest::
 
@@ -178,6 +179,8 @@ class ProviderRegistry:
         if ref.api_key_env is None:
             return None
         key = self._env.get(ref.api_key_env, "").strip()
+        if not key and self._config.providers[ref.provider].api_key_optional:
+            return None
         if not key:
             raise ProviderError(
                 f"{ref.name}: {ref.api_key_env} is not set",
@@ -187,6 +190,8 @@ class ProviderRegistry:
         return key
 
     def _unavailable_reason(self, provider: ProviderConfig) -> str | None:
-        if provider.api_key_env is None or self._env.get(provider.api_key_env, "").strip():
+        if provider.api_key_env is None or provider.api_key_optional:
+            return None
+        if self._env.get(provider.api_key_env, "").strip():
             return None
         return f"{provider.api_key_env} is not set"

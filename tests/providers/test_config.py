@@ -81,6 +81,21 @@ def test_repository_default_file_keeps_offline_defaults() -> None:
         "lab",
     ]
     assert config.providers["offline"] == OFFLINE
+    # The lab server's key is optional (issue 17: it was listed unavailable without one).
+    assert config.providers["lab"] == ProviderConfig(
+        "lab", "openai", "http://127.0.0.1:8080/v1", "LAB_API_KEY", ("my-model",), True
+    )
+
+
+@pytest.mark.parametrize(
+    ("value", "optional"), [("true", True), ("yes", True), ("false", False), ("~", False)]
+)
+def test_api_key_optional_is_a_boolean(value: str, optional: bool) -> None:
+    config = parse_config(
+        f"providers:\n  lab: {{api_key_env: K, api_key_optional: {value}, models: [m]}}\n"
+    )
+
+    assert config.providers["lab"].api_key_optional is optional
 
 
 @pytest.mark.parametrize("text", ["", "# nothing but a comment\n", "~\n"])
@@ -170,8 +185,20 @@ def test_offline_models_can_be_trimmed() -> None:
         pytest.param(
             "providers:\n  lab:\n    api_url: http://x\n    models: [m]\n",
             'providers.yaml:3: provider "lab": unknown key "api_url" '
-            "(expected one of: api_base, api_key_env, litellm_provider, models)",
+            "(expected one of: api_base, api_key_env, api_key_optional, litellm_provider, "
+            "models)",
             id="unknown-provider-key",
+        ),
+        pytest.param(
+            "providers:\n  lab:\n    api_key_optional: true\n    models: [m]\n",
+            'providers.yaml:3: provider "lab": api_key_optional needs api_key_env, the '
+            "variable that holds the key when there is one",
+            id="optional-key-without-variable",
+        ),
+        pytest.param(
+            "providers:\n  lab: {api_key_env: K, api_key_optional: maybe, models: [m]}\n",
+            'providers.yaml:2: provider "lab": api_key_optional must be true or false',
+            id="optional-key-not-boolean",
         ),
         pytest.param(
             "providers:\n  lab:\n    api_base: http://h\n",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 
@@ -15,6 +16,7 @@ from api.providers import (
     ProviderRegistry,
     ProviderStatus,
     StreamChunk,
+    load_config,
     parse_config,
 )
 
@@ -91,6 +93,45 @@ def test_provider_without_its_key_is_listed_unavailable() -> None:
         ProviderStatus("lab", True, None, ("my-model",)),
     ]
     assert SECRET not in repr(reg.providers())
+
+
+OPTIONAL = (
+    "providers:\n"
+    "  lab:\n"
+    "    litellm_provider: openai\n"
+    '    api_base: "http://127.0.0.1:8080/v1"\n'
+    "    api_key_env: LAB_API_KEY\n"
+    "    api_key_optional: true\n"
+    "    models: [my-model]\n"
+)
+
+
+async def test_a_provider_whose_key_is_optional_is_available_without_it() -> None:
+    transport = FakeTransport()
+    env: dict[str, str] = {}
+    reg = ProviderRegistry(parse_config(OPTIONAL), env=env, transport=transport)
+
+    assert reg.providers()[1] == ProviderStatus("lab", True, None, ("my-model",))
+    await reg.complete(MESSAGES, "lab/my-model")
+    env["LAB_API_KEY"] = SECRET
+    await reg.complete(MESSAGES, "lab/my-model")
+
+    # Without the variable: no key; with it: the key.
+    assert [call[3] for call in transport.calls] == [None, SECRET]
+
+
+def test_the_repository_file_lists_lab_available_without_its_key() -> None:
+    config = load_config(Path(__file__).resolve().parents[2] / "providers.yaml")
+    statuses = ProviderRegistry(config, env={}, transport=FakeTransport()).providers()
+
+    assert [(s.name, s.available, s.reason) for s in statuses] == [
+        ("offline", True, None),
+        ("openai", False, "OPENAI_API_KEY is not set"),
+        ("anthropic", False, "ANTHROPIC_API_KEY is not set"),
+        ("openrouter", False, "OPENROUTER_API_KEY is not set"),
+        ("ollama", True, None),
+        ("lab", True, None),
+    ]
 
 
 def test_blank_key_counts_as_unset() -> None:
