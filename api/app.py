@@ -82,6 +82,7 @@ def create_app(
             async with services.connections.watching():
                 yield
             await services.drain()
+            registry.reachability_checks.close()
 
     async def health(_request: Request) -> Response:
         return JSONResponse({"status": "ok"})

@@ -32,7 +32,7 @@ export const SIDEBAR = `{
   sessions(first: 100, unattached: true) { edges { node { id title } } }
 }`;
 export const PROVIDERS = `{ providers { chatDefault
-  providers { name available reason models } } }`;
+  providers { name available reason models reachability } } }`;
 export const SESSION = `query($id: ID!) { session(id: $id) { ${SESSION_FIELDS} } }`;
 export const TURNS_PAGE = `query($id: ID!, $before: String) { session(id: $id) {
   turns(last: 50, before: $before) { pageInfo { hasPreviousPage startCursor }

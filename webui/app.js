@@ -24,6 +24,10 @@ import "./components/space-access.js";
 import "./components/members-dialog.js";
 
 const PREVIEW_DEBOUNCE_MS = 300;
+// The server checks whether providers are reachable in the background and says
+// CHECKING meanwhile: ask again this often, this many times at most.
+const PROVIDERS_RECHECK_MS = 1000;
+const PROVIDERS_RECHECKS = 10;
 const EMPTY_LINEAGE = { branches: [], nodes: [] };
 
 /** Why Mount is off in the lineage details (when it is). */
@@ -80,6 +84,7 @@ export class SmritiApp extends HTMLElement {
     this.ui.help.removeEventListener("click", this.onHelp);
     for (const toggle of [this.ui.leftToggle, this.ui.rightToggle]) toggle.removeEventListener("click", this.onToggle);
     this.ui.scrim.removeEventListener("click", this.onScrim);
+    clearTimeout(this.providersTimer);
   }
 
   async start() {
@@ -87,9 +92,7 @@ export class SmritiApp extends HTMLElement {
       await api.detectFeatures();
       const account = await api.loadAccount();
       Object.assign(this.state, { accounts: account.accounts, me: account.name });
-      const providers = await api.loadProviders();
-      this.state.providers = providers.providers;
-      this.state.chatDefault = providers.chatDefault;
+      await this.loadProviders();
       await this.refreshSidebar();
       await this.openFromUrl();
       this.dataset.ready = "true";
@@ -309,6 +312,18 @@ export class SmritiApp extends HTMLElement {
     // A fork starts from its checkpoint: show it at the top of the notebook.
     if (forked && !placed.get(0)?.includes(forked)) placed.set(0, [forked, ...(placed.get(0) ?? [])]);
     this.set({ lineage, placements: placed });
+  }
+
+  /** The providers for the model picker, asked again while one is still being checked. */
+  async loadProviders(recheck = 0) {
+    const providers = await api.loadProviders();
+    Object.assign(this.state, { providers: providers.providers, chatDefault: providers.chatDefault });
+    if (this.state.session) this.ui.composer.setModels(this.state.providers, this.state.model);
+    clearTimeout(this.providersTimer);
+    if (recheck < PROVIDERS_RECHECKS && providers.providers.some((p) => p.reachability === "CHECKING")) {
+      this.providersTimer = setTimeout(() => this.loadProviders(recheck + 1)
+        .catch((error) => this.toast(error.message)), PROVIDERS_RECHECK_MS);
+    }
   }
 
   /** contextPreview for what is in the composer now: the badge and status line. */

@@ -10,6 +10,7 @@ count_tokens, context_window), a real implementation and an in-process one
 beside it, chosen per provider by a small lookup table in the registry::
 
     ProviderRegistry                      registry.py   names, availability, keys
+                                          reachability.py  is anything listening there?
       ├── "offline"  → OfflineTransport   offline.py    echo, extractor: no network, no LiteLLM
       └── any other  → LiteLLMTransport   litellm/      transport.py  the calls
                                                         errors.py     exceptions → ProviderError
@@ -45,6 +46,7 @@ from api.providers.config import (
 )
 from api.providers.litellm import DEFAULT_CONTEXT_WINDOW, DEFAULT_TIMEOUT, LiteLLMTransport
 from api.providers.offline import OfflineTransport
+from api.providers.reachability import Reachability, ReachabilityCache
 from api.providers.registry import ProviderRegistry
 from api.providers.types import Completion, ModelRef, ProviderStatus, StreamChunk, Transport
 
@@ -59,6 +61,8 @@ __all__ = [
     "ProviderRegistry",
     "ProviderStatus",
     "ProvidersConfig",
+    "Reachability",
+    "ReachabilityCache",
     "StreamChunk",
     "Transport",
     "default_config",

@@ -334,7 +334,6 @@ class _Parser:
             raise self.fail(node, f'provider "{provider}": {key} must be a non-empty string')
         return str(node.value).strip()
 
-
     def optional_bool(self, values: dict[str, Node], key: str, provider: str) -> bool:
         node = values.get(key)
         if node is None or _is_null(node):

@@ -32,6 +32,7 @@ from api.errors import ErrorCode, InputError, ProviderError
 from api.providers.config import ProviderConfig, ProvidersConfig
 from api.providers.litellm import LiteLLMTransport
 from api.providers.offline import OFFLINE_PROVIDER, OfflineTransport
+from api.providers.reachability import Reachability, ReachabilityCache, address_of
 from api.providers.types import Completion, ModelRef, ProviderStatus, StreamChunk, Transport
 
 # Long enough for any real name; keeps an absurd input out of error messages.
@@ -47,10 +48,13 @@ class ProviderRegistry:
         env: Mapping[str, str] | None = None,
         transport: Transport | None = None,
         mounts: Mapping[str, Transport] | None = None,
+        reachability: ReachabilityCache | None = None,
     ) -> None:
         """``transport``: for every provider not in ``mounts`` (default: a
         ``LiteLLMTransport``, with the offline provider mounted on an
-        ``OfflineTransport``). ``mounts``: provider name → its transport."""
+        ``OfflineTransport``). ``mounts``: provider name → its transport.
+        ``reachability``: where the answers of reachability checks are kept
+        (default: a ``ReachabilityCache`` of this registry's own)."""
         self._config = config
         # The live mapping, not a copy: availability follows the environment.
         self._env: Mapping[str, str] = os.environ if env is None else env
@@ -64,6 +68,7 @@ class ProviderRegistry:
         table.update(mounts or {})
         self._transport: Transport = transport
         self._mounts: dict[str, Transport] = table
+        self._reachability = reachability or ReachabilityCache()
 
     @property
     def chat_default(self) -> str:
@@ -82,6 +87,23 @@ class ProviderRegistry:
             reason = self._unavailable_reason(provider)
             statuses.append(ProviderStatus(provider.name, reason is None, reason, provider.models))
         return statuses
+
+    def reachability(self, provider: str) -> Reachability:
+        """Whether anything listens at ``provider``'s address, as last checked
+        (``reachability.py``); never waits for a check. KeyError for a provider
+        that is not configured."""
+        config = self._config.providers[provider]
+        if config.name == OFFLINE_PROVIDER:
+            return Reachability.REACHABLE  # in process
+        address = address_of(config)
+        if address is None:
+            return Reachability.NOT_CHECKED
+        return self._reachability.status(address)
+
+    @property
+    def reachability_checks(self) -> ReachabilityCache:
+        """The checks' cache: ``settled()`` for tests, ``close()`` at shutdown."""
+        return self._reachability
 
     def resolve(self, model: str | None, *, require_available: bool = True) -> ModelRef:
         """The ModelRef for "provider/model" (None: the chat default).

@@ -5,10 +5,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from api.domain.accounts import Actor
+from api.providers.reachability import Reachability
 from api.providers.registry import ProviderRegistry
-from api.providers.types import ProviderStatus
 from api.services import access, policy
 from api.store import model_access
+
+
+@dataclass(frozen=True)
+class ProviderView:
+    """A provider as the actor sees it: the models they may use, and whether
+    anything answered at its address when last checked."""
+
+    name: str
+    available: bool
+    reason: str | None
+    models: tuple[str, ...]
+    reachability: Reachability
 
 
 @dataclass(frozen=True)
@@ -16,7 +28,7 @@ class ProvidersView:
     """The providers as the actor sees them: a model kept for admins is not
     listed for anyone else, and their chat default is the first they may use."""
 
-    providers: list[ProviderStatus]
+    providers: list[ProviderView]
     chat_default: str
     background: str
     admins_only: list[str]  # what is kept for admins, shown to admins only
@@ -28,11 +40,13 @@ async def providers(actor: Actor, registry: ProviderRegistry) -> ProvidersView:
     hidden = frozenset() if actor.is_admin else kept
     statuses = registry.providers()
     shown = [
-        ProviderStatus(
+        ProviderView(
             status.name,
             status.available,
             status.reason,
             tuple(m for m in status.models if f"{status.name}/{m}" not in hidden),
+            # Never waits: the answer of the last check, one started if it is stale.
+            registry.reachability(status.name),
         )
         for status in statuses
     ]

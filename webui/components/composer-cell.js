@@ -77,13 +77,20 @@ export class ComposerCell extends HTMLElement {
     this.status.context = context;
   }
 
-  /** Providers as `providers` lists them; unavailable ones disabled with the reason. */
+  /** Providers as `providers` lists them; unavailable ones disabled with the reason, and
+   * those where nothing answered when last checked marked "not reachable" (still
+   * selectable: the server may be up by the time a message is sent). */
   setModels(providers, selected) {
-    replace(this.select, providers.map((provider) =>
-      h("optgroup", { label: provider.available ? provider.name
-        : `${provider.name} — unavailable: ${provider.reason ?? "not configured"}` },
+    replace(this.select, providers.map((provider) => {
+      const note = !provider.available ? "unavailable"
+        : provider.reachability === "UNREACHABLE" ? "not reachable" : null;
+      const label = !provider.available
+        ? `${provider.name} — unavailable: ${provider.reason ?? "not configured"}`
+        : note ? `${provider.name} — ${note}` : provider.name;
+      return h("optgroup", { label },
         provider.models.map((model) => h("option", { value: model, disabled: !provider.available },
-          provider.available ? model : `${model} (unavailable)`)))));
+          note ? `${model} (${note})` : model)));
+    }));
     this.select.value = selected;
     this.showHint();
   }

@@ -5,7 +5,7 @@ from __future__ import annotations
 import strawberry
 
 from api.graphql.context import Info
-from api.graphql.providers.types import Provider, Providers
+from api.graphql.providers.types import Provider, ProviderReachability, Providers
 from api.services import model_access
 
 
@@ -23,6 +23,7 @@ class ProviderQuery:
                     available=p.available,
                     reason=p.reason,
                     models=[f"{p.name}/{m}" for m in p.models],
+                    reachability=ProviderReachability[p.reachability.name],
                 )
                 for p in view.providers
             ],
