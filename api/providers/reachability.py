@@ -124,13 +124,11 @@ class ReachabilityCache:
         except RuntimeError:  # no event loop (a script): nothing runs in the background
             return
         host, port = address
-        self._checks[address] = loop.create_task(
-            self._check(address), name=f"reachability {host}:{port}"
-        )
+        task = loop.create_task(self._check(address), name=f"reachability {host}:{port}")
+        self._checks[address] = task
+        # Done, failed or cancelled (even before it started): no longer under way.
+        task.add_done_callback(lambda _: self._checks.pop(address, None))
 
     async def _check(self, address: Address) -> None:
-        try:
-            reachable = await self._probe(*address, self._timeout)
-            self._answers[address] = (reachable, self._clock())
-        finally:
-            self._checks.pop(address, None)
+        reachable = await self._probe(*address, self._timeout)
+        self._answers[address] = (reachable, self._clock())

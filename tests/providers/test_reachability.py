@@ -117,16 +117,20 @@ async def test_a_stale_answer_is_given_while_the_next_check_runs() -> None:
     assert len(probe.calls) == 2
 
 
-async def test_close_cancels_the_checks_under_way() -> None:
+@pytest.mark.parametrize("started", [True, False])
+async def test_close_cancels_the_checks_under_way(started: bool) -> None:
     probe = HeldProbe()
     cache = ReachabilityCache(probe=probe)
     cache.status(("lab.test", 8080))
-    await asyncio.sleep(0)
+    if started:
+        await asyncio.sleep(0)
 
     cache.close()
-    await cache.settled()
+    await asyncio.wait_for(cache.settled(), 5)  # a check cancelled before it ran counts too
 
-    assert cache.status(("lab.test", 8080)) is R.CHECKING  # never answered
+    assert probe.calls == ([("lab.test", 8080)] if started else [])
+    assert cache.status(("lab.test", 8080)) is R.CHECKING  # never answered: asked again
+    cache.close()
 
 
 def test_without_an_event_loop_status_starts_nothing() -> None:
