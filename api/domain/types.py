@@ -58,6 +58,41 @@ class Visibility(enum.StrEnum):
     SPACE = "SPACE"  # and the members of its space
 
 
+class FinishReason(enum.StrEnum):
+    """Why a reply ended: what the provider said, or what happened to its stream."""
+
+    STOP = "STOP"  # the model finished its answer
+    LENGTH = "LENGTH"  # the token limit for the answer (max_tokens) cut it off
+    CONTENT_FILTER = "CONTENT_FILTER"  # the provider's filter stopped it
+    TOOL_CALLS = "TOOL_CALLS"  # the model asked to call a tool
+    INTERRUPTED = "INTERRUPTED"  # stopped on our side: the user, the client gone, a shutdown
+    LOST_CONNECTION = "LOST_CONNECTION"  # the provider's stream broke off mid-answer
+    OTHER = "OTHER"  # a reason none of these names (the provider's word is kept beside it)
+
+    @property
+    def cut_off(self) -> bool:
+        """The reply is incomplete and can be continued: what ``Turn.interrupted`` says."""
+        return self in _CUT_OFF
+
+
+_CUT_OFF = frozenset({FinishReason.LENGTH, FinishReason.INTERRUPTED, FinishReason.LOST_CONNECTION})
+# The longest provider word kept for OTHER (the column's size); longer is cut.
+PROVIDER_FINISH_REASON_CHARS = 100
+
+
+@dataclass(frozen=True, slots=True)
+class Finish:
+    """How a reply ended: the reason, and for OTHER the provider's own word
+    (None when it gave none)."""
+
+    reason: FinishReason
+    provider_reason: str | None = None
+
+    @classmethod
+    def other(cls, word: str | None) -> Finish:
+        return cls(FinishReason.OTHER, word[:PROVIDER_FINISH_REASON_CHARS] if word else None)
+
+
 @dataclass(frozen=True, slots=True)
 class Authorship:
     """Who writes a turn or a checkpoint: the user, and the API token's name
@@ -130,12 +165,21 @@ class Turn:
     token_count: int
     created_at: datetime
     usage: Usage = field(default_factory=Usage)
+    # Incomplete: finish_reason.cut_off for replies saved with a reason; as
+    # recorded for older ones (a stream stopped or broken off).
     interrupted: bool = False
     reply_to_sequence: int | None = None
     idempotency_key: str | None = None
     # Null for turns written before authorship was recorded: the session's owner.
     author_id: int | None = None
     author_token: str | None = None
+    # Why a reply ended; None for other turns and replies saved before it was
+    # recorded (migration 0010). The provider's word only with OTHER.
+    finish_reason: FinishReason | None = None
+    provider_finish_reason: str | None = None
+    # A continuation (continueReply): the sequence number of the cut-off reply
+    # it continues; reply_to_sequence stays the user turn both answer.
+    continues_sequence: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

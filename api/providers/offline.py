@@ -85,7 +85,7 @@ from dataclasses import dataclass
 
 from api.domain.types import CONTENT_FIELDS, ChatMessage, Usage
 from api.errors import ErrorCode, ProviderError
-from api.providers.types import Completion, ModelRef, StreamChunk
+from api.providers.types import FINISHED, Completion, ModelRef, StreamChunk
 
 OFFLINE_PROVIDER = "offline"
 # The offline models' names as LiteLLM would see them ("smriti_offline/echo"),
@@ -141,10 +141,13 @@ class OfflineTransport:
     async def complete(
         self, messages: Sequence[ChatMessage], ref: ModelRef, *, api_key: str | None
     ) -> Completion:
-        """The model's whole answer and its estimated usage, at cost 0."""
+        """The model's whole answer and its estimated usage, at cost 0. It always
+        finishes (STOP): the offline models have no token limit to stop at."""
         text = _answer(ref, messages)
         prompt, completion = usage(messages, text)
-        return Completion(text=text, usage=Usage(prompt, completion, 0.0), model=ref.name)
+        return Completion(
+            text=text, usage=Usage(prompt, completion, 0.0), model=ref.name, finish=FINISHED
+        )
 
     async def stream(
         self, messages: Sequence[ChatMessage], ref: ModelRef, *, api_key: str | None
@@ -156,7 +159,7 @@ class OfflineTransport:
                 await sleep(self.stream_delay)
             yield StreamChunk(delta=piece)
         prompt, completion = usage(messages, text)
-        yield StreamChunk(delta="", usage=Usage(prompt, completion, 0.0))
+        yield StreamChunk(delta="", usage=Usage(prompt, completion, 0.0), finish=FINISHED)
 
     def count_tokens(self, text: str, ref: ModelRef) -> int:
         """The estimate ``usage`` uses: 4 characters a token (no tokenizer, no LiteLLM)."""

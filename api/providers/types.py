@@ -6,7 +6,10 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from api.domain.types import ChatMessage, Usage
+from api.domain.types import ChatMessage, Finish, FinishReason, Usage
+
+# What a transport reports for an answer that simply ended.
+FINISHED = Finish(FinishReason.STOP)
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,11 +31,13 @@ class ModelRef:
 
 @dataclass(frozen=True, slots=True)
 class Completion:
-    """A whole answer. ``model`` is the "provider/model" that was called."""
+    """A whole answer. ``model`` is the "provider/model" that was called;
+    ``finish`` why the answer ended (LENGTH: the token limit cut it off)."""
 
     text: str
     usage: Usage
     model: str
+    finish: Finish = FINISHED
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,12 +45,13 @@ class StreamChunk:
     """A piece of a streamed answer.
 
     A stream yields chunks with text (``usage`` None) and ends with one chunk
-    whose ``usage`` is set (fields None when the provider reported none) and
-    whose ``delta`` is empty.
+    whose ``usage`` is set (fields None when the provider reported none),
+    whose ``finish`` says why the answer ended, and whose ``delta`` is empty.
     """
 
     delta: str
     usage: Usage | None = None
+    finish: Finish | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +68,8 @@ class Transport(Protocol):
     The registry picks one per provider by name (``registry.py``): the
     ``OfflineTransport`` for ``offline``, the ``LiteLLMTransport`` for the rest.
     ``complete`` and ``stream`` raise ``ProviderError`` on failure; a stream
-    ends with one chunk carrying the usage (see ``StreamChunk``).
+    ends with one chunk carrying the usage and why the answer ended (see
+    ``StreamChunk``).
     ``count_tokens`` and ``context_window`` budget the context window and never
     raise: when they cannot know, an estimate or a safe default.
 

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from api.domain.types import ChatMessage, Usage
+from api.domain.types import ChatMessage, Finish, FinishReason, Usage
 from api.errors import ErrorCode, ProviderError
 from api.providers import (
     DEFAULT_CONTEXT_WINDOW,
@@ -122,7 +122,7 @@ async def test_stream_yields_the_server_chunks_then_usage(fake_openai: FakeOpenA
         StreamChunk("to,"),
         StreamChunk(" then"),
         StreamChunk(" Tokyo."),
-        StreamChunk("", Usage(13, 3, None)),
+        StreamChunk("", Usage(13, 3, None), Finish(FinishReason.STOP)),
     ]
     assert fake_openai.requests == [
         {

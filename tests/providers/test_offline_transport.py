@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from api.domain.types import ChatMessage, Usage
+from api.domain.types import ChatMessage, Finish, FinishReason, Usage
 from api.errors import ErrorCode, ProviderError
 from api.providers import (
     Completion,
@@ -68,6 +68,7 @@ async def test_offline_echo_completes_without_litellm() -> None:
             cost=0.0,
         ),
         model="offline/echo",
+        finish=Finish(FinishReason.STOP),
     )
 
 
@@ -79,9 +80,11 @@ async def test_offline_echo_streams_word_chunks_then_usage() -> None:
 
     assert [c.delta for c in chunks[:-1]] == stream_chunks(expected)
     assert all(c.usage is None for c in chunks[:-1])
+    # The offline models have no token limit: every answer finishes (STOP).
     assert chunks[-1] == StreamChunk(
         delta="",
         usage=Usage(offline_prompt_estimate(MESSAGES), math.ceil(len(expected) / 4), 0.0),
+        finish=Finish(FinishReason.STOP),
     )
 
 

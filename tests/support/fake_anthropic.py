@@ -43,7 +43,7 @@ class FakeAnthropic(FakeProvider):
             {
                 **_message(answer),
                 "content": [{"type": "text", "text": answer.text}],
-                "stop_reason": "end_turn",
+                "stop_reason": answer.finish or "end_turn",
                 "usage": {
                     "input_tokens": answer.prompt_tokens,
                     "output_tokens": answer.completion_tokens,
@@ -86,7 +86,10 @@ class FakeAnthropic(FakeProvider):
                 sse(
                     {
                         "type": "message_delta",
-                        "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                        "delta": {
+                            "stop_reason": answer.finish or "end_turn",
+                            "stop_sequence": None,
+                        },
                         "usage": {"output_tokens": answer.completion_tokens},
                     },
                     "message_delta",

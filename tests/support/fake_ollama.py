@@ -90,7 +90,7 @@ def _line(answer: Answer, content: str, *, done: bool) -> dict[str, Any]:
     }
     if done:
         line |= {
-            "done_reason": "stop",
+            "done_reason": answer.finish or "stop",
             "prompt_eval_count": answer.prompt_tokens,
             "eval_count": answer.completion_tokens,
         }

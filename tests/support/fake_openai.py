@@ -84,7 +84,7 @@ class FakeOpenAI(FakeProvider):
                     {
                         "index": 0,
                         "message": {"role": "assistant", "content": answer.text},
-                        "finish_reason": "stop",
+                        "finish_reason": answer.finish or "stop",
                     }
                 ],
                 "usage": _usage(answer),
@@ -106,7 +106,7 @@ class FakeOpenAI(FakeProvider):
 
         options = answer.body.get("stream_options")
         include_usage = isinstance(options, dict) and options.get("include_usage") is True
-        tail = [event([{"index": 0, "delta": {}, "finish_reason": "stop"}])]
+        tail = [event([{"index": 0, "delta": {}, "finish_reason": answer.finish or "stop"}])]
         if include_usage:
             tail.append(event([], usage=_usage(answer)))
         tail.append("data: [DONE]\n\n")

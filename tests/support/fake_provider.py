@@ -86,6 +86,7 @@ class Script:
     content_type: str = "application/json"
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    finish: str | None = None
 
 
 @dataclass(frozen=True)
@@ -97,6 +98,7 @@ class Answer:
     chunks: tuple[str, ...]
     prompt_tokens: int
     completion_tokens: int
+    finish: str | None = None  # the format's own word for why it ended; None: its usual one
 
     @property
     def text(self) -> str:
@@ -231,7 +233,12 @@ class FakeProvider:
     # --- scripting ------------------------------------------------------------
 
     def reply(
-        self, text: str, *, prompt_tokens: int | None = None, completion_tokens: int | None = None
+        self,
+        text: str,
+        *,
+        prompt_tokens: int | None = None,
+        completion_tokens: int | None = None,
+        finish: str | None = None,
     ) -> None:
         self._queue(
             Script(
@@ -239,6 +246,7 @@ class FakeProvider:
                 chunks=tuple(words(text)),
                 prompt_tokens=prompt_tokens,
                 completion_tokens=completion_tokens,
+                finish=finish,
             )
         )
 
@@ -249,6 +257,7 @@ class FakeProvider:
         fail_after: int | None = None,
         hold_after: int | None = None,
         interval: float = 0.0,
+        finish: str | None = None,
     ) -> None:
         self._queue(
             Script(
@@ -257,6 +266,7 @@ class FakeProvider:
                 fail_after=fail_after,
                 hold_after=hold_after,
                 interval=interval,
+                finish=finish,
             )
         )
 
@@ -376,6 +386,7 @@ class FakeProvider:
             completion_tokens=script.completion_tokens
             if script.completion_tokens is not None
             else len("".join(script.chunks).split()),
+            finish=script.finish,
         )
         if not self.streams(body):
             if script.fail_after is not None:

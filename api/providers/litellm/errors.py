@@ -12,7 +12,12 @@
     PROVIDER_TIMEOUT      Timeout                        HTTP 408 (LiteLLM's own timeout)
     PROVIDER_UNREACHABLE  APIConnectionError             a ConnectionError, or "Connection
                                                          error." & co. in any exception
-                                                         (an InternalServerError included)
+                                                         (an InternalServerError included),
+                                                         or the HTTP client's own error for
+                                                         a connection that failed or broke
+                                                         off mid-response (LiteLLM reports a
+                                                         stream cut mid-answer as HTTP 500
+                                                         for Anthropic and Ollama)
     PROVIDER_ERROR        anything else                  (the message names the HTTP status)
 
 ``provider_error(exc, ref, timeout=…)`` builds the ``ProviderError`` the user
@@ -46,6 +51,14 @@ _CONNECTION_MARKERS = (
     "cannot connect to host",
     "connect call failed",
     "connection refused",
+)
+
+# The HTTP clients' classes (httpx, aiohttp, in any exception's MRO) for a
+# connection that failed or broke off mid-response; by name, as neither is
+# Smriti's dependency. Timeouts are their own classes (TimeoutException,
+# ServerTimeoutError is caught by the 408 first).
+_BROKEN_CONNECTION_CLASSES = frozenset(
+    {"NetworkError", "RemoteProtocolError", "ClientPayloadError", "ClientConnectionError"}
 )
 
 # How providers word "the prompt does not fit", where they send no code LiteLLM
@@ -153,7 +166,11 @@ def _status(exc: BaseException) -> int | None:
 
 
 def _is_connection_failure(exc: BaseException) -> bool:
-    return _in_chain(exc, _CONNECTION_MARKERS, ConnectionError)
+    return _in_chain(exc, _CONNECTION_MARKERS, ConnectionError) or any(
+        kind.__name__ in _BROKEN_CONNECTION_CLASSES
+        for error in _chain(exc)
+        for kind in type(error).__mro__
+    )
 
 
 def _chain(exc: BaseException) -> list[BaseException]:

@@ -26,6 +26,7 @@ from api.domain.types import ChatMessage, Usage
 from api.errors import ProviderError
 from api.providers.litellm import loader
 from api.providers.litellm.errors import no_answer, provider_error
+from api.providers.litellm.finish import finish, native_reason, unmapped
 from api.providers.types import Completion, ModelRef, StreamChunk
 
 DEFAULT_TIMEOUT = 60.0
@@ -60,7 +61,8 @@ class LiteLLMTransport:
         litellm = await loader.loaded()
         failure: ProviderError | None
         try:
-            response = await litellm.acompletion(**self._request(messages, ref, api_key))
+            with unmapped() as words:
+                response = await litellm.acompletion(**self._request(messages, ref, api_key))
         except Exception as exc:
             failure = provider_error(exc, ref, timeout=self.timeout)
         else:
@@ -74,14 +76,23 @@ class LiteLLMTransport:
         usage = _usage(getattr(response, "usage", None))
         if not text and usage == Usage():
             raise no_answer(ref)
+        ended = (
+            finish(choices[0].finish_reason, native_reason(choices[0]), words)
+            if choices
+            else finish(None)
+        )
         return Completion(
-            text=text, usage=_with_cost(litellm, ref, usage, response), model=ref.name
+            text=text,
+            usage=_with_cost(litellm, ref, usage, response),
+            model=ref.name,
+            finish=ended,
         )
 
     async def stream(
         self, messages: Sequence[ChatMessage], ref: ModelRef, *, api_key: str | None
     ) -> AsyncIterator[StreamChunk]:
-        """The answer in pieces; the last chunk has an empty delta and the usage.
+        """The answer in pieces; the last chunk has an empty delta, the usage and
+        why the answer ended (the provider's last finish reason).
 
         A stream that ends with neither a piece nor a usage report (a 200 with
         an empty, HTML or malformed body) raises MALFORMED_OUTPUT: it is not an
@@ -103,6 +114,8 @@ class LiteLLMTransport:
             raise failure  # outside the except block: no __context__, see complete()
         reported: Any = None
         priced: Any = None  # the usage chunk, which LiteLLM has already priced
+        finish_reason: Any = None
+        words: list[str] = []  # reasons LiteLLM turned into "stop" (finish.py)
         started = False
         try:
             while True:
@@ -111,7 +124,9 @@ class LiteLLMTransport:
                     # timeout (self.timeout, per read) raises, which LiteLLM
                     # reports mid-stream as an HTTP 408 and classify() as a
                     # timeout; the client closes the connection itself.
-                    chunk = await response.__anext__()
+                    with unmapped() as found:
+                        chunk = await response.__anext__()
+                    words += found
                 except StopAsyncIteration:
                     break
                 except Exception as exc:
@@ -122,6 +137,7 @@ class LiteLLMTransport:
                 if usage:
                     reported, priced = usage, chunk
                 for choice in getattr(chunk, "choices", None) or []:
+                    finish_reason = getattr(choice, "finish_reason", None) or finish_reason
                     delta = getattr(getattr(choice, "delta", None), "content", None)
                     if delta:
                         started = True
@@ -134,7 +150,9 @@ class LiteLLMTransport:
         if not started and _usage(reported) == Usage():
             raise no_answer(ref)
         yield StreamChunk(
-            delta="", usage=_with_cost(litellm, ref, _usage(reported), None, priced=priced)
+            delta="",
+            usage=_with_cost(litellm, ref, _usage(reported), None, priced=priced),
+            finish=finish(finish_reason, None, words),
         )
 
     def count_tokens(self, text: str, ref: ModelRef) -> int:
