@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from api.domain.accounts import Actor
 from api.domain.context import ContextOverride, ContextPlan, ResolvedContext
 from api.domain.extraction import build_title_messages, parse_title
-from api.domain.types import Authorship, ChatMessage, Role, Session, Turn, Usage
+from api.domain.types import Authorship, ChatMessage, Finish, Role, Session, Turn, Usage
 from api.domain.validation import validate_content, validate_draft_content, validate_idempotency_key
 from api.errors import Forbidden, ProviderError
 from api.providers import ModelRef
@@ -78,7 +78,11 @@ class Prepared:
     """A message whose user turn is saved, with the context it is sent with.
 
     ``repeated``: its idempotency key found the turn an earlier request wrote;
-    ``reply`` is then set if that turn is answered already."""
+    ``reply`` is then set if that turn is answered already.
+
+    For a continuation (``api.services.continuation``), ``continues`` is the
+    cut-off reply the answer goes on from, ``user_turn`` the message both
+    answer, and ``reply`` the continuation when there is one already."""
 
     session: Session
     ref: ModelRef
@@ -87,6 +91,7 @@ class Prepared:
     reply: Turn | None
     actor: Actor
     repeated: bool = False
+    continues: Turn | None = None
 
     @property
     def author(self) -> Authorship:
@@ -166,7 +171,7 @@ async def send_message(services: Services, actor: Actor, message: Message) -> Ex
         return Exchange(user_turn, None, plan, messages, error=exc)
     else:
         reply = await save_reply(
-            services, prepared, completion.text, completion.usage, interrupted=False
+            services, prepared, completion.text, completion.usage, finish=completion.finish
         )
     finally:
         await taken.end()
@@ -240,15 +245,16 @@ async def _prepare(services: Services, admitted: Admitted) -> Prepared:
 
 
 async def save_reply(
-    services: Services, prepared: Prepared, text: str, usage: Usage | None, *, interrupted: bool
+    services: Services, prepared: Prepared, text: str, usage: Usage | None, *, finish: Finish
 ) -> Turn:
-    """Write the assistant's turn for ``prepared``.
+    """Write the assistant's turn for ``prepared``, with why it ended (a reason
+    that cut it off marks it interrupted).
 
     The store runs the write in a task of its own behind ``asyncio.shield``
     (``api.store.writes``): a request cancelled now (client gone, server
     stopping) stops waiting, and the turn is written all the same.
     """
-    ref = prepared.ref
+    ref, continues = prepared.ref, prepared.continues
     try:
         return await turns.append(
             prepared.session.id,
@@ -258,17 +264,20 @@ async def save_reply(
             provider=ref.provider,
             model=ref.model,
             usage=usage,
-            interrupted=interrupted,
+            finish=finish,
             reply_to_sequence=prepared.user_turn.sequence_number,
+            # A reply is continued once (the store checks every continuation).
+            continues_sequence=continues.sequence_number if continues else None,
             # Only a turn sent with an idempotency key can be answered twice
             # (the key sent again before the first reply was saved); checking
             # costs a statement, so other turns skip it.
-            first_reply_only=prepared.user_turn.idempotency_key is not None,
+            first_reply_only=continues is None and prepared.user_turn.idempotency_key is not None,
             author=prepared.author,
         )
     except turns.AlreadyAnswered as answered:
         # The same idempotency key, sent again before the first reply was
-        # saved, was answered first: that reply is the answer, for both.
+        # saved, was answered first (or the same reply continued twice at
+        # once): that reply is the answer, for both.
         return answered.reply
 
 

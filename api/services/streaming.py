@@ -16,8 +16,10 @@ Stopping. The consumer stops the stream by closing the generator (or by
 cancelling the task iterating it). Either way the provider stream is closed
 first — the HTTP response to the provider is closed, so the provider stops
 generating — and then the pieces received so far are saved as the assistant
-turn, marked interrupted (nothing, if no piece arrived). A provider error
-mid-answer saves the partial answer the same way and ends with ``Failed``.
+turn, finish reason INTERRUPTED (nothing, if no piece arrived). A provider
+error mid-answer saves the partial answer the same way, LOST_CONNECTION, and
+ends with ``Failed``. A complete answer is saved with the provider's reason
+(LENGTH when the token limit cut it off: interrupted too).
 Every write runs in a task of its own awaited through ``asyncio.shield``
 (``api.store.writes``), so a cancellation that lands during the write cannot
 lose it (DESIGN §2 rule 5: a reply cut off mid-stream is saved, marked
@@ -32,13 +34,17 @@ from dataclasses import dataclass
 
 from api.domain.accounts import Actor
 from api.domain.context import ContextPlan
-from api.domain.types import ChatMessage, Turn, Usage
+from api.domain.types import ChatMessage, Finish, FinishReason, Turn, Usage
 from api.errors import ProviderError, SmritiError
 from api.providers import StreamChunk
 from api.services import answering
 from api.services.answering import Answered, Held
 from api.services.base import Services, log
-from api.services.chat import Message, after_reply, prepare, save_reply
+from api.services.chat import Message, Prepared, after_reply, prepare, save_reply
+
+# Why a streamed reply that did not complete ended.
+BROKEN_OFF = Finish(FinishReason.LOST_CONNECTION)  # the provider's stream failed mid-answer
+STOPPED = Finish(FinishReason.INTERRUPTED)  # the consumer stopped it (user, client, shutdown)
 
 
 @dataclass(frozen=True)
@@ -105,26 +111,49 @@ async def stream_message(
                 return
             answer = taken.reply
     if answer is not None:
-        # Replayed as one piece, so a client that assembles pieces sees the reply too.
-        yield Delta(answer.content)
-        yield ReplySaved(answer)
+        for event in replayed(answer):
+            yield event
         return
     assert isinstance(taken, Held)
+    async with aclosing(stream_reply(services, prepared, taken)) as events:
+        async for event in events:
+            yield event
 
+
+def replayed(answer: Turn) -> list[Delta | ReplySaved]:
+    """A reply saved already, as events: one piece, so a client that assembles
+    pieces sees the reply too, then the reply."""
+    return [Delta(answer.content), ReplySaved(answer)]
+
+
+async def stream_reply(
+    services: Services, prepared: Prepared, taken: Held | None = None
+) -> AsyncGenerator[Delta | ReplySaved | Failed, None]:
+    """Ask the provider for ``prepared``'s reply and yield it as it arrives, then
+    saved: ``Delta`` … then ``ReplySaved`` or ``Failed``. ``taken``: the claim
+    on the user turn (``answering``), ended once the reply is saved.
+
+    Why it ended is saved with it: the provider's reason (STOP, LENGTH, …)
+    when the stream completes; LOST_CONNECTION when the provider's stream
+    fails mid-answer; INTERRUPTED when the consumer stops it.
+    """
     # Until its save has started, this reply holds shutdown back (see
     # ``Services.replying``): stopping the server must not lose it.
     with services.replying():
         received: list[str] = []
         usage: Usage | None = None
+        ended: Finish | None = None
         failure: ProviderError | None = None
         saved = False
         try:
             try:
-                chunks = services.registry.stream(context.messages, prepared.ref)
+                chunks = services.registry.stream(prepared.context.messages, prepared.ref)
                 async with aclosing(_closable(chunks)) as pieces:
                     async for chunk in pieces:
                         if chunk.usage is not None:
                             usage = chunk.usage
+                        if chunk.finish is not None:
+                            ended = chunk.finish
                         if chunk.delta:
                             received.append(chunk.delta)
                             yield Delta(chunk.delta)
@@ -135,21 +164,25 @@ async def stream_message(
                     exc.code.value,
                 )
                 failure = exc
-                taken.failed(exc)
+                if taken is not None:
+                    taken.failed(exc)
             if failure is not None and not received:
                 yield Failed(failure)
                 return
             saved = True
             text = "".join(received)
+            if failure is not None:
+                ended = BROKEN_OFF
             reply = await save_reply(
-                services, prepared, text, usage, interrupted=failure is not None
+                services, prepared, text, usage, finish=ended or Finish.other(None)
             )
         finally:
             if not saved and received:
                 # Stopped by the consumer (closed or cancelled) after the provider
                 # stream was closed above: keep what was received.
-                await save_reply(services, prepared, "".join(received), None, interrupted=True)
-            await taken.end()
+                await save_reply(services, prepared, "".join(received), None, finish=STOPPED)
+            if taken is not None:
+                await taken.end()
     if failure is not None:
         yield Failed(failure, reply)
         return

@@ -192,10 +192,21 @@ class Turn(Model):
     author_id = fields.BigIntField(null=True)
     author_token = fields.CharField(max_length=100, null=True)
     created_at = fields.DatetimeField()
+    # Why a reply ended (api.domain.types.FinishReason; null: not a reply, or
+    # saved before 0010) and, for OTHER, the provider's own word.
+    finish_reason = fields.CharField(max_length=20, null=True)
+    provider_finish_reason = fields.CharField(max_length=100, null=True)
+    # A continuation: the sequence number of the cut-off reply it continues
+    # (unique: a reply is continued once).
+    continues_sequence = fields.IntField(null=True)
 
     class Meta:
         table = "turn"
-        unique_together = (("session_id", "sequence_number"), ("session_id", "idempotency_key"))
+        unique_together = (
+            ("session_id", "sequence_number"),
+            ("session_id", "idempotency_key"),
+            ("session_id", "continues_sequence"),
+        )
         # (session_id, sequence_number) is covered by the unique index; the
         # created_at index answers "how far had this session got when X was saved".
         indexes = (("session_id", "created_at"),)

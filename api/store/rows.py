@@ -10,6 +10,7 @@ from api.domain.types import (
     CONTENT_FIELDS,
     Checkpoint,
     CheckpointContent,
+    FinishReason,
     LineageEntry,
     MemoryScope,
     Mount,
@@ -132,6 +133,9 @@ def turn(row: models.Turn) -> Turn:
         idempotency_key=row.idempotency_key,
         author_id=row.author_id,
         author_token=row.author_token,
+        finish_reason=FinishReason(row.finish_reason) if row.finish_reason else None,
+        provider_finish_reason=row.provider_finish_reason,
+        continues_sequence=row.continues_sequence,
     )
 
 
@@ -158,6 +162,9 @@ def turn_record(record: Mapping[str, Any]) -> Turn:
         idempotency_key=record["idempotency_key"],
         author_id=record["author_id"],
         author_token=record["author_token"],
+        finish_reason=FinishReason(reason) if (reason := record["finish_reason"]) else None,
+        provider_finish_reason=record["provider_finish_reason"],
+        continues_sequence=record["continues_sequence"],
     )
 
 

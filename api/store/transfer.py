@@ -266,6 +266,9 @@ async def _create_session(
                 reply_to_sequence=t.reply_to_sequence,
                 idempotency_key=t.idempotency_key,
                 created_at=t.created_at,
+                finish_reason=t.finish_reason.value if t.finish_reason else None,
+                provider_finish_reason=t.provider_finish_reason,
+                continues_sequence=t.continues_sequence,
             )
             for t in item.turns
         ],

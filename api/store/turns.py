@@ -9,7 +9,7 @@ from tortoise.exceptions import IntegrityError
 from tortoise.transactions import in_transaction
 
 from api.domain.pages import Page, PageRequest
-from api.domain.types import Authorship, Role, Turn, Usage
+from api.domain.types import Authorship, Finish, Role, Turn, Usage
 from api.errors import NotFound
 from api.store import models, rows, sql
 from api.store.writes import Refused, finished
@@ -26,7 +26,8 @@ _NEXT_SEQUENCE = (
 _TURN_COLUMNS = (
     "id, session_id, sequence_number, role, content, provider, model, token_count, "
     "prompt_tokens, completion_tokens, cost, interrupted, reply_to_sequence, "
-    "idempotency_key, author_id, author_token, created_at"
+    "idempotency_key, author_id, author_token, created_at, finish_reason, "
+    "provider_finish_reason, continues_sequence"
 )
 
 
@@ -37,8 +38,9 @@ _TURN_COLUMNS = (
 _INSERT_TURN = (
     "INSERT INTO turn (session_id, sequence_number, role, content, provider, model, "
     "token_count, prompt_tokens, completion_tokens, cost, interrupted, reply_to_sequence, "
-    "idempotency_key, author_id, author_token, created_at) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+    "idempotency_key, author_id, author_token, created_at, finish_reason, "
+    "provider_finish_reason, continues_sequence) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
     f"RETURNING {_TURN_COLUMNS}"
 )
 
@@ -61,6 +63,8 @@ _FIRST_REPLY = (
     f"SELECT {_TURN_COLUMNS} FROM turn WHERE session_id = ? AND sequence_number > ? "
     "AND reply_to_sequence = ? ORDER BY sequence_number LIMIT 1"
 )
+# The continuation of a reply (at most one: a unique index), through that index.
+_CONTINUATION = f"SELECT {_TURN_COLUMNS} FROM turn WHERE session_id = ? AND continues_sequence = ?"
 
 
 @finished
@@ -73,14 +77,20 @@ async def append(
     provider: str | None = None,
     model: str | None = None,
     usage: Usage | None = None,
-    interrupted: bool = False,
+    finish: Finish | None = None,
     reply_to_sequence: int | None = None,
+    continues_sequence: int | None = None,
     idempotency_key: str | None = None,
     first_reply_only: bool = False,
     author: Authorship | None = None,
 ) -> Turn:
     """Write a turn with the next sequence number. With ``first_reply_only``, a
-    reply to a turn that has one already is not written: AlreadyAnswered."""
+    reply to a turn that has one already is not written: AlreadyAnswered. A
+    continuation (``continues_sequence``) of a reply that has one already is
+    not written either: AlreadyAnswered with that continuation.
+
+    ``finish``: why a reply ended; the turn is ``interrupted`` when that
+    reason left it cut off."""
     usage = usage or Usage()
     try:
         async with in_transaction("default") as conn:
@@ -98,6 +108,11 @@ async def append(
                 )
                 if earlier is not None:
                     raise AlreadyAnswered(rows.turn_record(earlier))
+            if continues_sequence is not None:
+                # Serialised as above; the unique index backs it.
+                earlier = await sql.fetch_one(conn, _CONTINUATION, [session_id, continues_sequence])
+                if earlier is not None:
+                    raise AlreadyAnswered(rows.turn_record(earlier))
             row = await sql.fetch_one(
                 conn,
                 _INSERT_TURN,
@@ -112,12 +127,15 @@ async def append(
                     usage.prompt_tokens,
                     usage.completion_tokens,
                     usage.cost,
-                    interrupted,
+                    finish is not None and finish.reason.cut_off,
                     reply_to_sequence,
                     idempotency_key,
                     author.user_id if author else None,
                     author.token_name if author else None,
                     datetime.now(UTC),
+                    finish.reason.value if finish else None,
+                    finish.provider_reason if finish else None,
+                    continues_sequence,
                 ],
             )
     except IntegrityError as exc:
@@ -131,6 +149,12 @@ async def append(
 async def by_idempotency_key(session_id: int, key: str) -> Turn | None:
     row = await models.Turn.get_or_none(session_id=session_id, idempotency_key=key)
     return rows.turn(row) if row else None
+
+
+async def continuation_of(session_id: int, sequence_number: int) -> Turn | None:
+    """The turn that continues reply ``sequence_number``, if it has been continued."""
+    found = await sql.fetch_one(sql.connection(), _CONTINUATION, [session_id, sequence_number])
+    return rows.turn_record(found) if found else None
 
 
 async def reply_to(session_id: int, user_sequence: int) -> Turn | None:
@@ -219,6 +243,10 @@ async def page(
         kept.reverse()
         return Page(tuple(kept), has_next=request.before is not None, has_previous=more)
     return Page(tuple(kept), has_next=more, has_previous=request.after is not None)
+
+
+async def by_id(turn_id: int) -> Turn | None:
+    return (await by_ids([turn_id])).get(turn_id)
 
 
 async def by_ids(ids: list[int]) -> dict[int, Turn]:

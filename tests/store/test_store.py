@@ -9,7 +9,7 @@ from starlette.applications import Starlette
 from tortoise.exceptions import IntegrityError, OperationalError
 
 from api.domain.hashing import checkpoint_hash, verify_chain
-from api.domain.types import CheckpointContent, MemoryScope, Role
+from api.domain.types import CheckpointContent, Finish, FinishReason, MemoryScope, Role
 from api.store import checkpoints, sessions, spaces, sql, turns
 
 
@@ -45,6 +45,9 @@ async def save(space_id: int, session_id: int, title: str) -> object:
     [
         "UPDATE turn SET content = 'rewritten'",
         "UPDATE turn SET sequence_number = sequence_number + 100",
+        # Migration 0010's columns are under the same rule.
+        "UPDATE turn SET finish_reason = 'STOP'",
+        "UPDATE turn SET continues_sequence = 1",
         "UPDATE checkpoint SET title = 'rewritten'",
         "UPDATE checkpoint SET decisions = '[]'",
     ],
@@ -60,6 +63,37 @@ async def test_turns_and_checkpoints_reject_update(app: Starlette, statement: st
         "original"
     ]
     assert (await checkpoints.head(space_id, "main")).content.title == "original"  # type: ignore[union-attr]
+
+
+async def test_a_reply_is_continued_once(app: Starlette) -> None:
+    _, _, session_id = await make_session(space=False)
+    await turns.append(session_id, role=Role.USER, content="Kyoto?", token_count=1)
+    cut = Finish(FinishReason.LENGTH)
+    reply = await turns.append(
+        session_id, role=Role.ASSISTANT, content="Kyoto", token_count=1, finish=cut
+    )
+    first = await turns.append(
+        session_id, role=Role.ASSISTANT, content=" was", token_count=1, continues_sequence=2
+    )
+
+    with pytest.raises(turns.AlreadyAnswered) as again:
+        await turns.append(
+            session_id, role=Role.ASSISTANT, content=" is", token_count=1, continues_sequence=2
+        )
+    # and the database itself holds it (a unique index), past the store's check
+    with pytest.raises(IntegrityError):
+        await sql.execute(
+            sql.connection(),
+            "INSERT INTO turn (session_id, sequence_number, role, content, token_count, "
+            "interrupted, continues_sequence, created_at) "
+            "VALUES (?, 9, 'ASSISTANT', 'x', 0, FALSE, 2, CURRENT_TIMESTAMP)",
+            [session_id],
+        )
+
+    assert again.value.reply == first
+    assert (reply.finish_reason, reply.interrupted) == (FinishReason.LENGTH, True)
+    assert await turns.continuation_of(session_id, 2) == first
+    assert [t.sequence_number for t in await turns.in_range(session_id, 1, 10)] == [1, 2, 3]
 
 
 async def test_deleting_a_session_deletes_its_turns_and_keeps_checkpoints(app: Starlette) -> None:

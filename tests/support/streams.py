@@ -99,8 +99,10 @@ class GraphQLWS:
 
 
 def event_of(payload: dict[str, Any]) -> dict[str, Any]:
+    """The event of a ``next`` payload: messageStream's, or another subscription's."""
     assert "errors" not in payload, payload
-    event: dict[str, Any] = payload["data"]["messageStream"]
+    [event] = payload["data"].values()
+    assert isinstance(event, dict), payload
     return event
 
 

@@ -13,7 +13,7 @@ from strawberry import relay
 from api.domain import types as domain
 from api.graphql.context import Info
 from api.graphql.core.common import Usage
-from api.graphql.core.enums import Role
+from api.graphql.core.enums import FinishReason, Role
 from api.graphql.members.types import Author, author
 from api.rendering import render_markdown_cached
 from api.services import reading
@@ -43,10 +43,27 @@ class Turn(relay.Node):
     created_at: datetime = strawberry.field(description="When the turn was written.")
     usage: Usage = strawberry.field(description="Token counts and cost, when known.")
     interrupted: bool = strawberry.field(
-        description="True when the reply was cut off before the model finished."
+        description="True when the reply is incomplete, cut off before the model finished: "
+        "by the token limit (finishReason LENGTH), stopped (INTERRUPTED) or its stream "
+        "broken off (LOST_CONNECTION) — exactly the replies continueReply continues. For a "
+        "reply saved before Smriti recorded finishReason (null), as recorded then: a "
+        "stream that was stopped or broke off."
+    )
+    finish_reason: FinishReason | None = strawberry.field(
+        description="Why a reply ended; null for a user turn, and for a reply saved before "
+        "Smriti recorded it."
+    )
+    provider_finish_reason: str | None = strawberry.field(
+        description="With finishReason OTHER: the provider's own word for why it ended, as "
+        "it sent it (at most 100 characters); null otherwise."
     )
     reply_to_sequence: int | None = strawberry.field(
-        description="For a reply: the sequence number of the user turn it answers."
+        description="For a reply: the sequence number of the user turn it answers (a "
+        "continuation answers the same one)."
+    )
+    continues_sequence: int | None = strawberry.field(
+        description="For a continuation (continueReply): the sequence number of the "
+        "cut-off reply it goes on from; the two read as one answer. Null otherwise."
     )
     session_id: strawberry.Private[int]
     author_id: strawberry.Private[int | None]
@@ -64,7 +81,10 @@ class Turn(relay.Node):
             created_at=turn.created_at,
             usage=Usage.from_domain(turn.usage),
             interrupted=turn.interrupted,
+            finish_reason=(FinishReason[turn.finish_reason.value] if turn.finish_reason else None),
+            provider_finish_reason=turn.provider_finish_reason,
             reply_to_sequence=turn.reply_to_sequence,
+            continues_sequence=turn.continues_sequence,
             session_id=turn.session_id,
             author_id=turn.author_id,
             author_token=turn.author_token,

@@ -41,6 +41,40 @@ class ContextMode(enum.Enum):
     )
 
 
+@strawberry.enum(
+    description="Why a reply ended. LENGTH, INTERRUPTED and LOST_CONNECTION leave it cut "
+    "off (`interrupted: true`): continueReply continues such a reply."
+)
+class FinishReason(enum.Enum):
+    STOP = strawberry.enum_value("STOP", description="The model finished its answer.")
+    LENGTH = strawberry.enum_value(
+        "LENGTH",
+        description="The token limit for an answer cut it off (OpenAI `finish_reason: "
+        '"length"`, Anthropic `stop_reason: "max_tokens"`, Ollama `done_reason: "length"`).',
+    )
+    CONTENT_FILTER = strawberry.enum_value(
+        "CONTENT_FILTER", description="The provider's content filter stopped it."
+    )
+    TOOL_CALLS = strawberry.enum_value(
+        "TOOL_CALLS", description="The model stopped to call a tool."
+    )
+    INTERRUPTED = strawberry.enum_value(
+        "INTERRUPTED",
+        description="Stopped before its end on Smriti's side: the stream was stopped, the "
+        "client went away, or the server was shutting down.",
+    )
+    LOST_CONNECTION = strawberry.enum_value(
+        "LOST_CONNECTION",
+        description="The provider's stream broke off mid-answer (the connection was lost, "
+        "or it failed or stalled).",
+    )
+    OTHER = strawberry.enum_value(
+        "OTHER",
+        description="A reason none of these names: `providerFinishReason` has the provider's "
+        "own word (null when it gave none).",
+    )
+
+
 @strawberry.enum(description="Why a mutation could not do what was asked.")
 class ErrorCode(enum.Enum):
     INVALID = strawberry.enum_value("INVALID", description="An argument is not valid.")
