@@ -15,7 +15,9 @@ Providers differ on such a run
 the OpenAI and Ollama formats pass it on for each model to read as it will),
 so Smriti merges it itself, the same for every provider, the offline one
 included, and ``contextPreview`` says which turns each message holds
-(``message_sources``). Leaving the unanswered turns out instead would drop
+(``message_sources``). A continuation (continueReply) is joined to the reply
+before it with no separator: it goes on mid-sentence, and the two are one
+answer as the model wrote it. Leaving the unanswered turns out instead would drop
 what the user wrote, and their next message often only makes sense with them.
 """
 
@@ -61,6 +63,7 @@ class _Piece:
     content: str
     sequence_number: int | None  # None: the checkpoint block or the new message
     new_message: bool = False
+    continues: bool = False  # a continuation: joined to the piece before it as it is
 
 
 def render_checkpoint_block(checkpoints: Sequence[Checkpoint]) -> str | None:
@@ -81,13 +84,21 @@ def render_messages(plan: ContextPlan, new_message: str) -> list[ChatMessage]:
     has no checkpoints), the window turns in order, then the new message as
     the last user message; consecutive turns of one role (and a user turn
     left unanswered before the new message) become one message, their texts
-    joined by ``MERGE_SEPARATOR`` (an empty text adds nothing), so no two
-    messages in a row have the same role.
+    joined by ``MERGE_SEPARATOR`` (an empty text adds nothing; a continuation
+    follows the reply it continues directly), so no two messages in a row have
+    the same role.
     """
-    return [
-        ChatMessage(role, MERGE_SEPARATOR.join(p.content for p in run if p.content))
-        for role, run in _runs(_pieces(plan, new_message))
-    ]
+    return [ChatMessage(role, _joined(run)) for role, run in _runs(_pieces(plan, new_message))]
+
+
+def _joined(run: list[_Piece]) -> str:
+    text = ""
+    for piece in run:
+        if piece.content:
+            text += (
+                piece.content if piece.continues or not text else MERGE_SEPARATOR + piece.content
+            )
+    return text
 
 
 def message_sources(plan: ContextPlan) -> list[MessageSource]:
@@ -113,7 +124,8 @@ def _pieces(plan: ContextPlan, new_message: str) -> list[_Piece]:
         # The plan never holds SYSTEM turns; skipping here keeps a hand-built
         # plan from smuggling one into a provider call.
         if role is not None:
-            pieces.append(_Piece(role, turn.content, turn.sequence_number))
+            continues = turn.continues_sequence is not None
+            pieces.append(_Piece(role, turn.content, turn.sequence_number, continues=continues))
     pieces.append(_Piece("user", new_message, None, new_message=True))
     return pieces
 

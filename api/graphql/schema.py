@@ -27,6 +27,7 @@ from api.errors import SmritiError
 from api.graphql.accounts.mutations import AccountMutation
 from api.graphql.accounts.queries import ViewerQuery
 from api.graphql.accounts.users import UserAdminMutation, UsersMutation, UsersQuery
+from api.graphql.chat.continuation import ContinueMutation
 from api.graphql.chat.mutations import ChatMutation
 from api.graphql.chat.queries import ChatQuery
 from api.graphql.chat.subscriptions import Subscription
@@ -65,6 +66,7 @@ class Mutation(
     SpaceMutation,
     SessionMutation,
     ChatMutation,
+    ContinueMutation,
     CheckpointMutation,
     MergeMutation,
     ImportMutation,

@@ -13,6 +13,7 @@ outside ``api.services`` and ``api.store`` imports the store.
     spaces        create, update, delete       sessions      create, attach, mount, fork, …
     checkpoints   save, draft, compare
     chat          sendMessage                  streaming     messageStream
+    continuation  continueReply, continueReplyStream
     merging       previewMerge, merge          members       a space's members
     search        search                       transfer      verify, export, import
     model_access  providers, setModelAccess    accounts      tokens, sign-in, actors

@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from api.domain.accounts import Actor
-from api.domain.types import Checkpoint, Session, Space, SpaceRole
+from api.domain.types import Checkpoint, Session, Space, SpaceRole, Turn
 from api.errors import Forbidden, NotFound
 from api.providers.registry import ProviderRegistry
 from api.providers.types import ModelRef, ProviderStatus
 from api.services import policy
-from api.store import checkpoints, model_access, sessions, spaces
+from api.store import checkpoints, model_access, sessions, spaces, turns
 
 
 async def space(
@@ -45,6 +45,22 @@ async def session(
     if rule.author:
         policy.check_author(actor, found.owner_id, field=field)
     return found
+
+
+async def turn(
+    actor: Actor, turn_id: int, rule: policy.Rule, *, field: str = "turnId"
+) -> tuple[Turn, Session]:
+    """A turn of a session the actor may read, and that session; with
+    ``rule.author``, of a session they wrote (Forbidden for one they only read).
+    A turn of a session they may not read is NotFound, as one that does not exist."""
+    found = await turns.by_id(turn_id)
+    if found is None:
+        raise NotFound("No such turn.", field=field)
+    try:
+        owner = await session(actor, found.session_id, rule, field=field)
+    except NotFound as exc:
+        raise NotFound("No such turn.", field=field) from exc
+    return found, owner
 
 
 async def checkpoint(

@@ -17,8 +17,9 @@ A rule says:
                 everyone), OWN (the actor's own things only), READABLE
                 (everything the actor may read: theirs and what is shared
                 with them), or one object named by id: SPACE, SESSION,
-                CHECKPOINT, TOKEN, NODE (any of them). An object the actor may
-                not read is NOT_FOUND (null for a query), never FORBIDDEN.
+                TURN (by its session), CHECKPOINT, TOKEN, NODE (any of
+                them). An object the actor may not read is NOT_FOUND (null
+                for a query), never FORBIDDEN.
     writes      it changes something (or spends a model call on the actor's
                 behalf): a read-only token gets FORBIDDEN
     admin       only an admin (FORBIDDEN for anyone else)
@@ -62,6 +63,7 @@ class On(enum.Enum):
     READABLE = "readable"
     SPACE = "space"
     SESSION = "session"
+    TURN = "turn"
     CHECKPOINT = "checkpoint"
     TOKEN = "token"
     NODE = "node"
@@ -117,6 +119,9 @@ RULES: dict[str, Rule] = {
     # Titles of new sessions are written by the background model after the reply.
     "sendMessage": Rule(On.SESSION, writes=True, author=True, calls_model=True),
     "messageStream": Rule(On.SESSION, writes=True, author=True, calls_model=True),
+    # A cut-off reply of the actor's session, continued as sendMessage sends.
+    "continueReply": Rule(On.TURN, writes=True, author=True, calls_model=True),
+    "continueReplyStream": Rule(On.TURN, writes=True, author=True, calls_model=True),
     # Writes nothing, but spends a model call on the actor's behalf.
     "draftCheckpoint": Rule(On.SESSION, writes=True, author=True, calls_model=True),
     "createCheckpoint": Rule(On.SESSION, writes=True, author=True, role=SpaceRole.EDITOR),

@@ -37,11 +37,13 @@ from typing import Any
 
 import pytest
 
-from api.domain.types import SpaceRole
+from api.domain.types import Finish, FinishReason, Role, SpaceRole
+from api.graphql.core import ids as ids_module
 from api.graphql.schema import build_schema
 from api.services import policy
 from api.services.policy import On
 from api.settings import Settings
+from api.store import turns
 from tests.accounts.world import World, accounts_app
 from tests.support.streams import STREAM, sse_events
 
@@ -176,6 +178,16 @@ OPERATIONS: dict[str, tuple[str, Any]] = {
         {"id": "spareToken"},
     ),
     "messageStream": (STREAM, {"input": "streamInput"}),
+    "continueReply": (
+        f"mutation($t: ID!) {{ continueReply(input: {{turnId: $t}}) "
+        f"{{ continuation {{ id }} {ERR} }} }}",
+        {"t": "cutOff"},
+    ),
+    "continueReplyStream": (
+        "subscription($input: ContinueReplyInput!) { continueReplyStream(input: $input) { "
+        "__typename ... on StreamFailed { errors { code message field } } } }",
+        {"input": "continueInput"},
+    ),
     "addSpaceMember": (
         f'mutation($s: ID!) {{ addSpaceMember(input: {{spaceId: $s, userName: "third", '
         f"role: VIEWER}}) {{ member {{ userName role }} {ERR} }} }}",
@@ -249,6 +261,8 @@ READ_BY = {
     "space": MEMBERS,
     "session": MEMBERS,
     "streamInput": MEMBERS,  # messageStream's input names the shared session
+    "cutOff": MEMBERS,  # a cut-off reply, the shared session's last turn
+    "continueInput": MEMBERS,  # continueReplyStream's input names it
     "c1": MEMBERS,
     "c2": MEMBERS,
     "c3": MEMBERS,
@@ -396,6 +410,22 @@ async def build_objects(world: World) -> None:
     )
     ids["document"] = exported["exportSpace"]["document"]
     ids["streamInput"] = {"sessionId": ids["session"], "content": "streamed"}  # type: ignore[assignment]
+    # The shared session ends with a reply the token limit cut off (the offline
+    # model always finishes, so it is written as a provider would have left it).
+    shared = ids_module.decode(ids["session"], "Session", field="id")
+    last = (await turns.recent(shared, after=0, before=None, limit=1))[0]
+    cut_off = await turns.append(
+        shared,
+        role=Role.ASSISTANT,
+        content="Kyoto was the capital for",
+        token_count=6,
+        provider="offline",
+        model="echo",
+        finish=Finish(FinishReason.LENGTH),
+        reply_to_sequence=last.sequence_number - 1,  # the last message, answered again
+    )
+    ids["cutOff"] = ids_module.encode("Turn", cut_off.id)
+    ids["continueInput"] = {"turnId": ids["cutOff"]}  # type: ignore[assignment]
 
 
 def variables(world: World, operation: str, actor: str) -> dict[str, Any]:
@@ -403,9 +433,12 @@ def variables(world: World, operation: str, actor: str) -> dict[str, Any]:
     return {name: world.ids[key] for name, key in names.items()}
 
 
+STREAMS = ("messageStream", "continueReplyStream")
+
+
 async def run_cell(world: World, operation: str, actor: str) -> tuple[int, dict[str, Any]]:
     document = OPERATIONS[operation][0]
-    if operation == "messageStream":
+    if operation in STREAMS:
         response = await world.http.post(
             "/graphql",
             json={"query": document, "variables": variables(world, operation, actor)},
@@ -414,11 +447,9 @@ async def run_cell(world: World, operation: str, actor: str) -> tuple[int, dict[
         if response.status_code != 200:
             return response.status_code, response.json()
         events = [
-            data["data"]["messageStream"]
-            for kind, data in sse_events(response.text)
-            if kind == "next"
+            data["data"][operation] for kind, data in sse_events(response.text) if kind == "next"
         ]
-        return 200, {"data": {"messageStream": events[-1]}}
+        return 200, {"data": {operation: events[-1]}}
     response = await world.post(actor, document, **variables(world, operation, actor))
     return response.status_code, response.json()
 
@@ -444,7 +475,7 @@ def check(
     if outcome == OK:
         assert errors == [] and value is not None, where
         assert payload_errors == [], where
-        if operation == "messageStream":
+        if operation in STREAMS:
             assert value["__typename"] == "StreamAssistantTurn", where
         if operation == "createApiToken":
             assert value["secret"].startswith("smr_"), where
@@ -456,11 +487,11 @@ def check(
         codes = [e.get("extensions", {}).get("code") for e in errors] + [
             e["code"] for e in payload_errors
         ]
-        if operation == "messageStream":
+        if operation in STREAMS:
             assert value["__typename"] == "StreamFailed", where
-        if value is None or operation == "messageStream" or payload_errors:
+        if value is None or operation in STREAMS or payload_errors:
             assert set(codes) <= {"NOT_FOUND"}, where
-            if isinstance(value, dict) and operation != "messageStream":
+            if isinstance(value, dict) and operation not in STREAMS:
                 assert codes, where
         else:
             pytest.fail(f"visible to another user: {where}")

@@ -1,4 +1,4 @@
-"""The events of the messageStream subscription."""
+"""The events of the messageStream and continueReplyStream subscriptions."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from api.graphql.chat.turns import Turn
 from api.graphql.core.errors import MutationError, retry_after_field
 
 
-@strawberry.type(description="A reason `messageStream` did not succeed.")
+@strawberry.type(description="A reason `messageStream` (or `continueReplyStream`) did not succeed.")
 class MessageStreamError(MutationError):
     retry_after_seconds: float | None = retry_after_field()
 
@@ -43,15 +43,40 @@ class StreamAssistantTurn:
 
 @strawberry.type(
     description="The last event of a stream that ends without a complete answer. Alone, "
-    "it means the message was refused and nothing was written; after StreamUserTurn, the "
-    "provider failed: the user's turn is kept (retry with the same idempotencyKey)."
+    "it means the message (or continuation) was refused and nothing was written; after "
+    "StreamUserTurn, the provider failed: the user's turn is kept (retry with the same "
+    "idempotencyKey); after StreamContinuing, likewise (continue the same reply again)."
 )
 class StreamFailed:
     errors: list[MessageStreamError] = strawberry.field(description="Why the stream failed.")
     partial_reply: Turn | None = strawberry.field(
         description="What the provider sent before it failed, saved as the reply with "
-        "`interrupted: true`; null when it sent nothing."
+        "`interrupted: true` (finishReason LOST_CONNECTION); null when it sent nothing."
     )
+
+
+@strawberry.type(
+    description="The first event of continueReplyStream: the reply being continued and "
+    "the context sent; nothing is written until the continuation is saved."
+)
+class StreamContinuing:
+    continued: Turn = strawberry.field(description="The cut-off reply.")
+    context: ContextPlan = strawberry.field(
+        description="The context sent: the next message's, ending with the cut-off reply, "
+        "then a short instruction to continue it."
+    )
+
+
+ContinueReplyEvent = Annotated[
+    StreamContinuing | StreamDelta | StreamAssistantTurn | StreamFailed,
+    strawberry.union(
+        "ContinueReplyEvent",
+        description="One event of continueReplyStream: StreamContinuing, then StreamDelta "
+        "for each piece of the continuation, then StreamAssistantTurn (the continuation, "
+        "saved) or StreamFailed. A refused request yields StreamFailed alone; a reply "
+        "continued already yields its continuation as one StreamDelta.",
+    ),
+]
 
 
 MessageStreamEvent = Annotated[

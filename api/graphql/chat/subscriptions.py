@@ -1,21 +1,25 @@
-"""messageStream: sendMessage with the answer streamed (graphql-transport-ws or SSE)."""
+"""messageStream and continueReplyStream: sendMessage and continueReply with the answer
+streamed (graphql-transport-ws or SSE)."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 import strawberry
 from graphql import GraphQLError
 
 from api.errors import SmritiError, Unauthenticated
 from api.graphql.chat.context_plan import ContextPlan
+from api.graphql.chat.continuation import ContinueReplyInput, request
 from api.graphql.chat.mutations import SendMessageInput, message
 from api.graphql.chat.stream_events import (
+    ContinueReplyEvent,
     MessageStreamError,
     MessageStreamEvent,
     StreamAssistantTurn,
+    StreamContinuing,
     StreamDelta,
     StreamFailed,
     StreamUserTurn,
@@ -23,7 +27,9 @@ from api.graphql.chat.stream_events import (
 from api.graphql.chat.turns import Turn
 from api.graphql.context import Info
 from api.graphql.core.errors import to_error
-from api.services import streaming
+from api.services import continuation, streaming
+
+T = TypeVar("T")
 
 
 @strawberry.type(description="Operations whose result arrives as a stream of events.")
@@ -49,33 +55,79 @@ class Subscription:
         except SmritiError as exc:
             yield _event(streaming.Failed(exc))
             return
-        events = info.context.until_ended(
-            streaming.stream_message(info.context.services, info.context.actor, sent)
-        )
-        # Closing `events` is what stops the provider: do it however this ends.
-        async with aclosing(events):
-            try:
-                async for event in events:
-                    if not isinstance(event, streaming.Delta):
-                        # A websocket's context (and its loaders' cache) lives as long
-                        # as the connection: turns must not show a session as it was
-                        # at an earlier event.
-                        info.context.fresh_loaders()
-                    yield _event(event)
-            except Unauthenticated as exc:
-                # The caller's credential ended mid-stream: a top-level error,
-                # as for a request without credentials.
-                raise GraphQLError(exc.message, extensions={"code": exc.code.value}) from None
+        events = streaming.stream_message(info.context.services, info.context.actor, sent)
+        # Closing the relay is what stops the provider: do it however this ends.
+        async with aclosing(_relayed(info, events)) as relayed:
+            async for event in relayed:
+                yield _event(event)
+
+    @strawberry.subscription(
+        description="continueReply with the continuation streamed: StreamContinuing, then "
+        "each piece (StreamDelta), then the saved continuation (StreamAssistantTurn) — or "
+        "StreamFailed. Checks and replays work as for continueReply. Completing the "
+        "subscription (or closing the connection) stops the model; what had arrived is "
+        "saved as the continuation, marked interrupted (finishReason INTERRUPTED)."
+    )
+    async def continue_reply_stream(
+        self,
+        info: Info,
+        input: Annotated[
+            ContinueReplyInput,
+            strawberry.argument(description="The reply to continue, exactly as for continueReply."),
+        ],
+    ) -> AsyncGenerator[ContinueReplyEvent, None]:
+        try:
+            sent = request(input)  # the id; everything else is checked by the use case
+        except SmritiError as exc:
+            yield _reply_event(streaming.Failed(exc))
+            return
+        events = continuation.stream_continuation(info.context.services, info.context.actor, sent)
+        async with aclosing(_relayed(info, events)) as relayed:
+            async for event in relayed:
+                if isinstance(event, continuation.Continuing):
+                    yield StreamContinuing(
+                        continued=Turn.from_domain(event.cut_off),
+                        context=ContextPlan.build(event.plan, event.messages, event.model),
+                    )
+                else:
+                    yield _reply_event(event)
+
+
+async def _relayed(info: Info, events: AsyncGenerator[T, None]) -> AsyncGenerator[T, None]:
+    """``events`` until they end, or the caller's credential does. Closing the
+    relay closes ``events``, which stops the provider: close it however the
+    subscription ends (``aclosing``)."""
+    ended = info.context.until_ended(events)
+    async with aclosing(ended):
+        try:
+            async for event in ended:
+                if not isinstance(event, streaming.Delta):
+                    # A websocket's context (and its loaders' cache) lives as long
+                    # as the connection: turns must not show a session as it was
+                    # at an earlier event.
+                    info.context.fresh_loaders()
+                yield event
+        except Unauthenticated as exc:
+            # The caller's credential ended mid-stream: a top-level error,
+            # as for a request without credentials.
+            raise GraphQLError(exc.message, extensions={"code": exc.code.value}) from None
 
 
 def _event(event: streaming.StreamEvent) -> MessageStreamEvent:
-    if isinstance(event, streaming.Delta):
-        return StreamDelta(delta=event.text)
     if isinstance(event, streaming.UserTurnSaved):
         return StreamUserTurn(
             user_turn=Turn.from_domain(event.user_turn),
             context=ContextPlan.build(event.plan, event.messages, event.model),
         )
+    return _reply_event(event)
+
+
+def _reply_event(
+    event: streaming.Delta | streaming.ReplySaved | streaming.Failed,
+) -> StreamDelta | StreamAssistantTurn | StreamFailed:
+    """The events both streams share: the pieces, then the saved reply or the failure."""
+    if isinstance(event, streaming.Delta):
+        return StreamDelta(delta=event.text)
     if isinstance(event, streaming.ReplySaved):
         return StreamAssistantTurn(assistant_turn=Turn.from_domain(event.assistant_turn))
     partial = event.partial_reply
