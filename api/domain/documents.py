@@ -19,7 +19,15 @@ from typing import Any
 
 from api.domain.hashing import utc_timestamp
 from api.domain.safe_markdown import block, inline
-from api.domain.types import CONTENT_LIST_FIELDS, Checkpoint, Role, Session, Space, Turn
+from api.domain.types import (
+    CONTENT_LIST_FIELDS,
+    Checkpoint,
+    FinishReason,
+    Role,
+    Session,
+    Space,
+    Turn,
+)
 
 Item = Turn | Checkpoint
 
@@ -52,9 +60,31 @@ def turn_markdown(turn: Turn) -> str:
     if turn.role is Role.ASSISTANT and turn.model:
         model = f"{turn.provider}/{turn.model}" if turn.provider else turn.model
         who = f"{who} ({inline(model)})"
-    note = " · interrupted" if turn.interrupted else ""
+    note = _finish_note(turn)
     heading = f"### {turn.sequence_number}. {who} · {utc_timestamp(turn.created_at)}{note}"
     return f"{heading}\n\n{block(turn.content.strip())}\n"
+
+
+# Why a reply ended, beside its heading (the web UI says the same); a reply that
+# simply finished (STOP) gets no note.
+_FINISH_NOTES = {
+    FinishReason.LENGTH: "stopped: token limit",
+    FinishReason.CONTENT_FILTER: "stopped: content filter",
+    FinishReason.TOOL_CALLS: "stopped: tool call",
+    FinishReason.INTERRUPTED: "interrupted",
+    FinishReason.LOST_CONNECTION: "stopped: connection lost",
+}
+
+
+def _finish_note(turn: Turn) -> str:
+    reason = turn.finish_reason
+    if reason is None:  # saved before reasons were recorded
+        return " · interrupted" if turn.interrupted else ""
+    if reason is FinishReason.OTHER:
+        word = inline(turn.provider_finish_reason) if turn.provider_finish_reason else "unknown"
+        return f" · stopped: {word}"
+    note = _FINISH_NOTES.get(reason)
+    return f" · {note}" if note else ""
 
 
 def checkpoint_markdown(checkpoint: Checkpoint, *, parent_hash: str | None = None) -> str:

@@ -8,8 +8,10 @@ parent, a session's mount, a branch's head); an import gives them new ids
 and maps every reference. Hashes are kept as they are and verified on
 import against ``hashSpaceId``, the space id they were sealed with (a hash
 covers its space id; see hashing.py). ``mergeParentId`` names a merge's
-merged-in checkpoint (null for any other). The JSON Schema of this
-format is docs/export.schema.json.
+merged-in checkpoint (null for any other). A turn's ``finishReason``,
+``providerFinishReason`` and ``continuesSequence`` came later: a document
+without them reads them as null. The JSON Schema of this format is
+docs/export.schema.json.
 """
 
 from __future__ import annotations
@@ -26,8 +28,10 @@ from api.domain.hashing import utc_timestamp
 from api.domain.types import (
     CONTENT_LIST_FIELDS,
     CONTENT_TEXT_FIELDS,
+    PROVIDER_FINISH_REASON_CHARS,
     Checkpoint,
     CheckpointContent,
+    FinishReason,
     MemoryScope,
     Mount,
     Role,
@@ -232,8 +236,11 @@ def _turn(turn: Turn) -> dict[str, Any]:
         "cost": turn.usage.cost,
         "interrupted": turn.interrupted,
         "replyToSequence": turn.reply_to_sequence,
+        "continuesSequence": turn.continues_sequence,
         "idempotencyKey": turn.idempotency_key,
         "createdAt": utc_timestamp(turn.created_at),
+        "finishReason": turn.finish_reason.value if turn.finish_reason else None,
+        "providerFinishReason": turn.provider_finish_reason,
     }
 
 
@@ -253,6 +260,11 @@ class _Reader:
         if key not in self.value:
             raise invalid(f"{self.path}.{key}", "present")
         return self.value[key]
+
+    def later(self, key: str) -> bool:
+        """Whether ``key``, a field added after the format's first release, has a
+        value: absent (an older export) reads as null."""
+        return self.value.get(key) is not None
 
     def text(self, key: str, *, max_chars: int | None = None) -> str:
         found = self._get(key)
@@ -576,6 +588,8 @@ def _read_session(reader: _Reader, space_id: int | None, ids: Sequence[int]) -> 
     _unique([t.sequence_number for t in turns], f"{reader.path}.turns", "sequence number")
     keys = [t.idempotency_key for t in turns if t.idempotency_key is not None]
     _unique(keys, f"{reader.path}.turns", "idempotency key")
+    continued = [t.continues_sequence for t in turns if t.continues_sequence is not None]
+    _unique(continued, f"{reader.path}.turns", "continuesSequence")
     return SessionExport(session=session, turns=turns)
 
 
@@ -589,12 +603,19 @@ def _read_turn(reader: _Reader, session_id: int) -> Turn:
         role = Role(reader.text("role"))
     except ValueError:
         raise invalid(f"{reader.path}.role", "USER, ASSISTANT or SYSTEM") from None
+    sequence_number = reader.integer("sequenceNumber", minimum=1)
+    finish_reason = _finish_reason(reader, role)
+    continues = None
+    if reader.later("continuesSequence"):
+        continues = reader.integer("continuesSequence", minimum=1)
+        if continues >= sequence_number:  # a continuation follows what it continues
+            raise invalid(f"{reader.path}.continuesSequence", "below sequenceNumber")
     return Turn(
         id=reader.identifier("id"),
         session_id=session_id,
         role=role,
         content=reader.text("content"),
-        sequence_number=reader.integer("sequenceNumber", minimum=1),
+        sequence_number=sequence_number,
         provider=reader.opt_text("provider", max_chars=BRANCH_CHARS),
         model=reader.opt_text("model", max_chars=NAME_CHARS),
         token_count=reader.integer("tokenCount"),
@@ -604,10 +625,46 @@ def _read_turn(reader: _Reader, session_id: int) -> Turn:
             completion_tokens=reader.opt_integer("completionTokens"),
             cost=reader.opt_number("cost", maximum=COST_MAX),
         ),
-        interrupted=reader.flag("interrupted"),
+        interrupted=_interrupted(reader, finish_reason),
         reply_to_sequence=reader.opt_integer("replyToSequence", minimum=1),
         idempotency_key=reader.opt_text("idempotencyKey", max_chars=NAME_CHARS),
+        finish_reason=finish_reason,
+        provider_finish_reason=_provider_finish_reason(reader, finish_reason),
+        continues_sequence=continues,
     )
+
+
+_FINISH_REASONS = ", ".join(r.value for r in FinishReason)
+
+
+def _finish_reason(reader: _Reader, role: Role) -> FinishReason | None:
+    if not reader.later("finishReason"):
+        return None
+    path = f"{reader.path}.finishReason"
+    if role is not Role.ASSISTANT:
+        raise invalid(path, f"null for a {role.value} turn")
+    try:
+        return FinishReason(reader.text("finishReason"))
+    except ValueError:
+        raise invalid(path, f"one of {_FINISH_REASONS}, or null") from None
+
+
+def _interrupted(reader: _Reader, reason: FinishReason | None) -> bool:
+    """The flag, which must agree with the reason when there is one (a turn is
+    interrupted exactly when its reason left it cut off)."""
+    flag = reader.flag("interrupted")
+    if reason is not None and flag is not reason.cut_off:
+        expected = "true" if reason.cut_off else "false"
+        raise invalid(f"{reader.path}.interrupted", f"{expected} when finishReason is {reason}")
+    return flag
+
+
+def _provider_finish_reason(reader: _Reader, reason: FinishReason | None) -> str | None:
+    if not reader.later("providerFinishReason"):
+        return None
+    if reason is not FinishReason.OTHER:
+        raise invalid(f"{reader.path}.providerFinishReason", "null unless finishReason is OTHER")
+    return reader.text("providerFinishReason", max_chars=PROVIDER_FINISH_REASON_CHARS)
 
 
 def _check_space(item: SpaceExport, path: str) -> None:
