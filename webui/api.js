@@ -10,11 +10,11 @@ const ERRORS = "errors { code message field }";
 // Turn fields shared by every document (`...TurnFields`). `contentHtml` (the
 // server's sanitised Markdown) is used once the schema has it.
 const TURN_FRAGMENT = `fragment TurnFields on Turn {
-  id role content provider model sequenceNumber interrupted replyToSequence
-  author { name viaToken } }`;
+  id role content provider model sequenceNumber interrupted finishReason providerFinishReason
+  replyToSequence continuesSequence author { name viaToken } }`;
 const TURN_FRAGMENT_HTML = `fragment TurnFields on Turn {
-  id role content contentHtml provider model sequenceNumber interrupted
-  replyToSequence author { name viaToken } }`;
+  id role content contentHtml provider model sequenceNumber interrupted finishReason
+  providerFinishReason replyToSequence continuesSequence author { name viaToken } }`;
 const SPACE_ACCESS = "viewerRole members { userName role }";
 const SESSION_FIELDS = `id title branchName model memoryScope lastSequenceNumber
   visibility authorName space { id name ${SPACE_ACCESS} }
@@ -80,6 +80,15 @@ export const SEND_MESSAGE = mutation("sendMessage", "SendMessageInput",
 export const MESSAGE_STREAM = `subscription($input: SendMessageInput!) {
   messageStream(input: $input) { __typename
     ... on StreamUserTurn { userTurn { ...TurnFields } }
+    ... on StreamDelta { delta }
+    ... on StreamAssistantTurn { assistantTurn { ...TurnFields } }
+    ... on StreamFailed { ${ERRORS} partialReply { ...TurnFields } } } }`;
+export const CONTINUE_REPLY = mutation("continueReply", "ContinueReplyInput",
+  "continuation { ...TurnFields }");
+// A cut-off reply continued, streamed: StreamContinuing, StreamDelta…, then
+// StreamAssistantTurn (the continuation) or StreamFailed.
+export const CONTINUE_STREAM = `subscription($input: ContinueReplyInput!) {
+  continueReplyStream(input: $input) { __typename
     ... on StreamDelta { delta }
     ... on StreamAssistantTurn { assistantTurn { ...TurnFields } }
     ... on StreamFailed { ${ERRORS} partialReply { ...TurnFields } } } }`;
@@ -209,12 +218,19 @@ export const mergeCheckpoints = (input) => run(MERGE_CHECKPOINTS, "mergeCheckpoi
  * AbortError once stopped (closing the connection stops the model; the server keeps
  * what it had as an interrupted reply), ApiError when the connection breaks.
  */
-export async function* streamMessage(input, signal) {
+export const streamMessage = (input, signal) =>
+  streamEvents(MESSAGE_STREAM, "messageStream", input, signal);
+
+/** continueReplyStream over SSE, reported as streamMessage reports messageStream. */
+export const streamContinuation = (input, signal) =>
+  streamEvents(CONTINUE_STREAM, "continueReplyStream", input, signal);
+
+async function* streamEvents(document, name, input, signal) {
   let first = true;
   try {
-    const body = { query: withFragments(MESSAGE_STREAM), variables: { input } };
+    const body = { query: withFragments(document), variables: { input } };
     for await (const result of graphqlSse(ENDPOINT, body, signal)) {
-      const event = result.data?.messageStream;
+      const event = result.data?.[name];
       if (!event) {
         const message = result.errors?.[0]?.message ?? "The stream sent no event.";
         // A server that cannot stream this document has written nothing.
@@ -237,6 +253,16 @@ export async function* sendMessageEvents(input) {
   if (payload.userTurn) yield { __typename: "StreamUserTurn", userTurn: payload.userTurn };
   if (payload.assistantTurn) {
     yield { __typename: "StreamAssistantTurn", assistantTurn: payload.assistantTurn };
+  } else {
+    yield { __typename: "StreamFailed", errors: payload.errors, partialReply: null };
+  }
+}
+
+/** continueReply, reported as the events continueReplyStream would have sent. */
+export async function* continueReplyEvents(input) {
+  const payload = await run(CONTINUE_REPLY, "continueReply", input);
+  if (payload.continuation) {
+    yield { __typename: "StreamAssistantTurn", assistantTurn: payload.continuation };
   } else {
     yield { __typename: "StreamFailed", errors: payload.errors, partialReply: null };
   }

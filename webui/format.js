@@ -46,9 +46,45 @@ export function status(plan) {
 export const cellLabel = (turn) =>
   `${{ USER: "In", ASSISTANT: "Out", SYSTEM: "Note" }[turn.role] ?? turn.role} [${turn.replyToSequence ?? turn.sequenceNumber}]`;
 
-/** The real sequence number, for the label's tooltip: "Turn 4, the reply to turn 3". */
-export const cellTitle = (turn) => `Turn ${turn.sequenceNumber}${turn.replyToSequence
-  ? `, the reply to turn ${turn.replyToSequence}` : ""}`;
+/** The real sequence number, for the label's tooltip: "Turn 4, the reply to turn 3";
+ * a continuation: "Turn 5, continuing turn 4". */
+export const cellTitle = (turn) => `Turn ${turn.sequenceNumber}${turn.continuesSequence
+  ? `, continuing turn ${turn.continuesSequence}`
+  : turn.replyToSequence ? `, the reply to turn ${turn.replyToSequence}` : ""}`;
+
+// Why a reply stopped, in the label a reply shows (none for a reply that finished):
+// the words, what they mean, and whether the reply is cut off (Continue goes on from it).
+const STOPPED = {
+  LENGTH: ["Stopped: token limit",
+    "The model reached the token limit for one answer before it finished.", true],
+  INTERRUPTED: ["Stopped: interrupted",
+    "The reply was stopped before the model finished (Stop, a closed page, a server restart).", true],
+  LOST_CONNECTION: ["Stopped: connection lost",
+    "The connection to the provider was lost before the model finished.", true],
+  CONTENT_FILTER: ["Stopped: content filter", "The provider's content filter stopped the reply.", false],
+  TOOL_CALLS: ["Stopped: tool call", "The model stopped to call a tool; Smriti runs none.", false],
+};
+
+/** {text, title, cutOff} for a reply that did not simply finish, else null. */
+export function finishLabel(turn) {
+  if (turn.role !== "ASSISTANT") return null;
+  const reason = turn.finishReason;
+  if (reason === "OTHER") {
+    const word = turn.providerFinishReason;
+    return { text: `Stopped: ${word ?? "unknown reason"}`, cutOff: false,
+      title: word ? `The provider's reason, which Smriti does not know: “${word}”.`
+        : "The provider gave no reason." };
+  }
+  if (STOPPED[reason]) {
+    const [text, title, cutOff] = STOPPED[reason];
+    return { text, title, cutOff };
+  }
+  // Saved before reasons were recorded: only whether it was cut off is known.
+  return !reason && turn.interrupted
+    ? { text: "Stopped: interrupted", title: "The reply was cut off before the model finished.",
+      cutOff: true }
+    : null;
+}
 
 export const sessionTitle = (session) => session?.title || "Untitled session";
 

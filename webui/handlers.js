@@ -9,8 +9,6 @@ import { searchHandlers } from "./search-handlers.js";
 const newKey = () =>
   globalThis.crypto?.randomUUID?.() ?? `${Date.now()}-${Math.random().toString(16).slice(2)}`;
 
-/** What "Continue" sends after an interrupted reply (the model sees that reply). */
-export const CONTINUE_MESSAGE = "Please continue.";
 const STOP_POLLS = 20; // × 100 ms: the server saves a stopped reply right after the stream closes
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -25,6 +23,18 @@ function startSend(app, content, model) {
   return deliver(app);
 }
 
+/** Continue a cut-off reply (continueReply): the rest streams in as the next reply,
+ * written by the reply's own model. */
+function startContinue(app, reply) {
+  if (inFlight(app.state.pending) || !reply) return undefined;
+  app.set({ pending: { continues: reply.sequenceNumber, turnId: reply.id, content: "",
+    model: reply.provider ? `${reply.provider}/${reply.model}` : null, key: newKey(),
+    status: "streaming", errors: [], userSaved: true, text: "", stoppable: true, controller: null } });
+  return deliver(app);
+}
+
+const continuing = (pending) => pending.continues !== undefined;
+
 /** Turns not yet in the notebook, in order. */
 function withNew(turns, more) {
   const known = new Set(turns.map((turn) => turn.sequenceNumber));
@@ -33,25 +43,31 @@ function withNew(turns, more) {
     : turns;
 }
 
-/** messageStream; sendMessage with the same idempotencyKey when no stream can be opened. */
-async function* replyEvents(app, input, controller) {
+/**
+ * messageStream (continueReplyStream for a continuation); when no stream can be
+ * opened, sendMessage with the same idempotencyKey (continueReply, which gives a
+ * reply continued already its continuation back).
+ */
+async function* replyEvents(app, input, controller, key) {
+  const continued = continuing(app.state.pending);
   try {
-    yield* api.streamMessage(input, controller.signal);
+    yield* (continued ? api.streamContinuation : api.streamMessage)(input, controller.signal);
   } catch (error) {
     if (!(error instanceof api.StreamUnavailable)) throw error;
     const pending = app.state.pending;
-    if (pending?.key === input.idempotencyKey) {
+    if (pending?.key === key) {
       app.state.pending = { ...pending, stoppable: false }; // a mutation cannot be stopped
       app.renderNotebook();
     }
-    yield* api.sendMessageEvents(input);
+    yield* (continued ? api.continueReplyEvents : api.sendMessageEvents)(input);
   }
 }
 
 /**
  * Send (or resend) the pending message, its reply streamed into the notebook; the
- * same idempotencyKey on every try. Ends with the saved turns in the notebook and
- * either no pending message or an error cell.
+ * same idempotencyKey on every try (or continue the pending continuation's reply).
+ * Ends with the saved turns in the notebook and either no pending message or an
+ * error cell.
  */
 async function deliver(app) {
   const key = app.state.pending.key;
@@ -65,10 +81,11 @@ async function deliver(app) {
   };
   update({ controller });
   const pending = app.state.pending;
-  const input = { sessionId, content: pending.content, model: pending.model, idempotencyKey: key };
+  const input = continuing(pending) ? { turnId: pending.turnId }
+    : { sessionId, content: pending.content, model: pending.model, idempotencyKey: key };
   let outcome = { errors: [{ code: "NETWORK", message: "The reply stream ended early." }] };
   try {
-    for await (const event of replyEvents(app, input, controller)) {
+    for await (const event of replyEvents(app, input, controller, key)) {
       // Another session opened meanwhile: let the reply finish (it is saved) unseen.
       if (!ours()) continue;
       if (event.__typename === "StreamUserTurn") {
@@ -110,7 +127,8 @@ async function deliver(app) {
   if (!app.state.session?.title) setTimeout(() => app.refreshSidebar().then(() => app.reloadSession()), 1500);
 }
 
-/** After Stop: the turns the server saved (the reply, marked interrupted, once a piece had arrived). */
+/** After Stop: the turns the server saved (the reply, or the continuation, marked
+ * interrupted, once a piece had arrived). */
 async function settleStopped(app, sessionId, key) {
   const before = app.state.turns.at(-1)?.sequenceNumber ?? 0;
   const expectReply = app.state.pending.userSaved && app.state.pending.text !== "";
@@ -129,8 +147,9 @@ async function settleStopped(app, sessionId, key) {
     const user = pending.userSaved ? null : found.find((turn) => turn.role === "USER"
       && turn.sequenceNumber > before && turn.content === pending.content);
     if (user) app.state.pending = { ...pending, userSaved: true, userSeq: user.sequenceNumber };
-    const userSeq = app.state.pending.userSeq;
-    const replied = found.some((turn) => turn.role === "ASSISTANT" && turn.replyToSequence === userSeq);
+    const { userSeq, continues } = app.state.pending;
+    const replied = found.some((turn) => turn.role === "ASSISTANT" && (continues !== undefined
+      ? turn.continuesSequence === continues : turn.replyToSequence === userSeq));
     if (!expectReply || replied) return;
     await sleep(100);
   }
@@ -317,6 +336,12 @@ export const HANDLERS = {
   },
   "retry-send"() {
     const pending = this.state.pending;
+    if (continuing(pending)) {
+      // What arrived before the failure was saved: go on from there instead.
+      const from = pending.answered ? this.state.turns.at(-1)
+        : this.state.turns.find((turn) => turn.sequenceNumber === pending.continues);
+      return startContinue(this, from);
+    }
     // A partial reply was saved: the exchange is answered, so ask again as a new message.
     if (pending.answered) return startSend(this, pending.content, pending.model);
     this.set({ pending: { ...pending, status: "sending", errors: [], text: "", stoppable: true } });
@@ -340,8 +365,8 @@ export const HANDLERS = {
     this.set({ pending: { ...pending, status: "stopping" } });
     pending.controller.abort();
   },
-  "continue-reply"() {
-    return startSend(this, CONTINUE_MESSAGE, this.state.model);
+  "continue-reply"({ seq }) {
+    return startContinue(this, this.state.turns.find((turn) => turn.sequenceNumber === seq));
   },
   "retry-reply"({ seq }) {
     const reply = this.state.turns.find((turn) => turn.sequenceNumber === seq);

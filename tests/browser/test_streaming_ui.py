@@ -1,19 +1,23 @@
 """Replies stream into the notebook (messageStream over SSE); Stop keeps what was seen;
-Continue and Retry after a stop; sendMessage when no stream can be opened."""
+a reply says why it stopped; Continue (continueReplyStream) and Retry after a stop or
+the token limit; sendMessage when no stream can be opened."""
 
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from playwright.sync_api import Page, Request, Route, expect
 
+from api.domain.continuation import CONTINUE_INSTRUCTION
 from tests.browser.support import gql, new_session, open_app, session_id
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.servers import SmritiServer
 
 TURNS = """query($s: ID!) { session(id: $s) { turns(first: 50) { edges { node {
-  sequenceNumber role content interrupted replyToSequence } } } } }"""
+  sequenceNumber role content interrupted replyToSequence finishReason continuesSequence
+} } } } }"""
 
 # In-page: record each new length of the streaming reply's text until it is replaced.
 WATCH_STREAMING_TEXT = """() => {
@@ -119,7 +123,7 @@ def test_stop_keeps_the_partial_reply_then_continue_and_retry(
     expect(reply).to_have_count(1)
     expect(page.locator(STREAMING)).to_have_count(0)
     expect(reply.locator(".cell-gutter")).to_have_text("Out [1]")
-    expect(reply.locator(".tag.warn")).to_have_text("interrupted")
+    expect(reply.locator(".tag.warn")).to_have_text("Stopped: interrupted")
     expect(reply.locator(".cell-body")).to_have_text("Half a")
     assert fake.wait_for_stream_end(held) == "client-closed"
     assert saved_turns(server, sid) == [
@@ -129,16 +133,17 @@ def test_stop_keeps_the_partial_reply_then_continue_and_retry(
     # Sent, so the stored draft is gone.
     assert page.evaluate(f"localStorage.getItem('smriti.draft.{sid}')") is None
 
-    # Continue: "Please continue." as a new message; the model sees its partial reply.
-    fake.reply("And so it ended.")
+    # Continue: the model goes on from its partial reply; the rest is the next cell.
+    fake.reply(" story, and so it ended.")
     reply.get_by_role("button", name="Continue").click()
-    expect(page.locator("turn-cell")).to_have_count(4)
-    expect(page.locator("turn-cell").nth(2)).to_contain_text("Please continue.")
-    expect(page.locator("turn-cell").nth(3)).to_contain_text("And so it ended.")
+    expect(page.locator("turn-cell")).to_have_count(3)
+    rest = page.locator("turn-cell").nth(2)
+    expect(rest).to_have_class(re.compile(r"\bcontinuation\b"))
+    expect(rest.locator(".cell-body")).to_have_text("story, and so it ended.")
     expect(page.get_by_role("button", name="Continue")).to_have_count(0)
     assert fake.requests[-1]["messages"][-2:] == [
         {"role": "assistant", "content": "Half a"},
-        {"role": "user", "content": "Please continue."},
+        {"role": "user", "content": CONTINUE_INSTRUCTION},
     ]
 
     # Stopped again, with Esc from outside the message box; then Retry asks again.
@@ -148,19 +153,72 @@ def test_stop_keeps_the_partial_reply_then_continue_and_retry(
     page.get_by_label("Message", exact=True).press("Escape")  # leaves the message box
     page.keyboard.press("Escape")  # stops
     interrupted = page.locator("turn-cell.assistant").last
-    expect(interrupted.locator(".tag.warn")).to_have_text("interrupted")
+    expect(interrupted.locator(".tag.warn")).to_have_text("Stopped: interrupted")
     expect(interrupted.locator(".cell-body")).to_have_text("Second")
 
     fake.reply("A better story.")
     interrupted.get_by_role("button", name="Retry").click()
-    expect(page.locator("turn-cell")).to_have_count(8)
-    expect(page.locator("turn-cell").nth(6)).to_contain_text("Another story")
-    expect(page.locator("turn-cell").nth(7)).to_contain_text("A better story.")
-    assert saved_turns(server, sid)[4:] == [
+    expect(page.locator("turn-cell")).to_have_count(7)
+    expect(page.locator("turn-cell").nth(5)).to_contain_text("Another story")
+    expect(page.locator("turn-cell").nth(6)).to_contain_text("A better story.")
+    assert saved_turns(server, sid)[2:] == [
+        ("ASSISTANT", " story, and so it ended.", False),
         ("USER", "Another story", False),
         ("ASSISTANT", "Second", True),
         ("USER", "Another story", False),
         ("ASSISTANT", "A better story.", False),
+    ]
+
+
+def test_a_reply_cut_off_by_the_token_limit_says_so_and_continue_brings_the_rest(
+    page: Page, server: SmritiServer, fake: FakeOpenAI
+) -> None:
+    sid = start(page, server)
+    fake.reply("Kyoto was the capital for", finish="length")
+    type_and_send(page, "Tell me about Kyoto")
+    reply = page.locator("turn-cell.assistant")
+    expect(reply).to_have_count(1)
+    label = reply.get_by_text("Stopped: token limit", exact=True)
+    expect(label).to_be_visible()
+    expect(label).to_have_attribute(
+        "title", "The model reached the token limit for one answer before it finished."
+    )
+    reply_id = reply.evaluate("cell => cell.turn.id")
+    posts = graphql_posts(page)
+
+    fake.stream_chunks([" a", " thousand", " years."], interval=0.2)
+    reply.get_by_role("button", name="Continue").click()
+    # Streamed into a cell of its own under the reply, by the reply's model.
+    streaming = page.locator(STREAMING)
+    expect(streaming.locator(".cell-meta")).to_contain_text("lab/my-model")
+    expect(streaming.get_by_role("button", name="Stop")).to_be_visible()
+
+    cells = page.locator("turn-cell")
+    expect(cells).to_have_count(3)
+    rest = cells.nth(2)
+    expect(rest.locator(".cell-body")).to_have_text("a thousand years.")
+    expect(rest.locator(".cell-gutter")).to_have_text("Out [1]")
+    expect(rest.locator(".cell-gutter")).to_have_attribute("title", "Turn 3, continuing turn 2")
+    expect(rest).to_have_class(re.compile(r"\bcontinuation\b"))
+    expect(rest.locator(".tag.finish")).to_have_count(0)
+    expect(page.get_by_role("button", name="Continue")).to_have_count(0)
+    assert cells.evaluate_all("cells => cells.map((cell) => cell.dataset.seq)") == ["1", "2", "3"]
+    sent = [(accept, body) for accept, body in posts if "continueReply" in body]
+    assert [accept for accept, _ in sent] == ["text/event-stream"]
+    assert json.loads(sent[0][1])["variables"] == {"input": {"turnId": reply_id}}
+    assert fake.requests[-1]["messages"] == [
+        {"role": "user", "content": "Tell me about Kyoto"},
+        {"role": "assistant", "content": "Kyoto was the capital for"},
+        {"role": "user", "content": CONTINUE_INSTRUCTION},
+    ]
+    edges = gql(server.base_url, TURNS, s=sid)["session"]["turns"]["edges"]
+    assert [
+        (n["role"], n["content"], n["finishReason"], n["continuesSequence"])
+        for n in (e["node"] for e in edges)
+    ] == [
+        ("USER", "Tell me about Kyoto", None, None),
+        ("ASSISTANT", "Kyoto was the capital for", "LENGTH", None),
+        ("ASSISTANT", " a thousand years.", "STOP", 2),
     ]
 
 
@@ -173,7 +231,7 @@ def test_a_provider_failure_mid_answer_shows_the_partial_reply_and_an_error(
     error = page.locator(".cell.error")
     expect(error).to_contain_text("PROVIDER_")
     reply = page.locator("turn-cell.assistant")
-    expect(reply.locator(".tag.warn")).to_have_text("interrupted")
+    expect(reply.locator(".tag.warn")).to_have_text("Stopped: connection lost")
     expect(reply.locator(".cell-body")).to_have_text("Part one")
     assert saved_turns(server, sid) == [
         ("USER", "Will this break?", False),

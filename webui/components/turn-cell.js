@@ -1,8 +1,10 @@
 // One turn as a notebook cell: "In [12]" / "Out [13]", provider/model, content;
-// an interrupted reply the notebook marks with `actions` offers Continue and Retry;
-// with `byline` (a space of several members), who wrote a message ("by ana").
+// a reply that did not simply finish says why ("Stopped: token limit"); a cut-off
+// reply the notebook marks with `actions` offers Continue (continueReply: the rest
+// comes as the next cell) and Retry; a continuation sits right under the reply it
+// continues; with `byline` (a space of several members), who wrote a message ("by ana").
 import { emit, h } from "../dom.js";
-import { byline, cellLabel, cellTitle } from "../format.js";
+import { byline, cellLabel, cellTitle, finishLabel } from "../format.js";
 
 export class TurnCell extends HTMLElement {
   set turn(turn) {
@@ -43,12 +45,14 @@ export class TurnCell extends HTMLElement {
     if (!turn) return;
     this._rendered = true;
     const dimmed = this.classList.contains("dimmed"); // the notebook's, kept across renders
-    this.className = `cell turn ${turn.role.toLowerCase()}${this._noReply ? " unanswered" : ""}`;
+    this.className = `cell turn ${turn.role.toLowerCase()}${this._noReply ? " unanswered" : ""}${
+      turn.continuesSequence ? " continuation" : ""}`;
     this.classList.toggle("dimmed", dimmed);
     this.tabIndex = 0;
     this.dataset.seq = turn.sequenceNumber;
     this.id = `turn-${turn.sequenceNumber}`;
     const model = turn.provider ? `${turn.provider}/${turn.model}` : "";
+    const stopped = finishLabel(turn);
     const body = h("div", { class: "cell-body" });
     if (turn.role === "ASSISTANT" && typeof turn.contentHtml === "string") {
       body.classList.add("markdown");
@@ -64,7 +68,9 @@ export class TurnCell extends HTMLElement {
         h("div", { class: "cell-meta" }, model,
           this._byline && turn.role === "USER" && turn.author
             ? h("span", { class: "byline" }, byline(turn.author)) : null,
-          turn.interrupted ? h("span", { class: "tag warn" }, "interrupted") : null,
+          turn.continuesSequence ? h("span", { class: "tag" }, "continuation") : null,
+          stopped ? h("span", { class: `tag finish${stopped.cutOff ? " warn" : ""}`,
+            title: stopped.title }, stopped.text) : null,
           this._noReply ? h("span", { class: "tag warn" }, "no reply") : null),
         body,
         this._actions ? this.actionBar(turn) : null,
@@ -83,7 +89,8 @@ export class TurnCell extends HTMLElement {
   actionBar(turn) {
     const seq = turn.sequenceNumber;
     return h("div", { class: "actions" },
-      h("button", { type: "button", title: "Ask the model to go on from here (sends “Please continue.”)",
+      h("button", { type: "button",
+        title: "Ask the model to go on from where this reply stopped; the rest comes below it",
         onclick: () => emit(this, "continue-reply", { seq }) }, "Continue"),
       h("button", { type: "button", title: "Ask the same question again for a new reply",
         onclick: () => emit(this, "retry-reply", { seq }) }, "Retry"));
