@@ -30,7 +30,7 @@ from api.services import access, policy
 from api.services.base import Services, log
 from api.services.chat import Prepared, after_reply, save_reply
 from api.services.context import resolve_context
-from api.services.streaming import Delta, Failed, ReplySaved, stream_reply
+from api.services.streaming import Delta, Failed, ReplySaved, replayed, stream_reply
 from api.store import turns
 
 
@@ -170,6 +170,11 @@ async def stream_continuation(
     assert cut_off is not None
     context = prepared.context
     yield Continuing(cut_off, context.plan, context.messages, prepared.ref.name)
+    if prepared.reply is not None:  # continued already
+        for replay in replayed(prepared.reply):
+            yield replay
+        return
+    # No claim to hold (``answering``): a reply is continued once, by the store.
     async with aclosing(stream_reply(services, prepared)) as events:
         async for event in events:
             yield event

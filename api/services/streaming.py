@@ -111,8 +111,8 @@ async def stream_message(
                 return
             answer = taken.reply
     if answer is not None:
-        for event in replayed(answer):
-            yield event
+        for replay in replayed(answer):
+            yield replay
         return
     assert isinstance(taken, Held)
     async with aclosing(stream_reply(services, prepared, taken)) as events:

@@ -428,3 +428,24 @@ async def test_a_refused_continuation_stream_is_one_failed_event(
     assert [e["__typename"] for e in events] == ["StreamFailed"]
     assert [e["code"] for e in events[0]["errors"]] == ["INVALID"]
     assert len(fake_openai.requests) == 1
+
+
+async def test_continuing_a_continued_reply_by_stream_replays_its_continuation(
+    gql: GraphQLClient, app: Starlette, fake_openai: FakeOpenAI
+) -> None:
+    _, reply_id = await cut_off_reply(gql, {"openai": fake_openai})
+    fake_openai.reply(REST)
+    first = (await gql(CONTINUE, input={"turnId": reply_id}))["continueReply"]["continuation"]
+
+    async with stream_ws(app) as ws:
+        await ws.subscribe("1", {"turnId": reply_id}, query=CONTINUE_STREAM)
+        events = (await ws.events("1"))["1"]
+
+    assert [e["__typename"] for e in events] == [
+        "StreamContinuing",
+        "StreamDelta",
+        "StreamAssistantTurn",
+    ]
+    assert events[1]["delta"] == REST
+    assert events[2]["assistantTurn"] == without_id(first)
+    assert len(fake_openai.requests) == 2  # the reply and the one continuation
