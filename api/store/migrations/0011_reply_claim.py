@@ -13,7 +13,7 @@ from tortoise.migrations import operations as ops
 
 
 class Migration(migrations.Migration):
-    dependencies = [("models", "0009_sign_in")]
+    dependencies = [("models", "0010_finish_reason")]
 
     operations = [
         ops.CreateModel(
