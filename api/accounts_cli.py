@@ -1,7 +1,8 @@
 """`smriti users …` and `smriti tokens …`: accounts from the command line.
 
-Exit codes (DESIGN.md §9): 0 ok, 2 usage (or a refusal, said on stderr),
-3 the database cannot be opened, 4 no such user or token.
+Exit codes (api/exits.py): 0 ok, 2 usage (or a refusal, said on stderr),
+3 the database cannot be opened (or, except for `users add`, does not exist),
+4 no such user or token. Every command takes --json (its help names the fields).
 
 A password is read with getpass (asked twice) on a terminal, else as one line
 of standard input; it is never echoed, printed or logged. A token is printed
@@ -13,21 +14,27 @@ from __future__ import annotations
 import argparse
 import asyncio
 import getpass
-import json
 import re
 import sys
 from collections.abc import Callable
 from typing import Any
 
+from api import console, exits
 from api.errors import SmritiError
 from api.settings import Settings
 
-EXIT_USAGE = 2
-EXIT_DATABASE = 3
-EXIT_NOT_FOUND = 4
+ACCOUNT_FIELDS = '{"name", "admin", "disabled", "createdAt": ISO 8601}'
+TOKEN_FIELDS = (
+    '{"id": the number `tokens revoke` takes, "name", "prefix": its first characters, '
+    '"readOnly", "createdAt", "lastUsedAt", "expiresAt", "revokedAt": ISO 8601 or null}'
+)
 
 
-def add_commands(commands: Any, database_option: Callable[[argparse.ArgumentParser], None]) -> None:
+def _json_option(command: argparse.ArgumentParser, prints: str) -> None:
+    command.add_argument("--json", action="store_true", help=f"Print JSON: {prints}.")
+
+
+def add_commands(commands: Any, database_option: Callable[..., None]) -> None:
     users = commands.add_parser(
         "users", help="Accounts: add, list, disable, enable, delete, passwd, lockouts."
     )
@@ -40,17 +47,23 @@ def add_commands(commands: Any, database_option: Callable[[argparse.ArgumentPars
     add.add_argument(
         "--password-stdin", action="store_true", help="Read the password as one line of stdin."
     )
-    database_option(add)
+    _json_option(
+        add,
+        ACCOUNT_FIELDS[:-1] + ', "adopted": true if it took over the data made without accounts}',
+    )
+    database_option(add, creates=True)
     listing = user_commands.add_parser("list", help="The accounts.")
-    listing.add_argument("--json", action="store_true", help="Print JSON.")
+    _json_option(listing, f"a list of {ACCOUNT_FIELDS}, oldest first")
     database_option(listing)
     disable = user_commands.add_parser(
         "disable", help="Disable an account: its tokens and sessions stop working."
     )
     disable.add_argument("name")
+    _json_option(disable, f"the account, {ACCOUNT_FIELDS}")
     database_option(disable)
     enable = user_commands.add_parser("enable", help="Enable a disabled account again.")
     enable.add_argument("name")
+    _json_option(enable, f"the account, {ACCOUNT_FIELDS}")
     database_option(enable)
     delete = user_commands.add_parser(
         "delete",
@@ -58,12 +71,14 @@ def add_commands(commands: Any, database_option: Callable[[argparse.ArgumentPars
         "space it created has other members: disable it instead).",
     )
     delete.add_argument("name")
+    _json_option(delete, f"the account deleted, {ACCOUNT_FIELDS}")
     database_option(delete)
     passwd = user_commands.add_parser("passwd", help="Set a new password (signs browsers out).")
     passwd.add_argument("name")
     passwd.add_argument(
         "--password-stdin", action="store_true", help="Read the password as one line of stdin."
     )
+    _json_option(passwd, f"the account, {ACCOUNT_FIELDS}")
     database_option(passwd)
     lockouts = user_commands.add_parser(
         "lockouts",
@@ -75,7 +90,11 @@ def add_commands(commands: Any, database_option: Callable[[argparse.ArgumentPars
         help="Forget the failures of this user name (from every address) or of this "
         "address (for every name).",
     )
-    lockouts.add_argument("--json", action="store_true", help="Print JSON.")
+    _json_option(
+        lockouts,
+        'a list of {"name", "address", "failures", "lastFailedAt": ISO 8601}; with --clear, '
+        '{"cleared": how many name/address pairs}',
+    )
     database_option(lockouts)
     tokens = commands.add_parser("tokens", help="API tokens for scripts and agents.")
     token_commands = tokens.add_subparsers(dest="tokens_command", required=True)
@@ -84,15 +103,17 @@ def add_commands(commands: Any, database_option: Callable[[argparse.ArgumentPars
     create.add_argument("--name", required=True, help="What it is for.")
     create.add_argument("--read-only", action="store_true", help="It may read, never write.")
     create.add_argument("--expires", help="Lifetime in days, e.g. 30d (default: never).")
+    _json_option(create, TOKEN_FIELDS[:-1] + ', "user", "token": the secret, shown this once}')
     database_option(create)
     token_list = token_commands.add_parser(
         "list", help="A user's tokens, newest first (never their secrets)."
     )
     token_list.add_argument("--user", required=True, help="Whose tokens.")
-    token_list.add_argument("--json", action="store_true", help="Print JSON.")
+    _json_option(token_list, f"a list of {TOKEN_FIELDS}")
     database_option(token_list)
     revoke = token_commands.add_parser("revoke", help="Revoke a token: it stops working at once.")
     revoke.add_argument("id", help="The token's id, as `smriti tokens list` shows it.")
+    _json_option(revoke, f"the token, {TOKEN_FIELDS}")
     database_option(revoke)
 
 
@@ -112,14 +133,11 @@ def run(args: argparse.Namespace) -> int:
             password = _read_password(args.password_stdin)
         return asyncio.run(_users(url, args, password))
     except StartupError as exc:
-        print(f"smriti: {exc}", file=sys.stderr)
-        return EXIT_DATABASE
+        return console.fail(exits.DATABASE, str(exc))
     except NotFound as exc:
-        print(f"smriti: {exc.message}", file=sys.stderr)
-        return EXIT_NOT_FOUND
+        return console.fail(exits.NOT_FOUND, exc.message)
     except SmritiError as exc:
-        print(f"smriti: {exc.message}", file=sys.stderr)
-        return EXIT_USAGE
+        return console.fail(exits.USAGE, exc.message)
 
 
 def _days(value: str | None) -> int | None:
@@ -154,27 +172,30 @@ def _read_password(from_stdin: bool) -> str:
 async def has_accounts(db_url: str) -> bool:
     from api.services import operator
 
-    async with operator.opened(db_url):
+    async with operator.opened(db_url, create=True):
         return await operator.any_account()
 
 
 async def _users(db_url: str, args: argparse.Namespace, password: str | None) -> int:
     from api.services import accounts, operator
 
-    async with operator.opened(db_url):
+    # The first account may be made on a new database (then `smriti serve`);
+    # every other command needs the accounts already there.
+    async with operator.opened(db_url, create=args.users_command == "add"):
         if args.users_command == "add":
             assert password is not None
             account, adopted = await accounts.add_user(args.name, password, is_admin=args.admin)
             role = "admin" if account.is_admin else "user"
-            print(f"added {role} {account.name}", file=sys.stderr)
+            console.notice(f"Added {role} {account.name}.")
             if adopted:
-                print(
-                    f"{account.name} now owns the spaces and sessions made without accounts; "
-                    "the server asks everyone to sign in from now on.",
-                    file=sys.stderr,
+                console.notice(
+                    f"The account {account.name} now owns the spaces and sessions made "
+                    "without accounts; the server asks everyone to sign in from now on."
                 )
+            if args.json:
+                console.print_json({**_account_json(account), "adopted": adopted})
         elif args.users_command == "list" and args.json:
-            print(json.dumps([_account_json(a) for a in await accounts.accounts_list()], indent=2))
+            console.print_json([_account_json(a) for a in await accounts.accounts_list()])
         elif args.users_command == "list":
             for account in await accounts.accounts_list():
                 flags = [
@@ -187,15 +208,24 @@ async def _users(db_url: str, args: argparse.Namespace, password: str | None) ->
             await _lockouts(args)
         elif args.users_command in ("disable", "enable"):
             changed = await accounts.set_user_disabled(args.name, args.users_command == "disable")
-            print(f"{args.users_command}d {changed.name}", file=sys.stderr)
+            console.notice(f"{args.users_command.capitalize()}d {changed.name}.")
+            _print_account(changed, args.json)
         elif args.users_command == "delete":
             deleted = await accounts.delete_user(args.name)
-            print(f"deleted {deleted.name} and their own spaces and sessions", file=sys.stderr)
+            console.notice(f"Deleted {deleted.name} and their own spaces and sessions.")
+            _print_account(deleted, args.json)
         else:
             assert password is not None
             await operator.set_password(args.name, password)
-            print(f"new password for {args.name}", file=sys.stderr)
-    return 0
+            changed = await operator.account(args.name)
+            console.notice(f"New password set for {changed.name}.")
+            _print_account(changed, args.json)
+    return exits.OK
+
+
+def _print_account(account: Any, as_json: bool) -> None:
+    if as_json:
+        console.print_json(_account_json(account))
 
 
 def _account_json(account: Any) -> dict[str, Any]:
@@ -227,19 +257,19 @@ async def _tokens(db_url: str, args: argparse.Namespace) -> int:
     from api.errors import InputError, NotFound
     from api.services import accounts, operator
 
-    async with operator.opened(db_url):
+    async with operator.opened(db_url, create=False):
         if args.tokens_command == "list":
             _, tokens = await accounts.tokens_of(args.user)
             if args.json:
-                print(json.dumps([_token_json(t) for t in tokens], indent=2))
-                return 0
+                console.print_json([_token_json(t) for t in tokens])
+                return exits.OK
             for t in tokens:
                 state = (
                     "revoked" if t.revoked_at else ("read-only" if t.read_only else "read-write")
                 )
                 used = f"{t.last_used_at:%Y-%m-%d}" if t.last_used_at else "never used"
                 print(f"{t.id}\t{t.prefix}…\t{t.name}\t{state}\t{used}")
-            return 0
+            return exits.OK
         if not args.id.isdigit():
             raise InputError(
                 f"A token's id is a number, as `smriti tokens list` shows, not {args.id[:20]!r}."
@@ -248,8 +278,10 @@ async def _tokens(db_url: str, args: argparse.Namespace) -> int:
             token = await accounts.revoke_token(int(args.id), user_id=None)
         except NotFound:
             raise NotFound(f"No API token with id {args.id}.") from None
-        print(f"revoked token {token.id} ({token.prefix}…, {token.name})", file=sys.stderr)
-    return 0
+        console.notice(f"Revoked token {token.id} ({token.prefix}…, {token.name}).")
+        if args.json:
+            console.print_json(_token_json(token))
+    return exits.OK
 
 
 async def _lockouts(args: argparse.Namespace) -> None:
@@ -264,8 +296,8 @@ async def _lockouts(args: argparse.Namespace) -> None:
         except ValueError:
             cleared = await accounts.clear_sign_in_failures(name=args.clear)
         if args.json:
-            print(json.dumps({"cleared": cleared}))
-        print(f"cleared the failed sign-ins of {cleared} name/address pairs", file=sys.stderr)
+            console.print_json({"cleared": cleared})
+        console.notice(f"Cleared the failed sign-ins of {cleared} name/address pairs.")
         return
     failures = await accounts.sign_in_failures(Settings.from_environment().sign_in_limits)
     if args.json:
@@ -278,7 +310,7 @@ async def _lockouts(args: argparse.Namespace) -> None:
             }
             for f in failures
         ]
-        print(json.dumps(rows, indent=2))
+        console.print_json(rows)
         return
     for f in failures:
         print(f"{f.name}\t{f.address}\t{f.failures}\t{f.last_failed_at:%Y-%m-%d %H:%M:%S}")
@@ -287,16 +319,19 @@ async def _lockouts(args: argparse.Namespace) -> None:
 async def _create_token(db_url: str, args: argparse.Namespace, days: int | None) -> int:
     from api.services import accounts, operator
 
-    async with operator.opened(db_url):
+    async with operator.opened(db_url, create=False):
         account = await operator.account(args.user)
         if account.disabled:
             from api.errors import InputError
 
-            raise InputError(f"{account.name} is disabled.")
+            raise InputError(f"The account {account.name} is disabled.")
         token, secret = await accounts.create_token(
             account.id, name=args.name, read_only=args.read_only, expires_in_days=days
         )
-    print(secret)
+    if args.json:
+        console.print_json({**_token_json(token), "user": account.name, "token": secret})
+    else:
+        print(secret)
     scope = "read-only" if token.read_only else "read-write"
-    print(f"token {token.prefix}… ({scope}) for {account.name}: shown once", file=sys.stderr)
-    return 0
+    console.notice(f"Token {token.prefix}… ({scope}) for {account.name}: shown once.")
+    return exits.OK

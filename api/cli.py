@@ -7,29 +7,131 @@ import asyncio
 import json
 import os
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
-from api import __version__
+from api import __version__, console, exits
 
-EXIT_DATABASE = 3  # the database cannot be opened or written
+# uvicorn's levels, in its order; checked here so a typo stops `serve` before
+# anything runs (uvicorn itself fails only once the migrations have run).
+LOG_LEVELS = ("critical", "error", "warning", "info", "debug", "trace")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, its usage errors said in Smriti's one message style."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(console.fail(exits.USAGE, message))
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="smriti", description="Smriti: think with language models."
+    parser = _Parser(
+        prog="smriti",
+        description="Smriti: think with language models.",
+        epilog=exits.HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"smriti {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
-    serve = commands.add_parser("serve", help="Run the API, the web UI and GraphiQL.")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
+    _serve_command(commands)
+    commands.add_parser("export-schema", help="Print the GraphQL schema (SDL).")
+    verify = commands.add_parser(
+        "verify",
+        help="Recompute every checkpoint hash and parent link; exit 1 if one fails.",
+        epilog=VERIFY_JSON,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    verify.add_argument("--space", help="One space (its number or global id; default: all).")
+    _json_option(verify)
+    _database_option(verify)
+    _user_option(verify)
+    export = commands.add_parser(
+        "export",
+        help="Write spaces or sessions as a document.",
+        epilog=EXPORT_JSON,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    which = export.add_mutually_exclusive_group()
+    which.add_argument("--space", help="One space (its number or global id).")
+    which.add_argument("--session", help="One session (its number or global id).")
+    which.add_argument("--all", action="store_true", help="Every space and session (default).")
+    export.add_argument(
+        "--format",
+        choices=["json", "markdown", "ipynb"],
+        default="json",
+        help="json: lossless, for `smriti import`; markdown: a session or a space's "
+        "lineage; ipynb: a session as a Jupyter notebook.",
+    )
+    export.add_argument("--output", help="Write to this file (default: standard output).")
+    _json_option(export)
+    _database_option(export)
+    _user_option(export)
+    load = commands.add_parser(
+        "import",
+        help="Recreate an exported JSON document (hashes verified; never twice), "
+        "or a ChatGPT export's conversations.json.",
+        epilog=IMPORT_JSON,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    load.add_argument("file", help="The JSON document (- for standard input).")
+    _json_option(load)
+    _database_option(load, creates=True)
+    _user_option(load)
+    from api.accounts_cli import add_commands
+
+    add_commands(commands, _database_option)
+    return parser
+
+
+VERIFY_JSON = """--json prints {"ok": true if every space verified, "spaces": [...]}, a space as
+  {"id": global id, "number", "ok", "checked": checkpoints checked, "broken": null or
+   {"checkpoint": its number, "hash", "title", "reason", "expectedHash": or null}}."""
+EXPORT_JSON = """--json: the json and ipynb formats are JSON already; markdown is printed as
+  {"format": "markdown", "document": the text}. With --output, stdout gets
+  {"output": the file's absolute path, "format", "bytes": its size}."""
+IMPORT_JSON = """--json prints {"spaces": [...], "sessions": [...]}, each as {"id": global id,
+  "number", "name" (a space) or "title" (a session), "imported": false if it was
+  already here}."""
+
+
+def _serve_command(commands: Any) -> None:
+    from api.settings import ENVIRONMENT
+
+    width = max(len(name) for name, _ in ENVIRONMENT)
+    serve = commands.add_parser(
+        "serve",
+        help="Run the API, the web UI and GraphiQL.",
+        epilog="environment (a flag wins over its variable):\n"
+        + "\n".join(f"  {name:<{width}}  {meaning}" for name, meaning in ENVIRONMENT)
+        + "\n  and the API key variables providers.yaml names (api_key_env).",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     serve.add_argument(
-        "--database", help="Database URL (default: $SMRITI_DATABASE_URL or a SQLite file)."
+        "--host",
+        default="127.0.0.1",
+        help="The address to listen on (default: 127.0.0.1, this machine only; any other "
+        "needs an account, see --auth).",
+    )
+    serve.add_argument(
+        "--port",
+        type=_port,
+        default=8000,
+        help="The port to listen on, 0 to 65535 (default: 8000; 0: a free one, printed at start).",
+    )
+    serve.add_argument(
+        "--database",
+        help="Database URL (default: $SMRITI_DATABASE_URL or a SQLite file); created if missing.",
     )
     serve.add_argument(
         "--providers", help="providers.yaml (default: $SMRITI_PROVIDERS_FILE or the bundled one)."
     )
-    serve.add_argument("--log-level", default="info")
+    serve.add_argument(
+        "--log-level",
+        type=_log_level,
+        default="info",
+        metavar="LEVEL",
+        help=f"How much the server logs: {', '.join(LOG_LEVELS)} (default: info).",
+    )
     serve.add_argument(
         "--workers",
         type=_at_least_one,
@@ -49,40 +151,6 @@ def _parser() -> argparse.ArgumentParser:
         'comma-separated addresses or networks, or "*" (default: '
         "$SMRITI_FORWARDED_ALLOW_IPS, else none).",
     )
-    commands.add_parser("export-schema", help="Print the GraphQL schema (SDL).")
-    verify = commands.add_parser(
-        "verify", help="Recompute every checkpoint hash and parent link; exit 1 if one fails."
-    )
-    verify.add_argument("--space", help="One space (its number or global id; default: all).")
-    _database_option(verify)
-    _user_option(verify)
-    export = commands.add_parser("export", help="Write spaces or sessions as a document.")
-    which = export.add_mutually_exclusive_group()
-    which.add_argument("--space", help="One space (its number or global id).")
-    which.add_argument("--session", help="One session (its number or global id).")
-    which.add_argument("--all", action="store_true", help="Every space and session (default).")
-    export.add_argument(
-        "--format",
-        choices=["json", "markdown", "ipynb"],
-        default="json",
-        help="json: lossless, for `smriti import`; markdown: a session or a space's "
-        "lineage; ipynb: a session as a Jupyter notebook.",
-    )
-    export.add_argument("--output", help="Write to this file (default: standard output).")
-    _database_option(export)
-    _user_option(export)
-    load = commands.add_parser(
-        "import",
-        help="Recreate an exported JSON document (hashes verified; never twice), "
-        "or a ChatGPT export's conversations.json.",
-    )
-    load.add_argument("file", help="The JSON document (- for standard input).")
-    _database_option(load)
-    _user_option(load)
-    from api.accounts_cli import add_commands
-
-    add_commands(commands, _database_option)
-    return parser
 
 
 def _at_least_one(text: str) -> int:
@@ -95,9 +163,29 @@ def _at_least_one(text: str) -> int:
     return count
 
 
-def _database_option(command: argparse.ArgumentParser) -> None:
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a port is a whole number, not {text[:20]!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is from 0 to 65535, not {port}")
+    return port
+
+
+def _log_level(text: str) -> str:
+    if text.lower() not in LOG_LEVELS:
+        raise argparse.ArgumentTypeError(f"one of {', '.join(LOG_LEVELS)}, not {text[:20]!r}")
+    return text.lower()
+
+
+def _database_option(command: argparse.ArgumentParser, *, creates: bool = False) -> None:
+    """--database; a command that only reads refuses a SQLite file that does not exist."""
+    what = "created if missing" if creates else "it must exist"
     command.add_argument(
-        "--database", help="Database URL (default: $SMRITI_DATABASE_URL or a SQLite file)."
+        "--database",
+        help=f"Database URL (default: $SMRITI_DATABASE_URL or the SQLite file `serve` "
+        f"uses); {what}.",
     )
 
 
@@ -105,6 +193,10 @@ def _user_option(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--user", help="Whose data, once the database has accounts (default: the local user)."
     )
+
+
+def _json_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--json", action="store_true", help="Print JSON (its fields: below).")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -115,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
         from api.graphql.schema import export_schema
 
         sys.stdout.write(export_schema())
-        return 0
+        return exits.OK
     if args.command in ("users", "tokens"):
         from api import accounts_cli
 
@@ -124,9 +216,10 @@ def main(argv: list[str] | None = None) -> int:
         from api import lineage_cli
 
         return lineage_cli.run(args)
+    return _serve(args)
 
-    import uvicorn
 
+def _serve(args: argparse.Namespace) -> int:
     from api import workers as processes
     from api.errors import ConfigError
     from api.services import operator
@@ -141,8 +234,7 @@ def main(argv: list[str] | None = None) -> int:
             forwarded_allow_ips=args.forwarded_allow_ips,
         )
     except ConfigError as exc:
-        print(f"smriti: {exc.message}", file=sys.stderr)
-        return 2
+        return console.fail(exits.USAGE, exc.message)
     workers = args.workers or settings.workers or processes.default_workers(settings.database_url)
     from api.app import SERVE_FLAGS_VARIABLE, create_app, provider_registry
 
@@ -152,34 +244,35 @@ def main(argv: list[str] | None = None) -> int:
         if app is None:
             provider_registry(settings)
     except ConfigError as exc:
-        print(f"smriti: {exc.message}", file=sys.stderr)
-        return 2
+        return console.fail(exits.USAGE, exc.message)
     where = operator.describe(settings.database_url)
     try:
         # Once, here, before any worker starts: no worker migrates again.
         applied = asyncio.run(operator.prepare(settings.database_url))
     except operator.StartupError as exc:
-        print(f"smriti: {exc}", file=sys.stderr)
+        console.fail(exits.DATABASE, str(exc))
         # A driver thread stuck on the database would keep a normal exit waiting.
         sys.stderr.flush()
-        os._exit(EXIT_DATABASE)
+        os._exit(exits.DATABASE)
     if not settings.bound_to_loopback:
         from api.accounts_cli import has_accounts
 
         if not asyncio.run(has_accounts(settings.database_url)):
-            print(
-                f"smriti: serving on {args.host} needs an account; create the first with "
+            return console.fail(
+                exits.USAGE,
+                f"Serving on {args.host} needs an account: create the first with "
                 "`smriti users add NAME --admin` (same --database), then start again.",
-                file=sys.stderr,
             )
-            return 2
     if applied:
-        print(f"Applied the migrations {', '.join(applied)} to {where}", file=sys.stderr)
-    print(
-        f"Smriti on http://{args.host}:{args.port}/ (GraphiQL at /graphql), database {where}, "
-        f"{workers} worker{'s' if workers > 1 else ''}",
-        file=sys.stderr,
-    )
+        console.notice(f"Applied the migrations {', '.join(applied)} to {where}.")
+
+    def announce(port: int) -> None:
+        host = f"[{args.host}]" if ":" in args.host and not args.host.startswith("[") else args.host
+        console.notice(
+            f"Smriti on http://{host}:{port}/ (GraphiQL at /graphql), database {where}, "
+            f"{workers} worker{'s' if workers > 1 else ''}."
+        )
+
     options: dict[str, Any] = {
         "log_level": args.log_level,
         # Per worker: each finishes its replies' saves (Services.drain) in this time.
@@ -193,8 +286,7 @@ def main(argv: list[str] | None = None) -> int:
         "forwarded_allow_ips": ",".join(settings.forwarded_allow_ips) or None,
     }
     if app is not None:
-        uvicorn.run(app, host=args.host, port=args.port, **options)
-        return 0
+        return processes.run_one(app, args.host, args.port, announce, **options)
     # Workers build their app from an import string and inherit the
     # environment: the flags travel in it, every other setting is read there.
     os.environ[SERVE_FLAGS_VARIABLE] = json.dumps(
@@ -205,7 +297,7 @@ def main(argv: list[str] | None = None) -> int:
             "auth": args.auth,
         }
     )
-    return processes.run(workers, args.host, args.port, **options)
+    return processes.run(workers, args.host, args.port, announce, **options)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,10 @@
-"""The command-line lineage tools: `smriti verify`, `smriti export`, `smriti import`."""
+"""The command-line lineage tools: `smriti verify`, `smriti export`, `smriti import`.
+
+Exit codes (api/exits.py): 0 ok, 1 a checkpoint does not verify (verify, or
+import of a tampered document), 2 usage, 3 database (verify and export refuse
+a SQLite file that does not exist; import creates it), 4 no such space,
+session or user.
+"""
 
 from __future__ import annotations
 
@@ -7,14 +13,13 @@ import asyncio
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
+from api import console, exits
 from api.domain.accounts import Actor
 from api.domain.verification import Verification
 from api.errors import ErrorCode, InputError, NotFound, SmritiError
 from api.settings import Settings
-
-EXIT_BROKEN = 1  # a checkpoint does not verify
-EXIT_USAGE = 2  # a bad argument (no such space, unreadable file)
 
 
 def database_url(args: argparse.Namespace) -> str:
@@ -22,61 +27,76 @@ def database_url(args: argparse.Namespace) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from api.services.operator import StartupError
+
     try:
         url = database_url(args)
+        if args.command == "verify":
+            return asyncio.run(_verify(url, args))
+        if args.command == "export":
+            return asyncio.run(_export(url, args))
+        return asyncio.run(_import(url, args))
+    except StartupError as exc:
+        return console.fail(exits.DATABASE, str(exc))
+    except NotFound as exc:
+        return console.fail(exits.NOT_FOUND, exc.message)
     except SmritiError as exc:
-        print(f"smriti: {exc.message}", file=sys.stderr)
-        return 2
-    if args.command == "verify":
-        return asyncio.run(_verify(url, args.space, args.user))
-    if args.command == "export":
-        return asyncio.run(_export(url, args))
-    return asyncio.run(_import(url, args.file, args.user))
+        status = exits.VERIFICATION_FAILED if exc.code is ErrorCode.TAMPERED else exits.USAGE
+        if exc.field and args.command == "import":
+            # Where in the document, inside the sentence: "… (at spaces[0].name)."
+            return console.fail(status, f"{exc.message.rstrip('.')} (at {exc.field})")
+        return console.fail(status, exc.message)
 
 
-async def _owner(user: str | None) -> Actor | None:
+async def _owner(user: str | None) -> Actor:
     """Who the command acts as: the local user, or with accounts the one --user
-    names (required then); None (said on stderr) when that cannot be."""
+    names (required then: InputError; NotFound for a name no account has)."""
     from api.services import operator
 
     if user is None:
         if await operator.any_account():
-            print(
-                "smriti: this database has accounts: say whose data with --user NAME.",
-                file=sys.stderr,
-            )
-            return None
+            raise InputError("This database has accounts: say whose data with --user NAME.")
         return await operator.acting_locally()
-    try:
-        return await operator.actor_named(user)
-    except NotFound as exc:
-        print(f"smriti: {exc.message}", file=sys.stderr)
-        return None
+    return await operator.actor_named(user)
 
 
-def _key(value: str, type_name: str) -> int | None:
+def _key(value: str, type_name: str) -> int:
+    """The key of a space or session given by number or global id (InputError otherwise)."""
     from api.graphql.core import ids
 
-    return int(value) if value.isdigit() else ids.key_or_none(value, type_name)
+    key = int(value) if value.isdigit() else ids.key_or_none(value, type_name)
+    if key is None:
+        raise InputError(
+            f"A {type_name.lower()} is given by its number or global id, not {value[:40]!r}."
+        )
+    return key
+
+
+def _global_id(type_name: str, key: int) -> str:
+    from api.graphql.core import ids
+
+    return ids.encode(type_name, key)
 
 
 async def _export(db_url: str, args: argparse.Namespace) -> int:
     from api.services import operator
 
-    async with operator.opened(db_url):
+    async with operator.opened(db_url, create=False):
         owner = await _owner(args.user)
-        if owner is None:
-            return EXIT_USAGE
-        try:
-            if args.output:
-                await _write_file(Path(args.output), _document(owner, args))
-            else:
-                async for chunk in _document(owner, args):
-                    sys.stdout.write(chunk)
-        except SmritiError as exc:
-            print(f"smriti: {exc.message}", file=sys.stderr)
-            return EXIT_USAGE
-    return 0
+        if args.output:
+            path = Path(args.output).absolute()
+            await _write_file(path, _document(owner, args))
+            if args.json:
+                console.print_json(
+                    {"output": str(path), "format": args.format, "bytes": path.stat().st_size}
+                )
+        elif args.json and args.format == "markdown":
+            text = "".join([chunk async for chunk in _document(owner, args)])
+            console.print_json({"format": "markdown", "document": text})
+        else:
+            async for chunk in _document(owner, args):
+                sys.stdout.write(chunk)
+    return exits.OK
 
 
 async def _write_file(path: Path, chunks: AsyncIterator[str]) -> None:
@@ -98,9 +118,9 @@ async def _document(owner: Actor, args: argparse.Namespace) -> AsyncIterator[str
 
     if args.format == "json":
         if args.space is not None:
-            chunks = service.json_chunks(owner, space_id=_required(args.space, "Space"))
+            chunks = service.json_chunks(owner, space_id=_key(args.space, "Space"))
         elif args.session is not None:
-            chunks = service.json_chunks(owner, session_id=_required(args.session, "Session"))
+            chunks = service.json_chunks(owner, session_id=_key(args.session, "Session"))
         else:
             chunks = service.json_chunks(owner)
         async for chunk in chunks:
@@ -114,81 +134,117 @@ async def _readable(owner: Actor, args: argparse.Namespace) -> str:
     from api.services import transfer as service
 
     if args.session is not None:
-        session = _required(args.session, "Session")
+        session = _key(args.session, "Session")
         if args.format == "markdown":
             return await service.session_markdown(owner, session)
         return await service.session_notebook(owner, session)
     if args.space is not None and args.format == "markdown":
-        return await service.lineage_markdown(owner, _required(args.space, "Space"))
+        return await service.lineage_markdown(owner, _key(args.space, "Space"))
     wanted = "--session" if args.format == "ipynb" else "--space or --session"
     raise InputError(f"--format {args.format} writes one document: give {wanted}.")
 
 
-def _required(value: str, type_name: str) -> int:
-    key = _key(value, type_name)
-    if key is None:
-        raise InputError(f"{value!r} is not a {type_name.lower()} id.")
-    return key
-
-
-async def _import(db_url: str, file: str, user: str | None) -> int:
+async def _import(db_url: str, args: argparse.Namespace) -> int:
     from api.services import operator
     from api.services import transfer as service
 
+    file = args.file
     try:
         text = sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        print(f"smriti: cannot read {file}: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise InputError(f"Cannot read {file}: {reason}.") from None
     from api.app import provider_registry
 
     registry = provider_registry(Settings.from_environment(database_url=db_url))
-    async with operator.opened(db_url):
-        owner = await _owner(user)
-        if owner is None:
-            return EXIT_USAGE
-        try:
-            imported = await service.import_document(owner, text, registry)
-        except SmritiError as exc:
-            where = f" (at {exc.field})" if exc.field else ""
-            print(f"smriti: {exc.message}{where}", file=sys.stderr)
-            return EXIT_BROKEN if exc.code is ErrorCode.TAMPERED else EXIT_USAGE
+    # Importing adds data: a new database may be made for it.
+    async with operator.opened(db_url, create=True):
+        owner = await _owner(args.user)
+        imported = await service.import_document(owner, text, registry)
+    if args.json:
+        console.print_json(
+            {
+                "spaces": [
+                    {
+                        "id": _global_id("Space", space.id),
+                        "number": space.id,
+                        "name": space.name,
+                        "imported": created,
+                    }
+                    for space, created in imported.spaces
+                ],
+                "sessions": [
+                    {
+                        "id": _global_id("Session", session.id),
+                        "number": session.id,
+                        "title": session.title,
+                        "imported": created,
+                    }
+                    for session, created in imported.sessions
+                ],
+            }
+        )
+        return exits.OK
     for space, created in imported.spaces:
         state = "imported" if created else "already here, not imported again"
         print(f'space {space.id} "{space.name}": {state}')
     for session, created in imported.sessions:
         state = "imported" if created else "already here, not imported again"
         print(f'session {session.id} "{session.title}": {state}')
-    return 0
+    return exits.OK
 
 
-async def _verify(db_url: str, space: str | None, user: str | None) -> int:
+async def _verify(db_url: str, args: argparse.Namespace) -> int:
     from api.services import operator
     from api.services import transfer as service
 
-    async with operator.opened(db_url):
-        owner = await _owner(user)
-        if owner is None:
-            return EXIT_USAGE
-        if space is None:
+    async with operator.opened(db_url, create=False):
+        owner = await _owner(args.user)
+        if args.space is None:
             targets = await service.space_ids(owner)
         else:
-            key = _key(space, "Space")
-            if key is None:
-                print(f"smriti: {space!r} is not a space id.", file=sys.stderr)
-                return EXIT_USAGE
-            targets = [key]
-        status = 0
+            targets = [_key(args.space, "Space")]
+        results: list[tuple[int, Verification]] = []
         for space_id in targets:
             try:
                 result = await service.verify(owner, space_id)
             except NotFound:
-                print(f"smriti: no space {space_id}.", file=sys.stderr)
-                return EXIT_USAGE
-            print(_describe(space_id, result))
-            if not result.ok:
-                status = EXIT_BROKEN
-        return status
+                raise NotFound(f"No space {space_id}.") from None
+            results.append((space_id, result))
+            if not args.json:
+                print(_describe(space_id, result))
+    if args.json:
+        console.print_json(
+            {
+                "ok": all(result.ok for _, result in results),
+                "spaces": [_verification_json(i, result) for i, result in results],
+            }
+        )
+    ok = all(result.ok for _, result in results)
+    return exits.OK if ok else exits.VERIFICATION_FAILED
+
+
+def _verification_json(space_id: int, result: Verification) -> dict[str, Any]:
+    broken = None
+    if result.broken is not None:
+        found = result.broken.checkpoint
+        broken = {
+            "checkpoint": {
+                "id": _global_id("Checkpoint", found.id),
+                "number": found.id,
+                "hash": found.hash,
+                "title": found.content.title,
+            },
+            "reason": result.broken.reason.value,
+            "expectedHash": result.broken.expected_hash,
+        }
+    return {
+        "id": _global_id("Space", space_id),
+        "number": space_id,
+        "ok": result.ok,
+        "checked": result.checked,
+        "broken": broken,
+    }
 
 
 def _describe(space_id: int, result: Verification) -> str:

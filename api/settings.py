@@ -21,6 +21,29 @@ DEFAULT_OFFLINE_STREAM_DELAY_MS = 60
 # The largest `first`/`last` of Session.turns (SMRITI_MAX_TURN_PAGE_SIZE).
 MAX_TURN_PAGE_SIZE = 1000
 
+# Every variable Settings.from_environment reads, as `smriti serve --help` lists
+# them (tests/test_cli.py checks that none read here is missing).
+ENVIRONMENT: tuple[tuple[str, str], ...] = (
+    ("SMRITI_DATABASE_URL", "--database (default: a SQLite file in the user data directory)"),
+    ("SMRITI_PROVIDERS_FILE", "--providers (default: the bundled providers.yaml)"),
+    ("SMRITI_WORKERS", "--workers"),
+    ("SMRITI_AUTH", "--auth: accounts or auto"),
+    ("SMRITI_FORWARDED_ALLOW_IPS", "--forwarded-allow-ips"),
+    ("SMRITI_ALLOWED_HOSTS", "more names the Host header may carry, comma-separated"),
+    ("SMRITI_ALLOWED_ORIGINS", "origins whose pages may open the websocket, comma-separated"),
+    ("SMRITI_PRELOAD_PROVIDERS", "1 (default): load LiteLLM at start, in the background; 0: later"),
+    ("SMRITI_PROVIDER_TIMEOUT", "seconds a model call waits for its answer or next piece (60)"),
+    ("SMRITI_ANSWER_RESERVE_TOKENS", "tokens kept free for the answer, sent as max_tokens (1024)"),
+    ("SMRITI_MAX_WINDOW_TURNS", "most turns in a context window (50)"),
+    ("SMRITI_MAX_CONTENT_BYTES", "largest message, in bytes (1048576)"),
+    ("SMRITI_MAX_BODY_BYTES", "largest request body, in bytes (6 x the largest message + 64 KiB)"),
+    ("SMRITI_MAX_QUERY_NODES", "most objects a query may return, worst case (50000)"),
+    ("SMRITI_MAX_GET_QUERY_NODES", "the same for a query sent by GET (1000)"),
+    ("SMRITI_MAX_TURN_PAGE_SIZE", "largest first/last of Session.turns (1000)"),
+    ("SMRITI_OFFLINE_STREAM_DELAY_MS", "milliseconds between the offline echo's words (60)"),
+    ("SMRITI_SESSION_IDLE_SECONDS", "a browser session ends after this long unused (604800)"),
+)
+
 
 def default_database_path() -> Path:
     from platformdirs import user_data_dir

@@ -1,4 +1,8 @@
-"""`smriti serve --workers N`: how many processes, and how they share the port.
+"""`smriti serve`: one process, or `--workers N` sharing the port; when it is announced.
+
+The "Smriti on http://…" line is printed once the address is held (one
+process: once uvicorn listens; several: once the parent has bound the port
+the workers share), so it never precedes a failed bind.
 
 uvicorn's own multi-process mode binds one socket in the parent and hands it
 to every worker. Each worker's event loop then accepts every connection
@@ -15,15 +19,20 @@ from __future__ import annotations
 import os
 import socket
 import sys
+from collections.abc import Callable
 from typing import Any, cast
 
 import uvicorn
 from uvicorn.config import STARTUP_FAILURE
 from uvicorn.supervisors import Multiprocess
 
+from api import console, exits
+
 # The app factory every worker calls (settings from the environment it inherits).
 # Named from this package's name: `api` in a clone, `smriti` installed.
 FACTORY = f"{__package__}.app:serve_app"
+# Called with the port, once the server holds it.
+Announce = Callable[[int], None]
 
 
 def default_workers(database_url: str) -> int:
@@ -40,23 +49,55 @@ def default_workers(database_url: str) -> int:
     return os.cpu_count() or 1
 
 
-def run(workers: int, host: str, port: int, **options: Any) -> int:
+def run_one(app: Any, host: str, port: int, announce: Announce, **options: Any) -> int:
+    """Serve ``app`` in this process until a signal stops it; the exit status.
+
+    ``announce`` is called with the port once the server listens.
+    """
+    try:
+        if port:
+            _free_port(host, port)  # a clear message and status before the app starts
+    except OSError as exc:
+        return _cannot_listen(host, port, exc)
+    server = _AnnouncingServer(uvicorn.Config(app, host=host, port=port, **options), announce)
+    try:
+        server.run()
+    except KeyboardInterrupt:  # Ctrl-C: uvicorn stopped gracefully, then raised it again
+        pass
+    except SystemExit as exc:
+        if exc.code != STARTUP_FAILURE:
+            raise
+        if server.bind_failed:  # taken between the check above and uvicorn's bind
+            return console.fail(exits.ADDRESS_IN_USE, f"Cannot listen on {host}:{port}.")
+        return exits.DATABASE
+    return exits.OK
+
+
+def run(workers: int, host: str, port: int, announce: Announce, **options: Any) -> int:
     """Serve the factory's app in ``workers`` processes until a signal stops
-    them all (each drains its own replies); the exit status."""
+    them all (each drains its own replies); the exit status. ``announce`` is
+    called with the port once it is held, before the workers start."""
     config = uvicorn.Config(FACTORY, factory=True, host=host, port=port, workers=workers, **options)
+    try:
+        free = _free_port(host, port)
+    except OSError as exc:
+        return _cannot_listen(host, port, exc)
     if not sys.platform.startswith("linux"):
-        supervisor = Multiprocess(config, sockets=[config.bind_socket()])
+        config.port = free
+        bound = config.bind_socket()
+        announce(bound.getsockname()[1])
+        supervisor = Multiprocess(config, sockets=[bound])
         supervisor.run()
         return _status(supervisor)
     try:
         # Bound, never listening: it holds the address while the workers run,
         # and names the port if ``port`` is 0.
-        reserved = _reuse_port_socket(_family(host), host, _free_port(host, port))
+        reserved = _reuse_port_socket(_family(host), host, free)
     except OSError as exc:
-        print(f"smriti: cannot listen on {host}:{port}: {exc.strerror}", file=sys.stderr)
-        return STARTUP_FAILURE
+        return _cannot_listen(host, port, exc)
     with reserved:
         config.port = reserved.getsockname()[1]
+        announce(config.port)
         share = _OwnSocket(_family(host), host, config.port)
         # Multiprocess pickles its "sockets" into each worker it starts (and
         # restarts): this one unpickles as a new socket of the worker's own.
@@ -65,10 +106,38 @@ def run(workers: int, host: str, port: int, **options: Any) -> int:
     return _status(supervisor)
 
 
+def _cannot_listen(host: str, port: int, exc: OSError) -> int:
+    return console.fail(
+        exits.ADDRESS_IN_USE, f"Cannot listen on {host}:{port}: {exc.strerror or exc}"
+    )
+
+
+class _AnnouncingServer(uvicorn.Server):
+    """uvicorn's server, calling ``announce`` once it listens (never before a
+    failed bind), and remembering whether the bind is what failed."""
+
+    def __init__(self, config: uvicorn.Config, announce: Announce) -> None:
+        super().__init__(config)
+        self.announce = announce
+        self.bind_failed = False
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        try:
+            await super().startup(sockets)
+        except SystemExit:
+            # The lifespan's own failure sets should_exit; a failed bind does not.
+            self.bind_failed = not self.lifespan.should_exit
+            raise
+        if self.started:
+            listening = self.servers[0].sockets[0]
+            self.announce(listening.getsockname()[1])
+
+
 def _status(supervisor: Multiprocess) -> int:
-    """STARTUP_FAILURE if a worker could not start (the supervisor then stops), else 0."""
+    """DATABASE if a worker could not start (the supervisor then stops), else OK:
+    a worker's start-up opens the database, already checked by the parent."""
     failed = any(process.exitcode == STARTUP_FAILURE for process in supervisor.processes)
-    return STARTUP_FAILURE if failed else 0
+    return exits.DATABASE if failed else exits.OK
 
 
 def _family(host: str) -> socket.AddressFamily:

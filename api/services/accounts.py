@@ -85,7 +85,7 @@ def check_password(password: str) -> None:
 def check_user_name(name: str) -> str:
     name = user_name(name)
     if name_key(name) == LOCAL_USER:
-        raise InputError(f"{LOCAL_USER!r} is the name of the user without an account.")
+        raise InputError(f"The name {LOCAL_USER!r} belongs to the user without an account.")
     return name
 
 

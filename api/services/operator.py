@@ -54,8 +54,19 @@ def register(app: Any, db_url: str) -> contextlib.AbstractAsyncContextManager[An
 
 
 @contextlib.asynccontextmanager
-async def opened(db_url: str) -> AsyncIterator[None]:
-    """The database, migrated and connected, for a command-line tool."""
+async def opened(db_url: str, *, create: bool) -> AsyncIterator[None]:
+    """The database, migrated and connected, for a command-line tool.
+
+    ``create``: a SQLite file that does not exist yet is made (a command that
+    adds data). Otherwise none is (StartupError): a command that only reads
+    would report on an empty database it had just made from a mistyped path.
+    """
+    path = database.sqlite_path(db_url)
+    if not create and path is not None and not path.exists():
+        raise StartupError(
+            f"No database at {path}: this command does not create one "
+            "(`smriti serve`, `smriti users add` and `smriti import` do)."
+        )
     async with transfer.opened(db_url):
         yield
 

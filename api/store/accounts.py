@@ -264,7 +264,7 @@ async def set_disabled(name: str, disabled: bool) -> Account:
             raise NotFound(f"No user named {name!r}.", field="name")
         if disabled and row.is_admin and not await _other_enabled_admin(int(row.id), conn):
             raise InputError(
-                f"{row.name} is the last enabled admin: make another admin first.",
+                f"The account {row.name} is the last enabled admin: make another admin first.",
                 code=ErrorCode.CONFLICT,
                 field="name",
             )
@@ -292,7 +292,7 @@ async def delete(name: str) -> Account:
         user_id = int(row.id)
         if row.is_admin and not row.disabled and not await _other_enabled_admin(user_id, conn):
             raise InputError(
-                f"{row.name} is the last enabled admin: make another admin first.",
+                f"The account {row.name} is the last enabled admin: make another admin first.",
                 code=ErrorCode.CONFLICT,
                 field="name",
             )
@@ -310,7 +310,7 @@ async def delete(name: str) -> Account:
         if shared:
             listed = ", ".join(repr(str(n)) for n in shared)
             raise InputError(
-                f"{row.name} owns spaces shared with others ({listed}): remove their "
+                f"The account {row.name} owns spaces shared with others ({listed}): remove their "
                 "members or delete those spaces first, or disable the account instead.",
                 code=ErrorCode.CONFLICT,
                 field="name",

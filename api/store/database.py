@@ -28,7 +28,7 @@ SQLITE_DEFAULTS = {"busy_timeout": "10000", "synchronous": "NORMAL", "foreign_ke
 
 
 class StartupError(Exception):
-    """The database cannot be used; the message is one line for the person starting Smriti."""
+    """The database cannot be used; the message is one sentence for the person starting Smriti."""
 
 
 def sqlite_url(path: Path) -> str:
@@ -92,12 +92,12 @@ def check_sqlite_file(path: Path) -> None:
     async driver cannot open leaves Tortoise's start-up waiting forever.
     """
     if path.exists() and not path.is_file():
-        raise StartupError(f"cannot use the database {path}: it is not a file")
+        raise StartupError(f"Cannot use the database {path}: it is not a file.")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         reason = "a file is in the way" if isinstance(exc, FileExistsError) else exc.strerror
-        raise StartupError(f"cannot create the directory {path.parent}: {reason}") from exc
+        raise StartupError(f"Cannot create the directory {path.parent}: {reason}.") from exc
     try:
         connection = sqlite3.connect(path, timeout=10, isolation_level=None)
         try:
@@ -111,12 +111,12 @@ def check_sqlite_file(path: Path) -> None:
         reason = str(exc)
         if "readonly" in reason or "read-only" in reason:
             raise StartupError(
-                f"the database {path} is read-only ({reason}); Smriti must be able to "
-                f"write to the file and to its directory {path.parent}"
+                f"The database {path} is read-only ({reason}); Smriti must be able to "
+                f"write to the file and to its directory {path.parent}."
             ) from exc
         if not os.access(path.parent, os.W_OK | os.X_OK):
             reason = f"{reason}: the directory {path.parent} is not writable"
-        raise StartupError(f"cannot open the database {path}: {reason}") from exc
+        raise StartupError(f"Cannot open the database {path}: {reason}.") from exc
 
 
 async def prepare(db_url: str, *, timeout: float = 60.0) -> list[str]:
@@ -130,10 +130,10 @@ async def prepare(db_url: str, *, timeout: float = 60.0) -> list[str]:
         return await asyncio.wait_for(migrate(db_url), timeout)
     except TimeoutError as exc:
         raise StartupError(
-            f"the database {describe(db_url)} did not answer within {timeout:g} s"
+            f"The database {describe(db_url)} did not answer within {timeout:g} s."
         ) from exc
     except (OSError, sqlite3.Error, BaseORMException) as exc:
-        raise StartupError(f"cannot open the database {describe(db_url)}: {exc}") from exc
+        raise StartupError(f"Cannot open the database {describe(db_url)}: {exc}") from exc
 
 
 # pg_advisory_lock's key for "migrating Smriti's schema" (any fixed number).

@@ -94,7 +94,7 @@ async def test_deleting_an_account_is_refused_while_its_space_is_shared(
             "errors": [
                 {
                     "code": "CONFLICT",
-                    "message": "other owns spaces shared with others ('Garden'): remove their "
+                    "message": "The account other owns spaces shared with others ('Garden'): remove their "
                     "members or delete those spaces first, or disable the account instead.",
                     "field": "name",
                 }

@@ -76,7 +76,7 @@ async def test_names_are_unique_without_regard_to_case_or_width(app: object) -> 
         await models.User.create(name="aDa", name_key="ada", created_at="2025-01-01T00:00:00Z")
     with pytest.raises(InputError) as local:
         await accounts.add_user("LOCAL", PASSWORD, is_admin=False)
-    assert local.value.message == "'local' is the name of the user without an account."
+    assert local.value.message == "The name 'local' belongs to the user without an account."
     # Signing in takes the name in any case.
     actor, _ = await accounts.sign_in("ADA", PASSWORD, "192.0.2.1", SignInLimits())
     assert actor.name == "Ada"

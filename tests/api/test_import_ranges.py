@@ -516,6 +516,6 @@ async def test_the_command_line_refuses_it_the_same_way(
     assert (refused.returncode, refused.stdout, refused.stderr) == (
         2,
         "",
-        f"smriti: {case.message} (at {case.field})\n",
+        f"smriti: {case.message.rstrip('.')} (at {case.field}).\n",
     )
     assert await row_counts() == before

@@ -215,8 +215,8 @@ async def test_the_command_line_refuses_a_tampered_file(
     assert refused.returncode == 1
     assert refused.stderr == (
         f'smriti: Checkpoint {c0["id"]} ("Rewritten", {c0["hash"][:12]}) does not verify '
-        "(HASH_MISMATCH): the file was changed after export; nothing was imported. "
-        "(at document.spaces[0].checkpoints[0])\n"
+        "(HASH_MISMATCH): the file was changed after export; nothing was imported "
+        "(at document.spaces[0].checkpoints[0]).\n"
     )
     assert len((await gql(COUNT))["spaces"]["edges"]) == 1
 
@@ -317,3 +317,68 @@ async def test_the_command_line_streams_the_bytes_json_dumps_would_write(
     assert [s["name"] for s in document["spaces"]] == ["Lineage"]
     assert [s["title"] for s in document["sessions"]] == ["Ünïcode — outside any space"]
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith("all")] == ["all.json"]
+
+
+async def test_the_command_line_prints_json_for_scripts(
+    gql: GraphQLClient, tmp_path: Path, database_url: str
+) -> None:
+    built = await forked_space(gql)
+    document = await export_document(gql, built["space"])
+    document["spaces"][0]["createdAt"] = "2020-01-01T00:00:00.000000Z"  # another origin
+    file = tmp_path / "space.json"
+    file.write_text(json.dumps(document))
+    imported = smriti("import", str(file), "--json", "--database", database_url)
+    assert imported.returncode == 0, imported.stderr
+    [space] = json.loads(imported.stdout)["spaces"]
+    assert space == {
+        "id": space["id"],
+        "number": key(space["id"]),
+        "name": "Lineage",
+        "imported": True,
+    }
+    assert space["id"] != built["space"]
+    again = smriti("import", str(file), "--json", "--database", database_url)
+    assert json.loads(again.stdout) == {"spaces": [{**space, "imported": False}], "sessions": []}
+
+    args = ("export", "--space", built["space"], "--format", "markdown", "--database", database_url)
+    text = smriti(*args).stdout
+    assert json.loads(smriti(*args, "--json").stdout) == {"format": "markdown", "document": text}
+    out = tmp_path / "space-again.json"
+    written = smriti(
+        "export",
+        "--space",
+        built["space"],
+        "--output",
+        str(out),
+        "--json",
+        "--database",
+        database_url,
+    )
+    assert json.loads(written.stdout) == {
+        "output": str(out),
+        "format": "json",
+        "bytes": out.stat().st_size,
+    }
+    assert json.loads(out.read_text())["spaces"][0]["name"] == "Lineage"
+
+
+async def test_the_command_line_says_not_found_with_status_4(
+    gql: GraphQLClient, tmp_path: Path, database_url: str
+) -> None:
+    file = tmp_path / "nothing.json"
+    file.write_text(
+        json.dumps({"format": "smriti-export", "version": 1, "spaces": [], "sessions": []})
+    )
+    for args, message in (
+        (("export", "--space", "999"), "No such space."),
+        (("export", "--session", "999", "--format", "markdown"), "No such session."),
+        (("export", "--user", "nobody"), "No user named 'nobody'."),
+        (("verify", "--user", "nobody"), "No user named 'nobody'."),
+        (("import", str(file), "--user", "nobody"), "No user named 'nobody'."),
+    ):
+        missing = smriti(*args, "--database", database_url)
+        assert (missing.returncode, missing.stdout, missing.stderr) == (
+            4,
+            "",
+            f"smriti: {message}\n",
+        ), args

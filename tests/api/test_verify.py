@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -89,4 +90,55 @@ async def test_the_command_line_names_the_first_bad_checkpoint(
     )
     assert bad.stdout.endswith(" (checked 2)\n")
     missing = _cli(database_url, "--space", "999")
-    assert (missing.returncode, missing.stderr) == (2, "smriti: no space 999.\n")
+    assert (missing.returncode, missing.stderr) == (4, "smriti: No space 999.\n")
+
+
+async def test_the_command_line_prints_json_for_scripts(
+    gql: GraphQLClient, database_url: str
+) -> None:
+    built = await forked_space(gql)
+    space = key(built["space"])
+    ok = _cli(database_url, "--json")
+    assert (ok.returncode, json.loads(ok.stdout)) == (
+        0,
+        {
+            "ok": True,
+            "spaces": [
+                {"id": built["space"], "number": space, "ok": True, "checked": 4, "broken": None}
+            ],
+        },
+    )
+    c1 = built["main"][1]
+    await tamper("UPDATE checkpoint SET title = ? WHERE id = ?", ["C1!", key(c1["id"])])
+    bad = _cli(database_url, "--space", built["space"], "--json")
+    assert bad.returncode == 1
+    found = json.loads(bad.stdout)
+    expected_hash = found["spaces"][0]["broken"]["expectedHash"]
+    assert found == {
+        "ok": False,
+        "spaces": [
+            {
+                "id": built["space"],
+                "number": space,
+                "ok": False,
+                "checked": 2,
+                "broken": {
+                    "checkpoint": {
+                        "id": c1["id"],
+                        "number": key(c1["id"]),
+                        "hash": c1["hash"],
+                        "title": "C1!",
+                    },
+                    "reason": "HASH_MISMATCH",
+                    "expectedHash": expected_hash,
+                },
+            }
+        ],
+    }
+    assert len(expected_hash) == 64 and expected_hash != c1["hash"]
+    missing = _cli(database_url, "--space", "999", "--json")
+    assert (missing.returncode, missing.stdout, missing.stderr) == (
+        4,
+        "",
+        "smriti: No space 999.\n",
+    )

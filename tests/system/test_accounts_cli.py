@@ -9,6 +9,8 @@ import json
 import subprocess
 import sys
 from collections.abc import AsyncIterator
+from datetime import datetime
+from typing import Any
 
 import httpx
 import pytest
@@ -79,7 +81,7 @@ async def test_an_operator_sees_and_clears_failed_sign_ins(
     by_name = smriti(database_url, "users", "lockouts", "--clear", "Ada")
     assert (by_name.returncode, by_name.stderr) == (
         0,
-        "cleared the failed sign-ins of 1 name/address pairs\n",
+        "Cleared the failed sign-ins of 1 name/address pairs.\n",
     )
     by_address = smriti(database_url, "users", "lockouts", "--clear", "198.51.100.2", "--json")
     assert (by_address.returncode, json.loads(by_address.stdout)) == (0, {"cleared": 1})
@@ -123,27 +125,27 @@ async def test_users_enable_delete_and_tokens_list_revoke(
     revoked = smriti(database_url, "tokens", "revoke", str(tokens[0]["id"]))
     assert (revoked.returncode, revoked.stderr) == (
         0,
-        f"revoked token {tokens[0]['id']} ({tokens[0]['prefix']}…, ci)\n",
+        f"Revoked token {tokens[0]['id']} ({tokens[0]['prefix']}…, ci).\n",
     )
     again = json.loads(smriti(database_url, "tokens", "list", "--user", "bob", "--json").stdout)
     assert again[0]["revokedAt"] is not None
 
-    assert smriti(database_url, "users", "disable", "bob").stderr == "disabled bob\n"
+    assert smriti(database_url, "users", "disable", "bob").stderr == "Disabled bob.\n"
     users = json.loads(smriti(database_url, "users", "list", "--json").stdout)
     assert [(u["name"], u["admin"], u["disabled"]) for u in users] == [
         ("ada", True, False),
         ("bob", False, True),
     ]
-    assert smriti(database_url, "users", "enable", "Bob").stderr == "enabled bob\n"
+    assert smriti(database_url, "users", "enable", "Bob").stderr == "Enabled bob.\n"
     last = smriti(database_url, "users", "disable", "ada")
     assert (last.returncode, last.stderr) == (
         2,
-        "smriti: ada is the last enabled admin: make another admin first.\n",
+        "smriti: The account ada is the last enabled admin: make another admin first.\n",
     )
     deleted = smriti(database_url, "users", "delete", "bob")
     assert (deleted.returncode, deleted.stderr) == (
         0,
-        "deleted bob and their own spaces and sessions\n",
+        "Deleted bob and their own spaces and sessions.\n",
     )
     users = json.loads(smriti(database_url, "users", "list", "--json").stdout)
     assert [u["name"] for u in users] == ["ada"]
@@ -177,3 +179,67 @@ async def test_exit_codes_say_what_went_wrong(
     broken = smriti(f"sqlite:///{not_a_database}", "users", "list")
     assert broken.returncode == 3, broken.stderr
     assert broken.stderr.startswith("smriti: ")
+
+
+async def test_every_accounts_command_prints_json_with_its_documented_fields(
+    app: Starlette, database_url: str
+) -> None:
+    def run_json(*args: str, stdin: str = "") -> Any:
+        done = smriti(database_url, *args, "--json", stdin=stdin)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    def is_time(value: Any) -> bool:
+        return isinstance(value, str) and datetime.fromisoformat(value).tzinfo is not None
+
+    account_keys = ["name", "admin", "disabled", "createdAt"]
+    ada = run_json("users", "add", "ada", "--admin", "--password-stdin", stdin=PASSWORD)
+    assert list(ada) == [*account_keys, "adopted"]
+    # Nothing was made without accounts in this database: nothing to adopt.
+    assert (ada["name"], ada["admin"], ada["disabled"], ada["adopted"]) == (
+        "ada",
+        True,
+        False,
+        False,
+    )
+    assert is_time(ada["createdAt"])
+    bob = run_json("users", "add", "bob", "--password-stdin", stdin=PASSWORD)
+    assert (bob.pop("name"), bob.pop("admin"), bob.pop("adopted")) == ("bob", False, False)
+    account = {"name": "bob", "admin": False, **bob}
+    assert run_json("users", "disable", "BOB") == {**account, "disabled": True}
+    assert run_json("users", "enable", "bob") == account
+    assert (
+        run_json("users", "passwd", "bob", "--password-stdin", stdin="other passphrase") == account
+    )
+    assert [u["name"] for u in run_json("users", "list")] == ["ada", "bob"]
+
+    token_keys = [
+        "id",
+        "name",
+        "prefix",
+        "readOnly",
+        "createdAt",
+        "lastUsedAt",
+        "expiresAt",
+        "revokedAt",
+    ]
+    made = run_json(
+        "tokens", "create", "--user", "bob", "--name", "ci", "--read-only", "--expires", "30d"
+    )
+    assert list(made) == [*token_keys, "user", "token"]
+    assert (made["name"], made["readOnly"], made["user"], made["lastUsedAt"]) == (
+        "ci",
+        True,
+        "bob",
+        None,
+    )
+    assert made["token"].startswith(made["prefix"]) and made["token"].startswith("smr_")
+    assert is_time(made["createdAt"]) and is_time(made["expiresAt"])
+    listed = run_json("tokens", "list", "--user", "bob")
+    assert listed == [{k: v for k, v in made.items() if k not in ("user", "token")}]
+    revoked = run_json("tokens", "revoke", str(made["id"]))
+    assert list(revoked) == token_keys
+    assert revoked["id"] == made["id"] and is_time(revoked["revokedAt"])
+    assert run_json("users", "delete", "bob") == account
+    assert run_json("users", "lockouts") == []
+    assert run_json("users", "lockouts", "--clear", "bob") == {"cleared": 0}

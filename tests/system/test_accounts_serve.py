@@ -50,7 +50,7 @@ def test_serving_beyond_loopback_without_an_account_is_refused(tmp_path: Path) -
     refused = server.failed_start()
     assert refused.returncode == 2
     assert refused.stderr.strip().splitlines() == [
-        "smriti: serving on 0.0.0.0 needs an account; create the first with "
+        "smriti: Serving on 0.0.0.0 needs an account: create the first with "
         "`smriti users add NAME --admin` (same --database), then start again."
     ]
 
@@ -85,7 +85,7 @@ async def test_a_token_over_http_and_websocket_and_no_secret_is_kept(tmp_path: P
     unnamed = smriti("export", "--database", url)
     assert (unnamed.returncode, unnamed.stderr) == (
         2,
-        "smriti: this database has accounts: say whose data with --user NAME.\n",
+        "smriti: This database has accounts: say whose data with --user NAME.\n",
     )
     exported = smriti("export", "--user", "ada", "--session", sid, "--database", url)
     assert exported.returncode == 0, exported.stderr
@@ -178,7 +178,7 @@ def test_the_users_commands(tmp_path: Path) -> None:
     again = smriti("users", "add", "bo", "--database", url, stdin=PASSWORD + "\n")
     assert (again.returncode, again.stderr) == (2, "smriti: There is already a user named 'bo'.\n")
     changed = smriti("users", "passwd", "bo", "--database", url, stdin="another passphrase\n")
-    assert (changed.returncode, changed.stderr) == (0, "new password for bo\n")
+    assert (changed.returncode, changed.stderr) == (0, "New password set for bo.\n")
     assert smriti("users", "disable", "bo", "--database", url).returncode == 0
     listed = smriti("users", "list", "--database", url)
     assert listed.stdout.split("\t")[:2] == ["bo", "disabled"]
@@ -186,7 +186,7 @@ def test_the_users_commands(tmp_path: Path) -> None:
     assert (refused.returncode, refused.stdout, refused.stderr) == (
         2,
         "",
-        "smriti: bo is disabled.\n",
+        "smriti: The account bo is disabled.\n",
     )
     missing = smriti("users", "disable", "nobody", "--database", url)
     assert (missing.returncode, missing.stderr) == (4, "smriti: No user named 'nobody'.\n")

@@ -27,7 +27,7 @@ def test_a_file_of_random_bytes_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "random.sqlite3"
     path.write_bytes(bytes(range(256)) * 16)
     assert refused(f"sqlite:///{path}") == (
-        f"smriti: cannot open the database {path}: file is not a database\n"
+        f"smriti: Cannot open the database {path}: file is not a database.\n"
     )
 
 
@@ -38,8 +38,8 @@ def test_a_read_only_directory_is_refused(tmp_path: Path) -> None:
     path = folder / "smriti.sqlite3"
     try:
         assert refused(f"sqlite:///{path}", prefix=UNPRIVILEGED) == (
-            f"smriti: cannot open the database {path}: unable to open database file: "
-            f"the directory {folder} is not writable\n"
+            f"smriti: Cannot open the database {path}: unable to open database file: "
+            f"the directory {folder} is not writable.\n"
         )
     finally:
         folder.chmod(stat.S_IRWXU)
@@ -53,8 +53,8 @@ def test_a_read_only_database_file_is_refused_and_left_as_it_was(tmp_path: Path)
     before = path.read_bytes()
     path.chmod(stat.S_IRUSR)
     assert refused(f"sqlite:///{path}", prefix=UNPRIVILEGED) == (
-        f"smriti: the database {path} is read-only (attempt to write a readonly database); "
-        f"Smriti must be able to write to the file and to its directory {tmp_path}\n"
+        f"smriti: The database {path} is read-only (attempt to write a readonly database); "
+        f"Smriti must be able to write to the file and to its directory {tmp_path}.\n"
     )
     assert path.read_bytes() == before
 
@@ -62,7 +62,7 @@ def test_a_read_only_database_file_is_refused_and_left_as_it_was(tmp_path: Path)
 def test_a_file_where_the_directory_should_be_is_refused(tmp_path: Path) -> None:
     (tmp_path / "data").write_text("not a directory")
     assert refused(f"sqlite:///{tmp_path}/data/smriti.sqlite3") == (
-        f"smriti: cannot create the directory {tmp_path}/data: a file is in the way\n"
+        f"smriti: Cannot create the directory {tmp_path}/data: a file is in the way.\n"
     )
 
 
@@ -76,7 +76,7 @@ def test_both_absolute_spellings_open_that_file_and_say_which(tmp_path: Path, sl
     assert path.stat().st_size > 0
     assert (
         f"Smriti on http://127.0.0.1:{server.port}/ (GraphiQL at /graphql), "
-        f"database SQLite file {path}, 1 worker\n"
+        f"database SQLite file {path}, 1 worker.\n"
     ) in server.output
 
 
@@ -84,8 +84,8 @@ def test_an_unreachable_postgresql_server_is_refused() -> None:
     port = free_port()  # nothing listens there
     url = f"postgres://smriti:secret-pw@127.0.0.1:{port}/smriti"
     assert refused(url) == (
-        f"smriti: cannot open the database postgres://smriti:***@127.0.0.1:{port}/smriti: "
-        f"[Errno 111] Connect call failed ('127.0.0.1', {port})\n"
+        f"smriti: Cannot open the database postgres://smriti:***@127.0.0.1:{port}/smriti: "
+        f"[Errno 111] Connect call failed ('127.0.0.1', {port}).\n"
     )
 
 

@@ -20,6 +20,7 @@ from typing import Any
 import httpx
 import pytest
 
+from api import exits
 from api.app import SERVE_FLAGS_VARIABLE, serve_app
 from api.store.database import sqlite_url
 from tests.support.fake_openai import FakeOpenAI
@@ -308,7 +309,7 @@ def test_workers_default_to_the_cores_on_postgresql_and_one_on_sqlite(database_u
     cores = len(os.sched_getaffinity(0))
     expected = 1 if database_url.startswith("sqlite:") else cores
     assert server.output.count("Application startup complete.") == expected
-    assert f", {expected} worker{'s' if expected > 1 else ''}\n" in server.output
+    assert f", {expected} worker{'s' if expected > 1 else ''}.\n" in server.output
 
 
 def test_smriti_workers_sets_the_count(database_url: str) -> None:
@@ -317,14 +318,16 @@ def test_smriti_workers_sets_the_count(database_url: str) -> None:
     assert server.output.count("Application startup complete.") == 2
 
 
-def test_a_port_in_use_stops_a_multi_worker_start(database_url: str) -> None:
+def test_a_port_held_by_another_multi_worker_server_is_refused(database_url: str) -> None:
+    """Its reuse-port group must not take in a second server (test_serve_address.py
+    has the plain port in use)."""
     with SmritiServer(database_url, workers=2) as running:
         clash = SmritiServer(database_url, workers=2)
         clash.port = running.port
         refused = clash.failed_start()
-    assert refused.returncode == 3
-    assert f"smriti: cannot listen on 127.0.0.1:{running.port}: Address already in use\n" in (
-        refused.stderr
+    assert (refused.returncode, refused.stderr) == (
+        exits.ADDRESS_IN_USE,
+        f"smriti: Cannot listen on 127.0.0.1:{running.port}: Address already in use.\n",
     )
 
 
