@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
+import logging
 import os
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -37,6 +38,8 @@ from api.providers import (
 from api.services import operator
 from api.services.base import Services
 from api.settings import Settings
+
+log = logging.getLogger(__name__)
 
 
 def provider_registry(settings: Settings) -> ProviderRegistry:
@@ -75,8 +78,7 @@ def create_app(
             # LiteLLM takes seconds to import; do it now, off the event loop, so the
             # server answers at once and the first message does not pay for it
             # (unless the operator would rather keep the memory until it is used).
-            if settings.preload_providers:
-                services.spawn(asyncio.to_thread(registry.warm_up), "warm-up-providers")
+            app.state.warm_up = warm_up(registry) if settings.preload_providers else None
             # Open websockets and streams end with their credentials, even one
             # revoked by another worker or process: stopped before the database closes.
             async with services.connections.watching():
@@ -106,6 +108,26 @@ def create_app(
     )
     app.state.services = services
     return app
+
+
+def warm_up(registry: ProviderRegistry) -> threading.Thread:
+    """Load the providers' libraries in a daemon thread that nobody waits for.
+
+    An import cannot be interrupted, and it took 15 to 18 s on a busy machine:
+    a stop (SIGTERM, `docker stop`) that waited for it outlived Docker's 10 s.
+    It writes nothing, so abandoning it when the process ends loses nothing;
+    a model call that comes first waits for the import itself (the loader).
+    """
+
+    def run() -> None:
+        try:
+            registry.warm_up()
+        except Exception:  # a failed preload must never take the server down
+            log.exception("loading the providers' libraries at start failed")
+
+    thread = threading.Thread(target=run, name="warm-up-providers", daemon=True)
+    thread.start()
+    return thread
 
 
 # How `smriti serve` hands its flags to worker processes, which build their app

@@ -275,8 +275,11 @@ def _serve(args: argparse.Namespace) -> int:
 
     options: dict[str, Any] = {
         "log_level": args.log_level,
-        # Per worker: each finishes its replies' saves (Services.drain) in this time.
-        "timeout_graceful_shutdown": 5,
+        # How long a request still running at a stop may go on before it is
+        # cancelled (a stream then saves what it has, marked interrupted:
+        # Services.drain waits for that). Short, so SIGTERM ends a worker
+        # within 2 s (Docker's default gives 10 before SIGKILL).
+        "timeout_graceful_shutdown": processes.GRACE_SECONDS,
         # Named, not "auto": without the library, auto serves no websocket at all
         # ("Unsupported upgrade request") where this fails at start-up.
         "ws": "websockets-sansio",

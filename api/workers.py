@@ -16,14 +16,19 @@ connections, so uvicorn's shared socket is used.
 
 from __future__ import annotations
 
+import asyncio
+import importlib
 import os
+import signal
 import socket
 import sys
+import threading
 from collections.abc import Callable
 from typing import Any, cast
 
 import uvicorn
 from uvicorn.config import STARTUP_FAILURE
+from uvicorn.loops.auto import auto_loop_factory
 from uvicorn.supervisors import Multiprocess
 
 from api import console, exits
@@ -31,6 +36,12 @@ from api import console, exits
 # The app factory every worker calls (settings from the environment it inherits).
 # Named from this package's name: `api` in a clone, `smriti` installed.
 FACTORY = f"{__package__}.app:serve_app"
+# The event loop factory every worker calls, first (see the function).
+LOOP_FACTORY = f"{__name__}:loop_after_importing_the_app"
+# Seconds a request still running at a stop may go on before uvicorn cancels it
+# (a stream then saves what it received, marked interrupted): short enough that
+# SIGTERM ends `smriti serve` within 2 s, as `docker stop` expects within 10.
+GRACE_SECONDS = 1
 # Called with the port, once the server holds it.
 Announce = Callable[[int], None]
 
@@ -77,7 +88,9 @@ def run(workers: int, host: str, port: int, announce: Announce, **options: Any) 
     """Serve the factory's app in ``workers`` processes until a signal stops
     them all (each drains its own replies); the exit status. ``announce`` is
     called with the port once it is held, before the workers start."""
-    config = uvicorn.Config(FACTORY, factory=True, host=host, port=port, workers=workers, **options)
+    config = uvicorn.Config(
+        FACTORY, factory=True, loop=LOOP_FACTORY, host=host, port=port, workers=workers, **options
+    )
     try:
         free = _free_port(host, port)
     except OSError as exc:
@@ -86,7 +99,7 @@ def run(workers: int, host: str, port: int, announce: Announce, **options: Any) 
         config.port = free
         bound = config.bind_socket()
         announce(bound.getsockname()[1])
-        supervisor = Multiprocess(config, sockets=[bound])
+        supervisor = _Supervisor(config, sockets=[bound])
         supervisor.run()
         return _status(supervisor)
     try:
@@ -101,7 +114,7 @@ def run(workers: int, host: str, port: int, announce: Announce, **options: Any) 
         share = _OwnSocket(_family(host), host, config.port)
         # Multiprocess pickles its "sockets" into each worker it starts (and
         # restarts): this one unpickles as a new socket of the worker's own.
-        supervisor = Multiprocess(config, sockets=cast(list[socket.socket], [share]))
+        supervisor = _Supervisor(config, sockets=cast(list[socket.socket], [share]))
         supervisor.run()
     return _status(supervisor)
 
@@ -131,6 +144,24 @@ class _AnnouncingServer(uvicorn.Server):
         if self.started:
             listening = self.servers[0].sockets[0]
             self.announce(listening.getsockname()[1])
+
+
+class _Supervisor(Multiprocess):
+    """uvicorn's supervisor, passing SIGINT and SIGTERM on to the workers at once.
+
+    uvicorn's own looks at the signals it queued every half second: up to 0.5 s
+    of the 2 s a stop may take. Here the handler also wakes that wait. It sets
+    the event from a thread of its own: a signal handler runs in the main
+    thread, which may be holding the event's lock (inside ``Event.wait``).
+    """
+
+    def __init__(self, config: uvicorn.Config, sockets: list[socket.socket]) -> None:
+        super().__init__(config, sockets)
+        for stop in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(stop, self._stop)
+
+    def _stop(self, _number: int, _frame: Any) -> None:
+        threading.Thread(target=self.should_exit.set, name="stop", daemon=True).start()
 
 
 def _status(supervisor: Multiprocess) -> int:
@@ -175,3 +206,16 @@ class _OwnSocket:
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         return _reuse_port_socket, self.address
+
+
+def loop_after_importing_the_app() -> asyncio.AbstractEventLoop:
+    """A worker's event loop (uvicorn's "auto" choice), once the app's modules are imported.
+
+    uvicorn calls its loop factory in the worker after starting the thread
+    that answers the parent's health checks and before it takes over SIGTERM.
+    Imported here, the app's modules (2 s, more on a busy machine) no longer
+    load under uvicorn's handler, which would let the import run to its end
+    before the worker could stop: SIGTERM still ends the worker at once.
+    """
+    importlib.import_module(FACTORY.partition(":")[0])
+    return auto_loop_factory(use_subprocess=True)()

@@ -42,7 +42,9 @@ async def main() -> None:
             created = await http.post("/graphql", json={"query": CREATE})
             sid = created.json()["data"]["createSession"]["session"]["id"]
             sent = await http.post("/graphql", json={"query": SEND, "variables": {"s": sid}})
-    # Leaving the lifespan waited for the background work: the warm-up, the title.
+    # Leaving the lifespan waited for the background work (the title); the warm-up
+    # runs in a thread nobody waits for: it is waited for here.
+    app.state.warm_up.join(120)
     print(json.dumps({"sent": sent.json(), "litellm": "litellm" in sys.modules}))
 
 
@@ -91,7 +93,9 @@ async def main() -> None:
     app = create_app(settings)
     async with app.router.lifespan_context(app):
         pass
-    # Leaving the lifespan waited for the background work (the preload, when on).
+    # The preload, when on, runs in a thread nobody waits for (a stop must not).
+    if app.state.warm_up is not None:
+        app.state.warm_up.join(120)
     print(json.dumps({"preload": settings.preload_providers, "litellm": "litellm" in sys.modules}))
 
 

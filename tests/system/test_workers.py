@@ -13,6 +13,7 @@ import json
 import os
 import signal
 import sqlite3
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,7 @@ from api import exits
 from api.app import SERVE_FLAGS_VARIABLE, serve_app
 from api.store.database import sqlite_url
 from tests.support.fake_openai import FakeOpenAI
-from tests.support.servers import SmritiServer
+from tests.support.servers import STARTED, SmritiServer
 from tests.support.streams import STREAM, graphql_ws, sse_events
 from tests.system.test_streaming_serve import write_providers_file
 
@@ -304,18 +305,26 @@ def test_a_bad_worker_count_is_refused(database_url: str, value: str, message: s
 
 
 def test_workers_default_to_the_cores_on_postgresql_and_one_on_sqlite(database_url: str) -> None:
-    with SmritiServer(database_url) as server:
-        pass
     cores = len(os.sched_getaffinity(0))
     expected = 1 if database_url.startswith("sqlite:") else cores
+    with SmritiServer(database_url) as server:
+        wait_for_startups(server, expected)
     assert server.output.count("Application startup complete.") == expected
     assert f", {expected} worker{'s' if expected > 1 else ''}.\n" in server.output
 
 
 def test_smriti_workers_sets_the_count(database_url: str) -> None:
     with SmritiServer(database_url, env={"SMRITI_WORKERS": "2"}) as server:
-        pass
-    assert server.output.count("Application startup complete.") == 2
+        wait_for_startups(server, 2)
+    assert server.output.count(STARTED) == 2
+
+
+def wait_for_startups(server: SmritiServer, workers: int) -> None:
+    """Not told the count, SmritiServer waits for one worker to start; a stop
+    ends a worker still starting at once: wait (30 s at most) for ``workers``."""
+    deadline = time.monotonic() + 30
+    while server.printed().count(STARTED) < workers and time.monotonic() < deadline:
+        time.sleep(0.1)
 
 
 def test_a_port_held_by_another_multi_worker_server_is_refused(database_url: str) -> None:
