@@ -22,7 +22,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 
-from api import graphiql
+from api import __version__, graphiql
 from api.bundled import WEBUI_DIR
 from api.graphql.view import graphql_view
 from api.http.auth import auth_routes
@@ -87,7 +87,7 @@ def create_app(
             registry.reachability_checks.close()
 
     async def health(_request: Request) -> Response:
-        return JSONResponse({"status": "ok"})
+        return JSONResponse({"status": "ok", "version": __version__})
 
     routes: list[Any] = [
         Route("/graphql", graphql, methods=["GET", "POST"]),

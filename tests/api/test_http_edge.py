@@ -11,6 +11,7 @@ import pytest
 from httpx_ws import WebSocketUpgradeError, aconnect_ws
 from httpx_ws.transport import ASGIWebSocketTransport
 
+from api import __version__
 from api.app import create_app
 from api.errors import ConfigError
 from api.http.headers import WEBUI_POLICY
@@ -299,3 +300,11 @@ async def test_a_mutation_asked_for_as_an_event_stream_only_is_one_event_then_co
             "event: complete\r\ndata: \r\n\r\n"
         )
     assert (await gql(TURNS, s=sid))["session"]["lastSequenceNumber"] == 2
+
+
+async def test_healthz_answers_ok_with_the_version(gql: GraphQLClient) -> None:
+    response = await gql.http.get("/healthz")
+    assert (response.status_code, response.json()) == (
+        200,
+        {"status": "ok", "version": __version__},
+    )

@@ -16,7 +16,7 @@ import time
 import httpx
 import pytest
 
-from api import exits
+from api import __version__, exits
 from tests.support.servers import SmritiServer
 
 
@@ -68,7 +68,10 @@ def test_port_0_announces_the_port_it_listens_on(database_url: str, workers: int
             except httpx.TransportError:
                 assert time.monotonic() < deadline, "nothing listens on the announced port"
                 time.sleep(0.1)
-        assert health.status_code == 200
+        assert (health.status_code, health.json()) == (
+            200,
+            {"status": "ok", "version": __version__},
+        )
     finally:
         watchdog.cancel()
         process.terminate()
