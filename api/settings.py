@@ -22,7 +22,7 @@ DEFAULT_OFFLINE_STREAM_DELAY_MS = 60
 MAX_TURN_PAGE_SIZE = 1000
 
 # Every variable Settings.from_environment reads, as `smriti serve --help` lists
-# them (tests/test_cli.py checks that none read here is missing).
+# them (tests/test_cli.py checks that the two lists are the same).
 ENVIRONMENT: tuple[tuple[str, str], ...] = (
     ("SMRITI_DATABASE_URL", "--database (default: a SQLite file in the user data directory)"),
     ("SMRITI_PROVIDERS_FILE", "--providers (default: the bundled providers.yaml)"),
@@ -38,7 +38,6 @@ ENVIRONMENT: tuple[tuple[str, str], ...] = (
     ("SMRITI_MAX_CONTENT_BYTES", "largest message, in bytes (1048576)"),
     ("SMRITI_MAX_BODY_BYTES", "largest request body, in bytes (6 x the largest message + 64 KiB)"),
     ("SMRITI_MAX_QUERY_NODES", "most objects a query may return, worst case (50000)"),
-    ("SMRITI_MAX_GET_QUERY_NODES", "the same for a query sent by GET (1000)"),
     ("SMRITI_MAX_TURN_PAGE_SIZE", "largest first/last of Session.turns (1000)"),
     ("SMRITI_OFFLINE_STREAM_DELAY_MS", "milliseconds between the offline echo's words (60)"),
     ("SMRITI_SESSION_IDLE_SECONDS", "a browser session ends after this long unused (604800)"),

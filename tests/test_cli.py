@@ -6,6 +6,7 @@ None of these needs a server; the few that need a database make their own.
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import re
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from api import __version__, exits
-from api.settings import REPOSITORY_ROOT
+from api.settings import Settings
 from api.store.database import sqlite_url
 
 PASSWORD = "a long passphrase 7f3c"
@@ -73,11 +74,11 @@ def test_serve_help_explains_its_options_and_lists_every_environment_variable() 
         "--log-level LEVEL How much the server logs: critical, error, warning, info, "
         "debug, trace (default: info)." in text
     )
-    read = set(re.findall(r"SMRITI_[A-Z_]+", (REPOSITORY_ROOT / "api/settings.py").read_text()))
+    read = set(re.findall(r"SMRITI_[A-Z_]+", inspect.getsource(Settings.from_environment)))
     environment = shown.stdout.split("environment (a flag wins over its variable):\n", 1)[1]
     listed = [line.split()[0] for line in environment.splitlines() if line.startswith("  SMRITI_")]
     assert sorted(listed) == sorted(read)
-    assert len(read) == 18
+    assert {"SMRITI_DATABASE_URL", "SMRITI_PRELOAD_PROVIDERS", "SMRITI_WORKERS"} <= read
 
 
 @pytest.mark.parametrize(
