@@ -1,3 +1,3 @@
-from api.cli import main
+from .cli import main
 
 raise SystemExit(main())

@@ -19,9 +19,9 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from api import console, exits
-from api.errors import SmritiError
-from api.settings import Settings
+from . import console, exits
+from .errors import SmritiError
+from .settings import Settings
 
 ACCOUNT_FIELDS = '{"name", "admin", "disabled", "createdAt": ISO 8601}'
 TOKEN_FIELDS = (
@@ -118,8 +118,8 @@ def add_commands(commands: Any, database_option: Callable[..., None]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from api.errors import NotFound
-    from api.services.operator import StartupError
+    from .errors import NotFound
+    from .services.operator import StartupError
 
     try:
         url = Settings.from_environment(database_url=args.database).database_url
@@ -145,14 +145,14 @@ def _days(value: str | None) -> int | None:
         return None
     match = re.fullmatch(r"(\d+)d?", value.strip())
     if match is None:
-        from api.errors import InputError
+        from .errors import InputError
 
         raise InputError(f"--expires is a number of days like 30d, not {value[:20]!r}.")
     return int(match.group(1))
 
 
 def _read_password(from_stdin: bool) -> str:
-    from api.errors import InputError
+    from .errors import InputError
 
     if not from_stdin and sys.stdin.isatty():
         first = getpass.getpass("Password: ")
@@ -170,14 +170,14 @@ def _read_password(from_stdin: bool) -> str:
 
 
 async def has_accounts(db_url: str) -> bool:
-    from api.services import operator
+    from .services import operator
 
     async with operator.opened(db_url, create=True):
         return await operator.any_account()
 
 
 async def _users(db_url: str, args: argparse.Namespace, password: str | None) -> int:
-    from api.services import accounts, operator
+    from .services import accounts, operator
 
     # The first account may be made on a new database (then `smriti serve`);
     # every other command needs the accounts already there.
@@ -254,8 +254,8 @@ def _token_json(token: Any) -> dict[str, Any]:
 
 
 async def _tokens(db_url: str, args: argparse.Namespace) -> int:
-    from api.errors import InputError, NotFound
-    from api.services import accounts, operator
+    from .errors import InputError, NotFound
+    from .services import accounts, operator
 
     async with operator.opened(db_url, create=False):
         if args.tokens_command == "list":
@@ -287,7 +287,7 @@ async def _tokens(db_url: str, args: argparse.Namespace) -> int:
 async def _lockouts(args: argparse.Namespace) -> None:
     import ipaddress
 
-    from api.services import accounts
+    from .services import accounts
 
     if args.clear is not None:
         try:
@@ -317,12 +317,12 @@ async def _lockouts(args: argparse.Namespace) -> None:
 
 
 async def _create_token(db_url: str, args: argparse.Namespace, days: int | None) -> int:
-    from api.services import accounts, operator
+    from .services import accounts, operator
 
     async with operator.opened(db_url, create=False):
         account = await operator.account(args.user)
         if account.disabled:
-            from api.errors import InputError
+            from .errors import InputError
 
             raise InputError(f"The account {account.name} is disabled.")
         token, secret = await accounts.create_token(

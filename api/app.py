@@ -22,22 +22,22 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 
-from api import __version__, graphiql
-from api.bundled import WEBUI_DIR
-from api.graphql.view import graphql_view
-from api.http.auth import auth_routes
-from api.http.headers import SecurityHeaders
-from api.http.hosts import trusted_hosts
-from api.providers import (
+from . import __version__, graphiql
+from .bundled import WEBUI_DIR
+from .graphql.view import graphql_view
+from .http.auth import auth_routes
+from .http.headers import SecurityHeaders
+from .http.hosts import trusted_hosts
+from .providers import (
     LiteLLMTransport,
     OfflineTransport,
     ProviderRegistry,
     default_config,
     load_config,
 )
-from api.services import operator
-from api.services.base import Services
-from api.settings import Settings
+from .services import operator
+from .services.base import Services
+from .settings import Settings
 
 log = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from importlib.resources import files
 from pathlib import Path
 
-from api.errors import ConfigError
+from .errors import ConfigError
 
 _PACKAGE = __name__.rpartition(".")[0]
 

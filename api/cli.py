@@ -9,7 +9,7 @@ import os
 import sys
 from typing import Any, NoReturn
 
-from api import __version__, console, exits
+from . import __version__, console, exits
 
 # uvicorn's levels, in its order; checked here so a typo stops `serve` before
 # anything runs (uvicorn itself fails only once the migrations have run).
@@ -77,7 +77,7 @@ def _parser() -> argparse.ArgumentParser:
     _json_option(load)
     _database_option(load, creates=True)
     _user_option(load)
-    from api.accounts_cli import add_commands
+    from .accounts_cli import add_commands
 
     add_commands(commands, _database_option)
     return parser
@@ -95,7 +95,7 @@ IMPORT_JSON = """--json prints {"spaces": [...], "sessions": [...]}, each as {"i
 
 
 def _serve_command(commands: Any) -> None:
-    from api.settings import ENVIRONMENT
+    from .settings import ENVIRONMENT
 
     width = max(len(name) for name, _ in ENVIRONMENT)
     serve = commands.add_parser(
@@ -204,26 +204,26 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     args = _parser().parse_args(argv)
     if args.command == "export-schema":
-        from api.graphql.schema import export_schema
+        from .graphql.schema import export_schema
 
         sys.stdout.write(export_schema())
         return exits.OK
     if args.command in ("users", "tokens"):
-        from api import accounts_cli
+        from . import accounts_cli
 
         return accounts_cli.run(args)
     if args.command in ("verify", "export", "import"):
-        from api import lineage_cli
+        from . import lineage_cli
 
         return lineage_cli.run(args)
     return _serve(args)
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from api import workers as processes
-    from api.errors import ConfigError
-    from api.services import operator
-    from api.settings import Settings
+    from . import workers as processes
+    from .errors import ConfigError
+    from .services import operator
+    from .settings import Settings
 
     try:
         settings = Settings.from_environment(
@@ -236,7 +236,7 @@ def _serve(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         return console.fail(exits.USAGE, exc.message)
     workers = args.workers or settings.workers or processes.default_workers(settings.database_url)
-    from api.app import SERVE_FLAGS_VARIABLE, create_app, provider_registry
+    from .app import SERVE_FLAGS_VARIABLE, create_app, provider_registry
 
     try:
         # Workers build their own app; the parent only checks what would stop them.
@@ -255,7 +255,7 @@ def _serve(args: argparse.Namespace) -> int:
         sys.stderr.flush()
         os._exit(exits.DATABASE)
     if not settings.bound_to_loopback:
-        from api.accounts_cli import has_accounts
+        from .accounts_cli import has_accounts
 
         if not asyncio.run(has_accounts(settings.database_url)):
             return console.fail(

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
-from api.bundled import GRAPHIQL_VENDOR_DIR
+from .bundled import GRAPHIQL_VENDOR_DIR
 
 VENDOR_DIR = GRAPHIQL_VENDOR_DIR
 VENDOR_URL = "/static/vendor"

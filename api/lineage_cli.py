@@ -15,11 +15,11 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from api import console, exits
-from api.domain.accounts import Actor
-from api.domain.verification import Verification
-from api.errors import ErrorCode, InputError, NotFound, SmritiError
-from api.settings import Settings
+from . import console, exits
+from .domain.accounts import Actor
+from .domain.verification import Verification
+from .errors import ErrorCode, InputError, NotFound, SmritiError
+from .settings import Settings
 
 
 def database_url(args: argparse.Namespace) -> str:
@@ -27,7 +27,7 @@ def database_url(args: argparse.Namespace) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from api.services.operator import StartupError
+    from .services.operator import StartupError
 
     try:
         url = database_url(args)
@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
 async def _owner(user: str | None) -> Actor:
     """Who the command acts as: the local user, or with accounts the one --user
     names (required then: InputError; NotFound for a name no account has)."""
-    from api.services import operator
+    from .services import operator
 
     if user is None:
         if await operator.any_account():
@@ -62,7 +62,7 @@ async def _owner(user: str | None) -> Actor:
 
 def _key(value: str, type_name: str) -> int:
     """The key of a space or session given by number or global id (InputError otherwise)."""
-    from api.graphql.core import ids
+    from .graphql.core import ids
 
     key = int(value) if value.isdigit() else ids.key_or_none(value, type_name)
     if key is None:
@@ -73,13 +73,13 @@ def _key(value: str, type_name: str) -> int:
 
 
 def _global_id(type_name: str, key: int) -> str:
-    from api.graphql.core import ids
+    from .graphql.core import ids
 
     return ids.encode(type_name, key)
 
 
 async def _export(db_url: str, args: argparse.Namespace) -> int:
-    from api.services import operator
+    from .services import operator
 
     async with operator.opened(db_url, create=False):
         owner = await _owner(args.user)
@@ -114,7 +114,7 @@ async def _write_file(path: Path, chunks: AsyncIterator[str]) -> None:
 
 async def _document(owner: Actor, args: argparse.Namespace) -> AsyncIterator[str]:
     """The document, in chunks as it is read (a JSON export a space at a time)."""
-    from api.services import transfer as service
+    from .services import transfer as service
 
     if args.format == "json":
         if args.space is not None:
@@ -131,7 +131,7 @@ async def _document(owner: Actor, args: argparse.Namespace) -> AsyncIterator[str
 
 async def _readable(owner: Actor, args: argparse.Namespace) -> str:
     """A Markdown or notebook document: one session's or one lineage's, whole."""
-    from api.services import transfer as service
+    from .services import transfer as service
 
     if args.session is not None:
         session = _key(args.session, "Session")
@@ -145,8 +145,8 @@ async def _readable(owner: Actor, args: argparse.Namespace) -> str:
 
 
 async def _import(db_url: str, args: argparse.Namespace) -> int:
-    from api.services import operator
-    from api.services import transfer as service
+    from .services import operator
+    from .services import transfer as service
 
     file = args.file
     try:
@@ -154,7 +154,7 @@ async def _import(db_url: str, args: argparse.Namespace) -> int:
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise InputError(f"Cannot read {file}: {reason}.") from None
-    from api.app import provider_registry
+    from .app import provider_registry
 
     registry = provider_registry(Settings.from_environment(database_url=db_url))
     # Importing adds data: a new database may be made for it.
@@ -195,8 +195,8 @@ async def _import(db_url: str, args: argparse.Namespace) -> int:
 
 
 async def _verify(db_url: str, args: argparse.Namespace) -> int:
-    from api.services import operator
-    from api.services import transfer as service
+    from .services import operator
+    from .services import transfer as service
 
     async with operator.opened(db_url, create=False):
         owner = await _owner(args.user)

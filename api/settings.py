@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 
-from api.bundled import PROVIDERS_FILE
-from api.domain.sign_in import SignInLimits
-from api.domain.types import MemoryScope
-from api.errors import ConfigError
+from .bundled import PROVIDERS_FILE
+from .domain.sign_in import SignInLimits
+from .domain.types import MemoryScope
+from .errors import ConfigError
 
 # The bundled providers.yaml (api/bundled.py): OpenAI, Anthropic, OpenRouter, Ollama
 # and the offline models; SMRITI_PROVIDERS_FILE or --providers names another.
@@ -131,7 +131,7 @@ class Settings:
         auth: str | None = None,
         forwarded_allow_ips: str | None = None,
     ) -> Settings:
-        from api.services.operator import normalize_url, sqlite_url
+        from .services.operator import normalize_url, sqlite_url
 
         env = os.environ if env is None else env
         url = database_url or env.get("SMRITI_DATABASE_URL")

@@ -31,7 +31,7 @@ from uvicorn.config import STARTUP_FAILURE
 from uvicorn.loops.auto import auto_loop_factory
 from uvicorn.supervisors import Multiprocess
 
-from api import console, exits
+from . import console, exits
 
 # The app factory every worker calls (settings from the environment it inherits).
 # Named from this package's name: `api` in a clone, `smriti` installed.

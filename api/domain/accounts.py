@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from api.domain.sign_in import sign_in_key
-from api.domain.types import Authorship
-from api.errors import InputError
+from ..errors import InputError
+from .sign_in import sign_in_key
+from .types import Authorship
 
 TOKEN_PREFIX = "smr_"
 USER_NAME_CHARS = 100

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from api.domain.types import CONTENT_LIST_FIELDS, Checkpoint
+from .types import CONTENT_LIST_FIELDS, Checkpoint
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,9 +14,9 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from api.domain.export_format import LATEST, NAME_CHARS, Export, SessionExport, invalid
-from api.domain.types import MAIN_BRANCH, MemoryScope, Role, Session, Turn
-from api.domain.validation import TITLE_MAX_CHARS, is_text
+from .export_format import LATEST, NAME_CHARS, Export, SessionExport, invalid
+from .types import MAIN_BRANCH, MemoryScope, Role, Session, Turn
+from .validation import TITLE_MAX_CHARS, is_text
 
 _ROLES = {"user": Role.USER, "assistant": Role.ASSISTANT}
 PROVIDER = "chatgpt"  # what an imported reply's provider says it came from

@@ -10,7 +10,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from api.domain.types import CONTENT_LIST_FIELDS, Checkpoint
+from .types import CONTENT_LIST_FIELDS, Checkpoint
 
 
 @dataclass(frozen=True, slots=True)

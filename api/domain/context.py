@@ -21,8 +21,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from api.domain.prompt import render_checkpoint_block, render_messages
-from api.domain.types import (
+from ..errors import ErrorCode, InputError
+from .prompt import render_checkpoint_block, render_messages
+from .types import (
     ChatMessage,
     Checkpoint,
     ContextMode,
@@ -31,7 +32,6 @@ from api.domain.types import (
     Session,
     Turn,
 )
-from api.errors import ErrorCode, InputError
 
 
 @dataclass(frozen=True, slots=True)

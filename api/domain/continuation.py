@@ -24,9 +24,9 @@ a reply and its continuations back into one assistant message
 
 from __future__ import annotations
 
-from api.domain.context import ContextPlan
-from api.domain.types import Role, Session, Turn
-from api.errors import ErrorCode, InputError
+from ..errors import ErrorCode, InputError
+from .context import ContextPlan
+from .types import Role, Session, Turn
 
 CONTINUE_INSTRUCTION = (
     "Continue your previous reply exactly where it stopped. Do not repeat what you "

@@ -17,9 +17,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from api.domain.hashing import utc_timestamp
-from api.domain.safe_markdown import block, inline
-from api.domain.types import (
+from .hashing import utc_timestamp
+from .safe_markdown import block, inline
+from .types import (
     CONTENT_LIST_FIELDS,
     Checkpoint,
     FinishReason,

@@ -24,8 +24,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from api.domain.hashing import utc_timestamp
-from api.domain.types import (
+from ..errors import ErrorCode, InputError
+from .hashing import utc_timestamp
+from .types import (
     CONTENT_LIST_FIELDS,
     CONTENT_TEXT_FIELDS,
     PROVIDER_FINISH_REASON_CHARS,
@@ -41,9 +42,8 @@ from api.domain.types import (
     TurnRange,
     Usage,
 )
-from api.domain.validation import is_text
-from api.domain.verification import verify_lineage
-from api.errors import ErrorCode, InputError
+from .validation import is_text
+from .verification import verify_lineage
 
 FORMAT = "smriti-export"
 VERSION = 1

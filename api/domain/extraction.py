@@ -17,9 +17,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from api.domain.types import ChatMessage, CheckpointContent, Role, Turn
-from api.domain.validation import CHECKPOINT_FIELDS, FieldProblem, clean_checkpoint_fields
-from api.errors import ErrorCode, InputError, ProviderError
+from ..errors import ErrorCode, InputError, ProviderError
+from .types import ChatMessage, CheckpointContent, Role, Turn
+from .validation import CHECKPOINT_FIELDS, FieldProblem, clean_checkpoint_fields
 
 EXTRACTION_INSTRUCTIONS = """\
 You extract a checkpoint from a conversation.

@@ -22,8 +22,8 @@ import re
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 
-from api.domain.types import Checkpoint, CheckpointContent
-from api.errors import ErrorCode, InputError
+from ..errors import ErrorCode, InputError
+from .types import Checkpoint, CheckpointContent
 
 _HASH_PREFIX = re.compile(r"[0-9a-f]{4,64}")
 

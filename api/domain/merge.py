@@ -25,9 +25,9 @@ import enum
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from api.domain.compare import normalize_item
-from api.domain.types import CONTENT_LIST_FIELDS, ChatMessage, Checkpoint, CheckpointContent
-from api.errors import ErrorCode, InputError
+from ..errors import ErrorCode, InputError
+from .compare import normalize_item
+from .types import CONTENT_LIST_FIELDS, ChatMessage, Checkpoint, CheckpointContent
 
 LIST_FIELDS = tuple(f.attr for f in CONTENT_LIST_FIELDS)  # attribute names
 

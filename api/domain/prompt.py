@@ -28,10 +28,10 @@ from dataclasses import dataclass
 from itertools import groupby
 from typing import TYPE_CHECKING
 
-from api.domain.types import ChatMessage, Checkpoint, ContextMode, Role
+from .types import ChatMessage, Checkpoint, ContextMode, Role
 
 if TYPE_CHECKING:  # the context rules render through this module
-    from api.domain.context import ContextPlan
+    from .context import ContextPlan
 
 PREAMBLE = "You are continuing a conversation."
 

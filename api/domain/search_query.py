@@ -23,7 +23,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from api.domain.validation import FieldProblem
+from .validation import FieldProblem
 
 
 class Kind(enum.IntEnum):

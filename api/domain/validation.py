@@ -12,13 +12,13 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from api.domain.types import (
+from ..errors import ErrorCode, InputError
+from .types import (
     CONTENT_FIELDS,
     CONTENT_LIST_FIELDS,
     MAIN_BRANCH,
     CheckpointContent,
 )
-from api.errors import ErrorCode, InputError
 
 TITLE_MAX_CHARS = 200
 NAME_MAX_CHARS = 200

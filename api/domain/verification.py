@@ -11,8 +11,8 @@ import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from api.domain.hashing import checkpoint_hash
-from api.domain.types import Checkpoint
+from .hashing import checkpoint_hash
+from .types import Checkpoint
 
 
 class BreakReason(enum.StrEnum):

@@ -7,10 +7,10 @@ from typing import Any, TypeVar
 
 from strawberry.types import Info as StrawberryInfo
 
-from api.domain.accounts import Actor, Credential
-from api.errors import Unauthenticated
-from api.graphql.loaders import Loaders, make_loaders
-from api.services.base import Services
+from ..domain.accounts import Actor, Credential
+from ..errors import Unauthenticated
+from ..services.base import Services
+from .loaders import Loaders, make_loaders
 
 T = TypeVar("T")
 

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 from strawberry.dataloader import DataLoader
 
-from api.domain.accounts import Actor
-from api.domain.types import Checkpoint, Member, Session, Space, SpaceRole
-from api.services import reading
+from ..domain.accounts import Actor
+from ..domain.types import Checkpoint, Member, Session, Space, SpaceRole
+from ..services import reading
 
 
 @dataclass

@@ -7,12 +7,12 @@ from typing import Annotated
 import strawberry
 from strawberry import relay
 
-from api.graphql.chat.turns import Turn
-from api.graphql.checkpoints.types import Checkpoint
-from api.graphql.context import Info
-from api.graphql.core import ids
-from api.graphql.sessions.types import Session
-from api.graphql.spaces.types import Space
+from .chat.turns import Turn
+from .checkpoints.types import Checkpoint
+from .context import Info
+from .core import ids
+from .sessions.types import Session
+from .spaces.types import Space
 
 NODE_TYPES: dict[str, type[Space | Session | Checkpoint | Turn]] = {
     "Space": Space,

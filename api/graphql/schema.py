@@ -23,39 +23,39 @@ from strawberry.extensions import (
 )
 from strawberry.types import ExecutionContext
 
-from api.errors import SmritiError
-from api.graphql.accounts.mutations import AccountMutation
-from api.graphql.accounts.queries import ViewerQuery
-from api.graphql.accounts.users import UserAdminMutation, UsersMutation, UsersQuery
-from api.graphql.chat.continuation import ContinueMutation
-from api.graphql.chat.mutations import ChatMutation
-from api.graphql.chat.queries import ChatQuery
-from api.graphql.chat.subscriptions import Subscription
-from api.graphql.chat.turns import Turn
-from api.graphql.checkpoints.mutations import CheckpointMutation
-from api.graphql.checkpoints.queries import CheckpointQuery
-from api.graphql.checkpoints.types import Checkpoint
-from api.graphql.core.cost import TOO_COSTLY, Budget, QueryCost
-from api.graphql.core.execution import PlainFieldsExecutor
-from api.graphql.core.field_errors import missing_is_null, typed_errors
-from api.graphql.core.input_bounds import InputListBound
-from api.graphql.members.mutations import MemberMutation
-from api.graphql.merging.mutations import MergeMutation
-from api.graphql.merging.queries import MergeQuery
-from api.graphql.node import NodeQuery
-from api.graphql.providers.mutations import ModelAccessMutation
-from api.graphql.providers.queries import ProviderQuery
-from api.graphql.search.queries import SearchQuery
-from api.graphql.sessions.mutations import SessionMutation
-from api.graphql.sessions.queries import SessionQuery
-from api.graphql.sessions.types import Session
-from api.graphql.spaces.mutations import SpaceMutation
-from api.graphql.spaces.queries import SpaceQuery
-from api.graphql.spaces.types import Space
-from api.graphql.transfer.exports import ExportQuery
-from api.graphql.transfer.mutations import ImportMutation
-from api.graphql.transfer.verify import VerifyQuery
-from api.settings import Settings
+from ..errors import SmritiError
+from ..settings import Settings
+from .accounts.mutations import AccountMutation
+from .accounts.queries import ViewerQuery
+from .accounts.users import UserAdminMutation, UsersMutation, UsersQuery
+from .chat.continuation import ContinueMutation
+from .chat.mutations import ChatMutation
+from .chat.queries import ChatQuery
+from .chat.subscriptions import Subscription
+from .chat.turns import Turn
+from .checkpoints.mutations import CheckpointMutation
+from .checkpoints.queries import CheckpointQuery
+from .checkpoints.types import Checkpoint
+from .core.cost import TOO_COSTLY, Budget, QueryCost
+from .core.execution import PlainFieldsExecutor
+from .core.field_errors import missing_is_null, typed_errors
+from .core.input_bounds import InputListBound
+from .members.mutations import MemberMutation
+from .merging.mutations import MergeMutation
+from .merging.queries import MergeQuery
+from .node import NodeQuery
+from .providers.mutations import ModelAccessMutation
+from .providers.queries import ProviderQuery
+from .search.queries import SearchQuery
+from .sessions.mutations import SessionMutation
+from .sessions.queries import SessionQuery
+from .sessions.types import Session
+from .spaces.mutations import SpaceMutation
+from .spaces.queries import SpaceQuery
+from .spaces.types import Space
+from .transfer.exports import ExportQuery
+from .transfer.mutations import ImportMutation
+from .transfer.verify import VerifyQuery
 
 
 @strawberry.type(

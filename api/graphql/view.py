@@ -31,13 +31,13 @@ from strawberry.subscriptions.protocols.graphql_transport_ws.types import (
 from strawberry.types.graphql import OperationType
 from strawberry.utils.operation import get_operation_type
 
-from api import graphiql
-from api.errors import ConfigError
-from api.graphql.context import Context
-from api.graphql.schema import build_schema
-from api.http.auth import Authenticator, forbidden_origin, same_origin, unauthenticated
-from api.services.base import Services
-from api.services.connections import Opened
+from .. import graphiql
+from ..errors import ConfigError
+from ..http.auth import Authenticator, forbidden_origin, same_origin, unauthenticated
+from ..services.base import Services
+from ..services.connections import Opened
+from .context import Context
+from .schema import build_schema
 
 # Subscriptions over a websocket at /graphql, or as Server-Sent Events from a
 # POST to /graphql with `Accept: text/event-stream` (graphql-sse, distinct

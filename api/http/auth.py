@@ -18,11 +18,11 @@ from starlette.requests import HTTPConnection, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from api.domain.accounts import TOKEN_PREFIX, Actor, Credential, bearer_secret
-from api.errors import InputError, RateLimited
-from api.services import accounts
-from api.services.connections import Connections
-from api.settings import Settings
+from ..domain.accounts import TOKEN_PREFIX, Actor, Credential, bearer_secret
+from ..errors import InputError, RateLimited
+from ..services import accounts
+from ..services.connections import Connections
+from ..settings import Settings
 
 COOKIE = "smriti_session"
 MAX_LOGIN_BODY = 4096

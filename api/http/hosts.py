@@ -13,8 +13,8 @@ from __future__ import annotations
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
-from api.errors import ConfigError
-from api.settings import Settings
+from ..errors import ConfigError
+from ..settings import Settings
 
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
 

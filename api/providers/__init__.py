@@ -37,18 +37,18 @@ Their messages are Smriti's own sentences, never the provider's text, and never
 contain a key.
 """
 
-from api.providers.config import (
+from .config import (
     ProviderConfig,
     ProvidersConfig,
     default_config,
     load_config,
     parse_config,
 )
-from api.providers.litellm import DEFAULT_CONTEXT_WINDOW, DEFAULT_TIMEOUT, LiteLLMTransport
-from api.providers.offline import OfflineTransport
-from api.providers.reachability import Reachability, ReachabilityCache
-from api.providers.registry import ProviderRegistry
-from api.providers.types import Completion, ModelRef, ProviderStatus, StreamChunk, Transport
+from .litellm import DEFAULT_CONTEXT_WINDOW, DEFAULT_TIMEOUT, LiteLLMTransport
+from .offline import OfflineTransport
+from .reachability import Reachability, ReachabilityCache
+from .registry import ProviderRegistry
+from .types import Completion, ModelRef, ProviderStatus, StreamChunk, Transport
 
 __all__ = [
     "DEFAULT_CONTEXT_WINDOW",

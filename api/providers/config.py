@@ -39,8 +39,8 @@ from urllib.parse import urlsplit
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from api.errors import ConfigError
-from api.providers.offline import (
+from ..errors import ConfigError
+from .offline import (
     ECHO_MODEL,
     EXTRACTOR_MODEL,
     OFFLINE_LITELLM_PROVIDER,

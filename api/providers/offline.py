@@ -83,9 +83,9 @@ from asyncio import sleep
 from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from api.domain.types import CONTENT_FIELDS, ChatMessage, Usage
-from api.errors import ErrorCode, ProviderError
-from api.providers.types import FINISHED, Completion, ModelRef, StreamChunk
+from ..domain.types import CONTENT_FIELDS, ChatMessage, Usage
+from ..errors import ErrorCode, ProviderError
+from .types import FINISHED, Completion, ModelRef, StreamChunk
 
 OFFLINE_PROVIDER = "offline"
 # The offline models' names as LiteLLM would see them ("smriti_offline/echo"),

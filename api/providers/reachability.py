@@ -31,7 +31,7 @@ import time
 from collections.abc import Awaitable, Callable
 from urllib.parse import urlsplit
 
-from api.providers.config import ProviderConfig
+from .config import ProviderConfig
 
 # Seconds an answer is kept before the next request that asks starts a new check.
 DEFAULT_TTL = 15.0

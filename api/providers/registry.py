@@ -27,13 +27,13 @@ from __future__ import annotations
 import os
 from collections.abc import AsyncIterator, Mapping, Sequence
 
-from api.domain.types import ChatMessage
-from api.errors import ErrorCode, InputError, ProviderError
-from api.providers.config import ProviderConfig, ProvidersConfig
-from api.providers.litellm import LiteLLMTransport
-from api.providers.offline import OFFLINE_PROVIDER, OfflineTransport
-from api.providers.reachability import Reachability, ReachabilityCache, address_of
-from api.providers.types import Completion, ModelRef, ProviderStatus, StreamChunk, Transport
+from ..domain.types import ChatMessage
+from ..errors import ErrorCode, InputError, ProviderError
+from .config import ProviderConfig, ProvidersConfig
+from .litellm import LiteLLMTransport
+from .offline import OFFLINE_PROVIDER, OfflineTransport
+from .reachability import Reachability, ReachabilityCache, address_of
+from .types import Completion, ModelRef, ProviderStatus, StreamChunk, Transport
 
 # Long enough for any real name; keeps an absurd input out of error messages.
 _NAME_IN_MESSAGE_LIMIT = 120

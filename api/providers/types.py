@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from api.domain.types import ChatMessage, Finish, FinishReason, Usage
+from ..domain.types import ChatMessage, Finish, FinishReason, Usage
 
 # What a transport reports for an answer that simply ended.
 FINISHED = Finish(FinishReason.STOP)

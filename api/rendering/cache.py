@@ -10,7 +10,7 @@ import hashlib
 import threading
 from collections import OrderedDict
 
-from api.rendering.markdown import render_markdown
+from .markdown import render_markdown
 
 CACHE_ENTRIES = 2048
 

@@ -31,7 +31,7 @@ from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 
-from api.rendering.highlight import CONTAINER_CLASS, highlight
+from .highlight import CONTAINER_CLASS, highlight
 
 _ALLOWED_SCHEME = re.compile(r"^(?:https?|mailto):", re.IGNORECASE)
 # A relative address has no scheme: no ':' before the first '/', '?' or '#'.

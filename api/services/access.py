@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from api.domain.accounts import Actor
-from api.domain.types import Checkpoint, Session, Space, SpaceRole, Turn
-from api.errors import Forbidden, NotFound
-from api.providers.registry import ProviderRegistry
-from api.providers.types import ModelRef, ProviderStatus
-from api.services import policy
-from api.store import checkpoints, model_access, sessions, spaces, turns
+from ..domain.accounts import Actor
+from ..domain.types import Checkpoint, Session, Space, SpaceRole, Turn
+from ..errors import Forbidden, NotFound
+from ..providers.registry import ProviderRegistry
+from ..providers.types import ModelRef, ProviderStatus
+from ..store import checkpoints, model_access, sessions, spaces, turns
+from . import policy
 
 
 async def space(

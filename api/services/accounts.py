@@ -16,7 +16,7 @@ from typing import TypeVar
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
-from api.domain.accounts import (
+from ..domain.accounts import (
     DISPLAY_PREFIX_CHARS,
     TOKEN_PREFIX,
     Account,
@@ -28,19 +28,19 @@ from api.domain.accounts import (
     secret_hash,
     user_name,
 )
-from api.domain.sign_in import (
+from ..domain.sign_in import (
     SignInFailures,
     SignInLimits,
     delay,
     retry_after,
     sign_in_key,
 )
-from api.errors import InputError, RateLimited
-from api.services import policy
-from api.services.connections import Connections
-from api.store import accounts as store
-from api.store import sign_in as sign_ins
-from api.store.spaces import LOCAL_USER, local_user_id
+from ..errors import InputError, RateLimited
+from ..store import accounts as store
+from ..store import sign_in as sign_ins
+from ..store.spaces import LOCAL_USER, local_user_id
+from . import policy
+from .connections import Connections
 
 # argon2-cffi's defaults are RFC 9106's low-memory recommendation for Argon2id:
 # each hash holds 64 MiB and takes tens of milliseconds of CPU.

@@ -27,10 +27,10 @@ import time
 import uuid
 from dataclasses import dataclass
 
-from api.domain.types import Turn
-from api.errors import ProviderError
-from api.services.base import log
-from api.store import claims, turns
+from ..domain.types import Turn
+from ..errors import ProviderError
+from ..store import claims, turns
+from .base import log
 
 CLAIM_SECONDS = 30.0
 RENEW_SECONDS = 10.0

@@ -10,10 +10,10 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
-from api.providers import ProviderRegistry
-from api.services.connections import Connections
-from api.settings import Settings
-from api.store import writes
+from ..providers import ProviderRegistry
+from ..settings import Settings
+from ..store import writes
+from .connections import Connections
 
 log = logging.getLogger("smriti")
 

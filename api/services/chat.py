@@ -18,18 +18,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from api.domain.accounts import Actor
-from api.domain.context import ContextOverride, ContextPlan, ResolvedContext
-from api.domain.extraction import build_title_messages, parse_title
-from api.domain.types import Authorship, ChatMessage, Finish, Role, Session, Turn, Usage
-from api.domain.validation import validate_content, validate_draft_content, validate_idempotency_key
-from api.errors import Forbidden, ProviderError
-from api.providers import ModelRef
-from api.services import access, answering, policy
-from api.services.answering import Answered
-from api.services.base import Services, log
-from api.services.context import resolve_context
-from api.store import sessions, turns
+from ..domain.accounts import Actor
+from ..domain.context import ContextOverride, ContextPlan, ResolvedContext
+from ..domain.extraction import build_title_messages, parse_title
+from ..domain.types import Authorship, ChatMessage, Finish, Role, Session, Turn, Usage
+from ..domain.validation import validate_content, validate_draft_content, validate_idempotency_key
+from ..errors import Forbidden, ProviderError
+from ..providers import ModelRef
+from ..store import sessions, turns
+from . import access, answering, policy
+from .answering import Answered
+from .base import Services, log
+from .context import resolve_context
 
 
 @dataclass(frozen=True)

@@ -4,27 +4,27 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from api.domain.accounts import Actor
-from api.domain.carry import CarriedState, carry_forward
-from api.domain.compare import Comparison, compare_checkpoints
-from api.domain.context import ContextPlan
-from api.domain.extraction import build_extraction_messages, parse_draft
-from api.domain.hashing import checkpoint_hash, normalize_hash_prefix
-from api.domain.types import (
+from ..domain.accounts import Actor
+from ..domain.carry import CarriedState, carry_forward
+from ..domain.compare import Comparison, compare_checkpoints
+from ..domain.context import ContextPlan
+from ..domain.extraction import build_extraction_messages, parse_draft
+from ..domain.hashing import checkpoint_hash, normalize_hash_prefix
+from ..domain.types import (
     Checkpoint,
     CheckpointContent,
     Session,
     TurnRange,
 )
-from api.domain.validation import (
+from ..domain.validation import (
     validate_checkpoint_content,
 )
-from api.errors import ErrorCode, InputError
-from api.services import access, policy
-from api.services.base import Services
-from api.services.chat import session_model
-from api.services.context import resolve_context
-from api.store import checkpoints
+from ..errors import ErrorCode, InputError
+from ..store import checkpoints
+from . import access, policy
+from .base import Services
+from .chat import session_model
+from .context import resolve_context
 
 # How far compareCheckpoints walks up to find a common ancestor.
 COMPARE_DEPTH = 100_000

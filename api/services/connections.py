@@ -30,9 +30,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
-from api.domain.accounts import Credential
-from api.errors import Unauthenticated
-from api.store import accounts as store
+from ..domain.accounts import Credential
+from ..errors import Unauthenticated
+from ..store import accounts as store
 
 T = TypeVar("T")
 log = logging.getLogger("smriti")

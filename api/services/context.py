@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from api.domain.context import Budget, ContextOverride, ResolvedContext, facts_wanted, resolve
-from api.domain.types import Session
-from api.errors import NotFound
-from api.providers import ModelRef
-from api.services import access
-from api.services.base import Services
-from api.store import context as context_store
+from ..domain.context import Budget, ContextOverride, ResolvedContext, facts_wanted, resolve
+from ..domain.types import Session
+from ..errors import NotFound
+from ..providers import ModelRef
+from ..store import context as context_store
+from . import access
+from .base import Services
 
 
 async def resolve_context(

@@ -20,18 +20,18 @@ from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from dataclasses import dataclass
 
-from api.domain.accounts import Actor
-from api.domain.context import ContextPlan
-from api.domain.continuation import CONTINUE_INSTRUCTION, check_continuable, check_in_window
-from api.domain.types import ChatMessage, Session, Turn
-from api.errors import NotFound, ProviderError, SmritiError
-from api.providers import ModelRef
-from api.services import access, policy
-from api.services.base import Services, log
-from api.services.chat import Prepared, after_reply, save_reply
-from api.services.context import resolve_context
-from api.services.streaming import Delta, Failed, ReplySaved, replayed, stream_reply
-from api.store import turns
+from ..domain.accounts import Actor
+from ..domain.context import ContextPlan
+from ..domain.continuation import CONTINUE_INSTRUCTION, check_continuable, check_in_window
+from ..domain.types import ChatMessage, Session, Turn
+from ..errors import NotFound, ProviderError, SmritiError
+from ..providers import ModelRef
+from ..store import turns
+from . import access, policy
+from .base import Services, log
+from .chat import Prepared, after_reply, save_reply
+from .context import resolve_context
+from .streaming import Delta, Failed, ReplySaved, replayed, stream_reply
 
 
 @dataclass(frozen=True)

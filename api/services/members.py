@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from api.domain.accounts import Actor
-from api.domain.types import Member, SpaceRole
-from api.errors import NotFound
-from api.services import access, policy
-from api.store import accounts as account_store
-from api.store import members
+from ..domain.accounts import Actor
+from ..domain.types import Member, SpaceRole
+from ..errors import NotFound
+from ..store import accounts as account_store
+from ..store import members
+from . import access, policy
 
 
 async def _account(name: str) -> int:

@@ -5,27 +5,27 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from api.domain.accounts import Actor
-from api.domain.extraction import parse_draft
-from api.domain.hashing import checkpoint_hash
-from api.domain.merge import (
+from ..domain.accounts import Actor
+from ..domain.extraction import parse_draft
+from ..domain.hashing import checkpoint_hash
+from ..domain.merge import (
     Merge,
     Resolution,
     build_merge_draft_messages,
     merge_checkpoints,
     resolve,
 )
-from api.domain.types import Checkpoint, CheckpointContent
-from api.domain.validation import (
+from ..domain.types import Checkpoint, CheckpointContent
+from ..domain.validation import (
     OBJECTIVE_MAX_CHARS,
     SUMMARY_MAX_CHARS,
     TITLE_MAX_CHARS,
     validate_checkpoint_content,
 )
-from api.errors import ErrorCode, Forbidden, InputError, NotFound, ProviderError
-from api.services import access, policy
-from api.services.base import Services
-from api.store import checkpoints
+from ..errors import ErrorCode, Forbidden, InputError, NotFound, ProviderError
+from ..store import checkpoints
+from . import access, policy
+from .base import Services
 
 
 @dataclass(frozen=True)

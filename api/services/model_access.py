@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from api.domain.accounts import Actor
-from api.providers.reachability import Reachability
-from api.providers.registry import ProviderRegistry
-from api.services import access, policy
-from api.store import model_access
+from ..domain.accounts import Actor
+from ..providers.reachability import Reachability
+from ..providers.registry import ProviderRegistry
+from ..store import model_access
+from . import access, policy
 
 
 @dataclass(frozen=True)

@@ -16,10 +16,10 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from api.domain.accounts import Account, Actor
-from api.services import accounts as account_service
-from api.store import accounts as account_store
-from api.store import database, transfer
+from ..domain.accounts import Account, Actor
+from ..store import accounts as account_store
+from ..store import database, transfer
+from . import accounts as account_service
 
 StartupError = database.StartupError
 

@@ -52,9 +52,9 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from api.domain.accounts import Actor
-from api.domain.types import SpaceRole
-from api.errors import Forbidden
+from ..domain.accounts import Actor
+from ..domain.types import SpaceRole
+from ..errors import Forbidden
 
 
 class On(enum.Enum):

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from api.domain.accounts import Actor
-from api.domain.pages import Page, PageRequest
-from api.domain.types import (
+from ..domain.accounts import Actor
+from ..domain.pages import Page, PageRequest
+from ..domain.types import (
     Checkpoint,
     LineageEntry,
     Member,
@@ -29,9 +29,9 @@ from api.domain.types import (
     SpaceRole,
     Turn,
 )
-from api.errors import InputError
-from api.services import policy
-from api.store import accounts, checkpoints, members, sessions, spaces, turns
+from ..errors import InputError
+from ..store import accounts, checkpoints, members, sessions, spaces, turns
+from . import policy
 
 
 async def spaces_by_id(actor: Actor, ids: Sequence[int]) -> dict[int, Space]:

@@ -5,15 +5,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from api.domain import search_query
-from api.domain.accounts import Actor
-from api.domain.search_query import Kind
-from api.domain.types import Checkpoint, Session, Space, Turn
-from api.domain.validation import FieldProblem
-from api.errors import InputError
-from api.services import policy
-from api.store import checkpoints, members, sessions, spaces, turns
-from api.store import search as index
+from ..domain import search_query
+from ..domain.accounts import Actor
+from ..domain.search_query import Kind
+from ..domain.types import Checkpoint, Session, Space, Turn
+from ..domain.validation import FieldProblem
+from ..errors import InputError
+from ..store import checkpoints, members, sessions, spaces, turns
+from ..store import search as index
+from . import policy
 
 
 @dataclass(frozen=True, slots=True)

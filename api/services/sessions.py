@@ -3,23 +3,23 @@ and unmount a checkpoint, fork from a checkpoint, delete."""
 
 from __future__ import annotations
 
-from api.domain.accounts import Actor
-from api.domain.types import (
+from ..domain.accounts import Actor
+from ..domain.types import (
     MAIN_BRANCH,
     Checkpoint,
     MemoryScope,
     Session,
     Visibility,
 )
-from api.domain.validation import (
+from ..domain.validation import (
     fork_title,
     validate_branch_name,
     validate_title,
 )
-from api.errors import ErrorCode, Forbidden, InputError
-from api.services import access, policy
-from api.services.base import Services
-from api.store import checkpoints, sessions
+from ..errors import ErrorCode, Forbidden, InputError
+from ..store import checkpoints, sessions
+from . import access, policy
+from .base import Services
 
 
 async def create_session(

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from api.domain.accounts import Actor
-from api.domain.types import Space
-from api.domain.validation import validate_description, validate_name
-from api.services import access, policy
-from api.store import spaces
+from ..domain.accounts import Actor
+from ..domain.types import Space
+from ..domain.validation import validate_description, validate_name
+from ..store import spaces
+from . import access, policy
 
 
 async def create_space(actor: Actor, name: str, description: str | None) -> Space:

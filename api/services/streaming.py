@@ -32,15 +32,15 @@ from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
 from dataclasses import dataclass
 
-from api.domain.accounts import Actor
-from api.domain.context import ContextPlan
-from api.domain.types import ChatMessage, Finish, FinishReason, Turn, Usage
-from api.errors import ProviderError, SmritiError
-from api.providers import StreamChunk
-from api.services import answering
-from api.services.answering import Answered, Held
-from api.services.base import Services, log
-from api.services.chat import Message, Prepared, after_reply, prepare, save_reply
+from ..domain.accounts import Actor
+from ..domain.context import ContextPlan
+from ..domain.types import ChatMessage, Finish, FinishReason, Turn, Usage
+from ..errors import ProviderError, SmritiError
+from ..providers import StreamChunk
+from . import answering
+from .answering import Answered, Held
+from .base import Services, log
+from .chat import Message, Prepared, after_reply, prepare, save_reply
 
 # Why a streamed reply that did not complete ended.
 BROKEN_OFF = Finish(FinishReason.LOST_CONNECTION)  # the provider's stream failed mid-answer

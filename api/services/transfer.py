@@ -6,22 +6,22 @@ import json
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 
-from api.domain import chatgpt, documents
-from api.domain.accounts import Actor
-from api.domain.export_format import (
+from ..domain import chatgpt, documents
+from ..domain.accounts import Actor
+from ..domain.export_format import (
     DocumentWriter,
     Export,
     from_document,
     read_json,
     to_document,
 )
-from api.domain.types import Session
-from api.domain.verification import Verification, verify_lineage
-from api.errors import ErrorCode, InputError
-from api.providers import ProviderRegistry
-from api.services import access, policy
-from api.store import members, transfer
-from api.store.transfer import Imported
+from ..domain.types import Session
+from ..domain.verification import Verification, verify_lineage
+from ..errors import ErrorCode, InputError
+from ..providers import ProviderRegistry
+from ..store import members, transfer
+from ..store.transfer import Imported
+from . import access, policy
 
 
 async def verify(actor: Actor, space_id: int) -> Verification:

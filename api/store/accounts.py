@@ -9,11 +9,11 @@ from tortoise.exceptions import IntegrityError
 from tortoise.expressions import Q
 from tortoise.transactions import in_transaction
 
-from api.domain.accounts import Account, ApiToken, name_key
-from api.errors import ErrorCode, InputError, NotFound
-from api.store import members, models
-from api.store.spaces import LOCAL_USER
-from api.store.writes import finished
+from ..domain.accounts import Account, ApiToken, name_key
+from ..errors import ErrorCode, InputError, NotFound
+from . import members, models
+from .spaces import LOCAL_USER
+from .writes import finished
 
 # last_used_at is written at most this often per token.
 LAST_USED_GRANULARITY = timedelta(minutes=1)

@@ -7,12 +7,12 @@ from datetime import UTC, datetime
 
 from tortoise.transactions import in_transaction
 
-from api.domain.pages import Page, PageRequest
-from api.domain.types import Authorship, Checkpoint, CheckpointContent, LineageEntry, TurnRange
-from api.errors import ErrorCode, InputError, NotFound
-from api.store import models, rows, sql
-from api.store.paging import keyset_page
-from api.store.writes import finished
+from ..domain.pages import Page, PageRequest
+from ..domain.types import Authorship, Checkpoint, CheckpointContent, LineageEntry, TurnRange
+from ..errors import ErrorCode, InputError, NotFound
+from . import models, rows, sql
+from .paging import keyset_page
+from .writes import finished
 
 HashFunction = Callable[..., str]
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from api.errors import ErrorCode, ProviderError
-from api.store import sql
-from api.store.writes import finished
+from ..errors import ErrorCode, ProviderError
+from . import sql
+from .writes import finished
 
 _TAKE = (
     "INSERT INTO reply_claim (turn_id, holder, expires_at) VALUES (?, ?, ?) "

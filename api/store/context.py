@@ -9,10 +9,10 @@ and the newest turns.
 
 from __future__ import annotations
 
-from api.domain.context import ContextFacts, FactsWanted
-from api.domain.types import Checkpoint, Session
-from api.errors import NotFound
-from api.store import checkpoints, turns
+from ..domain.context import ContextFacts, FactsWanted
+from ..domain.types import Checkpoint, Session
+from ..errors import NotFound
+from . import checkpoints, turns
 
 
 async def load(

@@ -19,7 +19,7 @@ from tortoise.contrib.starlette import RegisterTortoise
 from tortoise.exceptions import BaseORMException
 from tortoise.migrations.api import migrate as run_migrations
 
-from api.store.config import tortoise_config
+from .config import tortoise_config
 
 # Writers wait for each other instead of failing with "database is locked";
 # NORMAL is the durability WAL mode is designed for (a power cut may lose the

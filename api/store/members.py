@@ -15,10 +15,10 @@ from typing import Any
 from tortoise.exceptions import IntegrityError
 from tortoise.transactions import in_transaction
 
-from api.domain.types import MAIN_BRANCH, Member, SpaceRole, Visibility
-from api.errors import ErrorCode, Forbidden, InputError, NotFound
-from api.store import models, rows, sql
-from api.store.writes import finished
+from ..domain.types import MAIN_BRANCH, Member, SpaceRole, Visibility
+from ..errors import ErrorCode, Forbidden, InputError, NotFound
+from . import models, rows, sql
+from .writes import finished
 
 _MEMBERS = (
     "SELECT m.space_id, m.user_id, u.name, m.role, m.created_at FROM space_member m "

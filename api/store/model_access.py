@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from api.store import models
-from api.store.writes import finished
+from . import models
+from .writes import finished
 
 
 async def admins_only() -> frozenset[str]:

@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 from tortoise.models import Model
 from tortoise.queryset import QuerySet
 
-from api.domain.pages import Page, PageRequest
+from ..domain.pages import Page, PageRequest
 
 T = TypeVar("T")
 M = TypeVar("M", bound=Model)

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from api.domain.types import (
+from ..domain.types import (
     CONTENT_FIELDS,
     Checkpoint,
     CheckpointContent,
@@ -22,7 +22,7 @@ from api.domain.types import (
     Usage,
     Visibility,
 )
-from api.store import models
+from . import models
 
 
 def space_record(record: Mapping[str, Any]) -> Space:

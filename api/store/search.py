@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from api.domain import search_query
-from api.domain.search_query import Kind, SearchQuery
-from api.store import sql
+from ..domain import search_query
+from ..domain.search_query import Kind, SearchQuery
+from . import sql
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,12 +9,12 @@ from tortoise.exceptions import IntegrityError
 from tortoise.expressions import F, Q
 from tortoise.transactions import in_transaction
 
-from api.domain.pages import Page, PageRequest
-from api.domain.types import MAIN_BRANCH, Checkpoint, MemoryScope, Session, Visibility
-from api.errors import ErrorCode, InputError, NotFound
-from api.store import models, rows, sql
-from api.store.paging import keyset_page
-from api.store.writes import finished
+from ..domain.pages import Page, PageRequest
+from ..domain.types import MAIN_BRANCH, Checkpoint, MemoryScope, Session, Visibility
+from ..errors import ErrorCode, InputError, NotFound
+from . import models, rows, sql
+from .paging import keyset_page
+from .writes import finished
 
 
 @finished

@@ -8,9 +8,9 @@ from tortoise.exceptions import IntegrityError
 from tortoise.expressions import F
 from tortoise.functions import Min, Sum
 
-from api.domain.sign_in import SignInCounts, SignInFailures
-from api.store import models
-from api.store.writes import finished
+from ..domain.sign_in import SignInCounts, SignInFailures
+from . import models
+from .writes import finished
 
 # Longer than any name or address counted: the rest is cut off before storing.
 NAME_CHARS = 100

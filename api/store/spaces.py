@@ -8,12 +8,12 @@ from datetime import UTC, datetime
 from tortoise.expressions import Subquery
 from tortoise.transactions import in_transaction
 
-from api.domain.pages import Page, PageRequest
-from api.domain.types import Space, SpaceRole
-from api.errors import NotFound
-from api.store import members, models, rows, sql
-from api.store.paging import keyset_page
-from api.store.writes import finished
+from ..domain.pages import Page, PageRequest
+from ..domain.types import Space, SpaceRole
+from ..errors import NotFound
+from . import members, models, rows, sql
+from .paging import keyset_page
+from .writes import finished
 
 LOCAL_USER = "local"
 

@@ -12,11 +12,11 @@ from tortoise import Tortoise
 from tortoise.expressions import Q
 from tortoise.transactions import in_transaction
 
-from api.domain.export_format import Branch, Export, SessionExport, SpaceExport
-from api.domain.types import Checkpoint, Session, Space, SpaceRole, Turn, Visibility
-from api.store import database, models, rows, sql
-from api.store.config import tortoise_config
-from api.store.writes import finished
+from ..domain.export_format import Branch, Export, SessionExport, SpaceExport
+from ..domain.types import Checkpoint, Session, Space, SpaceRole, Turn, Visibility
+from . import database, models, rows, sql
+from .config import tortoise_config
+from .writes import finished
 
 
 async def hash_space_id(space_id: int) -> int:

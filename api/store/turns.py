@@ -8,11 +8,11 @@ from typing import Any
 from tortoise.exceptions import IntegrityError
 from tortoise.transactions import in_transaction
 
-from api.domain.pages import Page, PageRequest
-from api.domain.types import Authorship, Finish, Role, Turn, Usage
-from api.errors import NotFound
-from api.store import models, rows, sql
-from api.store.writes import Refused, finished
+from ..domain.pages import Page, PageRequest
+from ..domain.types import Authorship, Finish, Role, Turn, Usage
+from ..errors import NotFound
+from . import models, rows, sql
+from .writes import Refused, finished
 
 # One statement both increments and returns the counter, so two writers can
 # never read the same value: on PostgreSQL the row lock serialises them until

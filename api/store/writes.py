@@ -20,7 +20,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, ParamSpec, TypeVar
 
-from api.errors import SmritiError
+from ..errors import SmritiError
 
 P = ParamSpec("P")
 T = TypeVar("T")

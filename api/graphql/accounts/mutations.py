@@ -6,11 +6,11 @@ from typing import Annotated
 
 import strawberry
 
-from api.graphql.accounts.types import ApiToken
-from api.graphql.context import Info
-from api.graphql.core import ids
-from api.graphql.core.errors import MutationError
-from api.services import accounts
+from ...services import accounts
+from ..context import Info
+from ..core import ids
+from ..core.errors import MutationError
+from .types import ApiToken
 
 
 @strawberry.type(description="A reason `createApiToken` did not succeed.")

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import strawberry
 
-from api.domain.accounts import Actor
-from api.graphql.accounts.types import ApiToken
-from api.graphql.context import Info
-from api.services import accounts
+from ...domain.accounts import Actor
+from ...services import accounts
+from ..context import Info
+from .types import ApiToken
 
 
 @strawberry.type(description="Who is asking: the signed-in user, or the user of an API token.")

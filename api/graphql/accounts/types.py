@@ -6,8 +6,8 @@ from datetime import datetime
 
 import strawberry
 
-from api.domain import accounts as domain
-from api.graphql.core import ids
+from ...domain import accounts as domain
+from ..core import ids
 
 
 @strawberry.type(description="An API token, as it can be shown again: never its secret.")

@@ -8,13 +8,13 @@ from typing import Annotated
 
 import strawberry
 
-from api.domain import accounts as account_domain
-from api.domain import sign_in as domain
-from api.domain.accounts import Actor
-from api.graphql.accounts.types import ApiToken
-from api.graphql.context import Info
-from api.graphql.core.errors import MutationError
-from api.services import accounts
+from ...domain import accounts as account_domain
+from ...domain import sign_in as domain
+from ...domain.accounts import Actor
+from ...services import accounts
+from ..context import Info
+from ..core.errors import MutationError
+from .types import ApiToken
 
 
 @strawberry.type(description="A reason `clearSignInFailures` did not succeed.")

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import strawberry
 
-from api.domain.context import ContextPlan as DomainPlan
-from api.domain.prompt import MessageSource, message_sources
-from api.domain.types import ChatMessage as DomainMessage
-from api.graphql.chat.turns import Turn
-from api.graphql.checkpoints.types import Checkpoint
-from api.graphql.context import Info
-from api.graphql.core.enums import ContextMode, MemoryScope
+from ...domain.context import ContextPlan as DomainPlan
+from ...domain.prompt import MessageSource, message_sources
+from ...domain.types import ChatMessage as DomainMessage
+from ..checkpoints.types import Checkpoint
+from ..context import Info
+from ..core.enums import ContextMode, MemoryScope
+from .turns import Turn
 
 
 @strawberry.type(

@@ -6,12 +6,12 @@ from typing import Annotated
 
 import strawberry
 
-from api.graphql.chat.context_plan import ContextPlan
-from api.graphql.chat.turns import Turn
-from api.graphql.context import Info
-from api.graphql.core import ids
-from api.graphql.core.errors import MutationError, retry_after_field, to_error
-from api.services import continuation
+from ...services import continuation
+from ..context import Info
+from ..core import ids
+from ..core.errors import MutationError, retry_after_field, to_error
+from .context_plan import ContextPlan
+from .turns import Turn
 
 
 @strawberry.type(description="A reason `continueReply` did not succeed.")

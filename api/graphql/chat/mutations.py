@@ -6,15 +6,15 @@ from typing import Annotated
 
 import strawberry
 
-from api.domain.context import ContextOverride
-from api.domain.types import MemoryScope as DomainScope
-from api.domain.validation import IDEMPOTENCY_KEY_MAX_CHARS
-from api.graphql.chat.context_plan import ContextInput, ContextPlan
-from api.graphql.chat.turns import Turn
-from api.graphql.context import Info
-from api.graphql.core import ids
-from api.graphql.core.errors import MutationError, retry_after_field, to_error
-from api.services import chat
+from ...domain.context import ContextOverride
+from ...domain.types import MemoryScope as DomainScope
+from ...domain.validation import IDEMPOTENCY_KEY_MAX_CHARS
+from ...services import chat
+from ..context import Info
+from ..core import ids
+from ..core.errors import MutationError, retry_after_field, to_error
+from .context_plan import ContextInput, ContextPlan
+from .turns import Turn
 
 
 @strawberry.type(description="A reason `sendMessage` did not succeed.")

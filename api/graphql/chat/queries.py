@@ -8,11 +8,11 @@ from typing import Annotated
 
 import strawberry
 
-from api.graphql.chat.context_plan import ContextInput, ContextPlan
-from api.graphql.chat.mutations import context_override
-from api.graphql.context import Info
-from api.graphql.core import ids
-from api.services import chat
+from ...services import chat
+from ..context import Info
+from ..core import ids
+from .context_plan import ContextInput, ContextPlan
+from .mutations import context_override
 
 
 @strawberry.input(description="What contextPreview should preview.")

@@ -6,9 +6,9 @@ from typing import Annotated
 
 import strawberry
 
-from api.graphql.chat.context_plan import ContextPlan
-from api.graphql.chat.turns import Turn
-from api.graphql.core.errors import MutationError, retry_after_field
+from ..core.errors import MutationError, retry_after_field
+from .context_plan import ContextPlan
+from .turns import Turn
 
 
 @strawberry.type(description="A reason `messageStream` (or `continueReplyStream`) did not succeed.")

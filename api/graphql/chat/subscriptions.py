@@ -10,11 +10,14 @@ from typing import Annotated, TypeVar
 import strawberry
 from graphql import GraphQLError
 
-from api.errors import SmritiError, Unauthenticated
-from api.graphql.chat.context_plan import ContextPlan
-from api.graphql.chat.continuation import ContinueReplyInput, request
-from api.graphql.chat.mutations import SendMessageInput, message
-from api.graphql.chat.stream_events import (
+from ...errors import SmritiError, Unauthenticated
+from ...services import continuation, streaming
+from ..context import Info
+from ..core.errors import to_error
+from .context_plan import ContextPlan
+from .continuation import ContinueReplyInput, request
+from .mutations import SendMessageInput, message
+from .stream_events import (
     ContinueReplyEvent,
     MessageStreamError,
     MessageStreamEvent,
@@ -24,10 +27,7 @@ from api.graphql.chat.stream_events import (
     StreamFailed,
     StreamUserTurn,
 )
-from api.graphql.chat.turns import Turn
-from api.graphql.context import Info
-from api.graphql.core.errors import to_error
-from api.services import continuation, streaming
+from .turns import Turn
 
 T = TypeVar("T")
 

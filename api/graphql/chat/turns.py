@@ -10,18 +10,18 @@ from typing import TYPE_CHECKING, Annotated, Any
 import strawberry
 from strawberry import relay
 
-from api.domain import types as domain
-from api.graphql.context import Info
-from api.graphql.core.common import Usage
-from api.graphql.core.enums import FinishReason, Role
-from api.graphql.members.types import Author, author
-from api.rendering import render_markdown_cached
-from api.services import reading
+from ...domain import types as domain
+from ...rendering import render_markdown_cached
+from ...services import reading
+from ..context import Info
+from ..core.common import Usage
+from ..core.enums import FinishReason, Role
+from ..members.types import Author, author
 
 if TYPE_CHECKING:
-    from api.graphql.sessions.types import Session
+    from ..sessions.types import Session
 
-SessionRef = Annotated["Session", strawberry.lazy("api.graphql.sessions.types")]
+SessionRef = Annotated["Session", strawberry.lazy("..sessions.types")]
 
 # Longer texts take long enough to render (~0.25 ms per KB of prose, ~3 per KB of
 # highlighted code; tests/rendering/bench_markdown.py) to be rendered off the event loop.
@@ -126,7 +126,7 @@ class Turn(relay.Node):
 
     @strawberry.field(description="The session the turn belongs to.")
     async def session(self, info: Info) -> SessionRef:
-        from api.graphql.sessions.types import Session
+        from ..sessions.types import Session
 
         found = await info.context.loaders.session_by_id.load(self.session_id)
         assert found is not None  # a turn cannot outlive its session

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import strawberry
 
-from api.domain.compare import Comparison as DomainComparison
-from api.domain.compare import FieldComparison as DomainField
-from api.domain.types import CONTENT_LIST_FIELDS
-from api.graphql.checkpoints.types import Checkpoint
+from ...domain.compare import Comparison as DomainComparison
+from ...domain.compare import FieldComparison as DomainField
+from ...domain.types import CONTENT_LIST_FIELDS
+from .types import Checkpoint
 
 
 @strawberry.type(

@@ -14,8 +14,8 @@ from datetime import datetime
 
 import strawberry
 
-from api.domain.types import LineageEntry
-from api.graphql.core import ids
+from ...domain.types import LineageEntry
+from ..core import ids
 
 # The most nodes one answer holds (a larger lineage is read in pages, by
 # `after`). The query cost counts `nodes` at this size (api/graphql/core/cost.py).

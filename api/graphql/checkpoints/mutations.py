@@ -6,27 +6,27 @@ from typing import Annotated
 
 import strawberry
 
-from api.domain.carry import CarriedState as DomainCarriedState
-from api.domain.types import (
+from ...domain.carry import CarriedState as DomainCarriedState
+from ...domain.types import (
     CONTENT_FIELDS,
     CONTENT_LIST_FIELDS,
     CheckpointContent,
     TurnRange,
 )
-from api.domain.validation import (
+from ...domain.validation import (
     ITEM_MAX_CHARS,
     LIST_MAX_ITEMS,
     OBJECTIVE_MAX_CHARS,
     SUMMARY_MAX_CHARS,
     TITLE_MAX_CHARS,
 )
-from api.graphql.checkpoints.types import Checkpoint
-from api.graphql.context import Info
-from api.graphql.core import ids
-from api.graphql.core.common import TurnRange as TurnRangeType
-from api.graphql.core.common import TurnRangeInput
-from api.graphql.core.errors import MutationError, retry_after_field
-from api.services import checkpoints as checkpoint_service
+from ...services import checkpoints as checkpoint_service
+from ..context import Info
+from ..core import ids
+from ..core.common import TurnRange as TurnRangeType
+from ..core.common import TurnRangeInput
+from ..core.errors import MutationError, retry_after_field
+from .types import Checkpoint
 
 
 @strawberry.type(description="A reason `draftCheckpoint` did not succeed.")

@@ -8,11 +8,11 @@ from typing import Annotated
 
 import strawberry
 
-from api.graphql.checkpoints.compare import Comparison
-from api.graphql.checkpoints.types import Checkpoint
-from api.graphql.context import Info
-from api.graphql.core import ids
-from api.services import checkpoints as checkpoint_service
+from ...services import checkpoints as checkpoint_service
+from ..context import Info
+from ..core import ids
+from .compare import Comparison
+from .types import Checkpoint
 
 
 @strawberry.type

@@ -9,20 +9,20 @@ from typing import TYPE_CHECKING, Annotated, Any
 import strawberry
 from strawberry import relay
 
-from api.domain import types as domain
-from api.errors import InputError
-from api.graphql.chat.turns import Turn
-from api.graphql.context import Info
-from api.graphql.core.common import TurnRange
-from api.graphql.members.types import Author, author
-from api.services import reading
+from ...domain import types as domain
+from ...errors import InputError
+from ...services import reading
+from ..chat.turns import Turn
+from ..context import Info
+from ..core.common import TurnRange
+from ..members.types import Author, author
 
 if TYPE_CHECKING:
-    from api.graphql.sessions.types import Session
-    from api.graphql.spaces.types import Space
+    from ..sessions.types import Session
+    from ..spaces.types import Space
 
-SessionRef = Annotated["Session", strawberry.lazy("api.graphql.sessions.types")]
-SpaceRef = Annotated["Space", strawberry.lazy("api.graphql.spaces.types")]
+SessionRef = Annotated["Session", strawberry.lazy("..sessions.types")]
+SpaceRef = Annotated["Space", strawberry.lazy("..spaces.types")]
 
 MAX_ANCESTORS = 1000
 
@@ -90,7 +90,7 @@ class Checkpoint(relay.Node):
 
     @strawberry.field(description="The space it belongs to.")
     async def space(self, info: Info) -> SpaceRef:
-        from api.graphql.spaces.types import Space
+        from ..spaces.types import Space
 
         found = await info.context.loaders.space_by_id.load(self.domain_checkpoint.space_id)
         assert found is not None  # checkpoints are only loaded through owned spaces
@@ -143,7 +143,7 @@ class Checkpoint(relay.Node):
         "read it (it is private to its author, or not shared with the space)."
     )
     async def source_session(self, info: Info) -> SessionRef | None:
-        from api.graphql.sessions.types import Session
+        from ..sessions.types import Session
 
         session_id = self.domain_checkpoint.source_session_id
         if session_id is None:

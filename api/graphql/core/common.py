@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import strawberry
 
-from api.domain import types as domain
+from ...domain import types as domain
 
 
 @strawberry.type(description="Tokens and cost of one model call, when the provider reports them.")

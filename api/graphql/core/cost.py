@@ -56,7 +56,7 @@ from graphql import (
 from graphql.execution import VariableValues
 from strawberry.extensions import SchemaExtension
 
-from api.graphql.checkpoints.lineage_graph import MAX_LINEAGE_GRAPH_NODES
+from ..checkpoints.lineage_graph import MAX_LINEAGE_GRAPH_NODES
 
 # A list field without `first`/`last` (Checkpoint.children, Space.branches,
 # Checkpoint.sourceTurns, ContextPlan.turns …) is counted at this size.

@@ -11,8 +11,8 @@ from typing import Any
 
 import strawberry
 
-from api.errors import ProviderError, SmritiError
-from api.graphql.core.enums import ErrorCode
+from ...errors import ProviderError, SmritiError
+from .enums import ErrorCode
 
 
 @strawberry.interface(description="A reason a mutation did not (fully) succeed.")

@@ -21,8 +21,8 @@ from strawberry.extensions import FieldExtension
 from strawberry.types.base import StrawberryList, StrawberryOptional
 from strawberry.types.field import StrawberryField
 
-from api.errors import NotFound, SmritiError
-from api.graphql.core.errors import to_error
+from ...errors import NotFound, SmritiError
+from .errors import to_error
 
 
 class TypedErrors(FieldExtension):

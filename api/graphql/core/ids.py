@@ -15,7 +15,7 @@ import re
 
 from strawberry import relay
 
-from api.errors import NotFound
+from ...errors import NotFound
 
 # The longest id encode() can produce is far shorter ("Checkpoint:" + 19 digits,
 # in base64); anything longer is refused before it is decoded.

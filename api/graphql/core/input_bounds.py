@@ -17,7 +17,7 @@ from typing import Any
 from graphql import GraphQLError
 from strawberry.extensions import SchemaExtension
 
-from api.errors import ErrorCode
+from ...errors import ErrorCode
 
 
 class InputListBound(SchemaExtension):

@@ -14,9 +14,9 @@ from typing import Annotated, TypeVar
 import strawberry
 from strawberry import relay
 
-from api.domain.pages import Page, PageRequest
-from api.errors import InputError
-from api.graphql.core import ids
+from ...domain.pages import Page, PageRequest
+from ...errors import InputError
+from . import ids
 
 T = TypeVar("T")
 N = TypeVar("N", bound=relay.Node)

@@ -6,14 +6,14 @@ from typing import Annotated
 
 import strawberry
 
-from api.domain.types import SpaceRole as DomainRole
-from api.graphql.context import Info
-from api.graphql.core import ids
-from api.graphql.core.enums import SpaceRole
-from api.graphql.core.errors import MutationError
-from api.graphql.members.types import SpaceMember
-from api.graphql.spaces.types import Space
-from api.services import members
+from ...domain.types import SpaceRole as DomainRole
+from ...services import members
+from ..context import Info
+from ..core import ids
+from ..core.enums import SpaceRole
+from ..core.errors import MutationError
+from ..spaces.types import Space
+from .types import SpaceMember
 
 
 @strawberry.type(description="A reason `addSpaceMember` did not succeed.")

@@ -6,9 +6,9 @@ from datetime import datetime
 
 import strawberry
 
-from api.domain import types as domain
-from api.graphql.context import Info
-from api.graphql.core.enums import SpaceRole
+from ...domain import types as domain
+from ..context import Info
+from ..core.enums import SpaceRole
 
 
 @strawberry.type(description="A member of a space and their role.")

@@ -6,14 +6,14 @@ from typing import Annotated
 
 import strawberry
 
-from api.domain.merge import Resolution
-from api.domain.validation import OBJECTIVE_MAX_CHARS, SUMMARY_MAX_CHARS, TITLE_MAX_CHARS
-from api.graphql.checkpoints.types import Checkpoint
-from api.graphql.context import Info
-from api.graphql.core import ids
-from api.graphql.core.errors import MutationError
-from api.graphql.merging.types import CheckpointListField
-from api.services import merging
+from ...domain.merge import Resolution
+from ...domain.validation import OBJECTIVE_MAX_CHARS, SUMMARY_MAX_CHARS, TITLE_MAX_CHARS
+from ...services import merging
+from ..checkpoints.types import Checkpoint
+from ..context import Info
+from ..core import ids
+from ..core.errors import MutationError
+from .types import CheckpointListField
 
 
 @strawberry.type(description="A reason `mergeCheckpoints` did not succeed.")

@@ -6,10 +6,10 @@ from typing import Annotated
 
 import strawberry
 
-from api.graphql.context import Info
-from api.graphql.core import ids
-from api.graphql.merging.types import MergePreview
-from api.services import merging
+from ...services import merging
+from ..context import Info
+from ..core import ids
+from .types import MergePreview
 
 
 @strawberry.input(description="What previewMerge should preview.")

@@ -6,12 +6,12 @@ import enum
 
 import strawberry
 
-from api.domain.merge import FieldMerge as DomainFieldMerge
-from api.domain.merge import MergedItem as DomainMergedItem
-from api.domain.merge import Origin
-from api.domain.types import CONTENT_LIST_FIELDS
-from api.graphql.checkpoints.types import Checkpoint
-from api.services.merging import MergePlan
+from ...domain.merge import FieldMerge as DomainFieldMerge
+from ...domain.merge import MergedItem as DomainMergedItem
+from ...domain.merge import Origin
+from ...domain.types import CONTENT_LIST_FIELDS
+from ...services.merging import MergePlan
+from ..checkpoints.types import Checkpoint
 
 
 @strawberry.enum(description="Where an item of a merge result comes from.")

@@ -6,9 +6,9 @@ from typing import Annotated
 
 import strawberry
 
-from api.graphql.context import Info
-from api.graphql.core.errors import MutationError
-from api.services import model_access
+from ...services import model_access
+from ..context import Info
+from ..core.errors import MutationError
 
 
 @strawberry.type(description="A reason `setModelAccess` did not succeed.")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import strawberry
 
-from api.graphql.context import Info
-from api.graphql.providers.types import Provider, ProviderReachability, Providers
-from api.services import model_access
+from ...services import model_access
+from ..context import Info
+from .types import Provider, ProviderReachability, Providers
 
 
 @strawberry.type

@@ -14,16 +14,16 @@ from typing import Annotated
 import strawberry
 from strawberry import relay
 
-from api.domain import types as domain
-from api.domain.search_query import Kind, Snippet
-from api.graphql.chat.turns import Turn
-from api.graphql.checkpoints.types import Checkpoint
-from api.graphql.context import Info
-from api.graphql.core import ids
-from api.graphql.core.pagination import PageCursor, PageSize, cursor, page_request
-from api.graphql.sessions.types import Session
-from api.graphql.spaces.types import Space
-from api.services import search as search_service
+from ...domain import types as domain
+from ...domain.search_query import Kind, Snippet
+from ...services import search as search_service
+from ..chat.turns import Turn
+from ..checkpoints.types import Checkpoint
+from ..context import Info
+from ..core import ids
+from ..core.pagination import PageCursor, PageSize, cursor, page_request
+from ..sessions.types import Session
+from ..spaces.types import Space
 
 SEARCH = "search"
 

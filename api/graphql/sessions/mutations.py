@@ -6,15 +6,15 @@ from typing import Annotated
 
 import strawberry
 
-from api.domain.types import MemoryScope as DomainScope
-from api.domain.types import Visibility
-from api.domain.validation import validate_title
-from api.graphql.context import Info
-from api.graphql.core import ids
-from api.graphql.core.enums import MemoryScope, SessionVisibility
-from api.graphql.core.errors import MutationError
-from api.graphql.sessions.types import Session
-from api.services import sessions as session_service
+from ...domain.types import MemoryScope as DomainScope
+from ...domain.types import Visibility
+from ...domain.validation import validate_title
+from ...services import sessions as session_service
+from ..context import Info
+from ..core import ids
+from ..core.enums import MemoryScope, SessionVisibility
+from ..core.errors import MutationError
+from .types import Session
 
 
 @strawberry.type(description="A reason `createSession` did not succeed.")

@@ -9,24 +9,24 @@ from typing import TYPE_CHECKING, Annotated, Any
 import strawberry
 from strawberry import relay
 
-from api.domain import types as domain
-from api.graphql.chat.turns import Turn
-from api.graphql.context import Info
-from api.graphql.core.enums import MemoryScope, SessionVisibility
-from api.graphql.core.pagination import connection, page_request, turns_of
-from api.services import reading
-from api.settings import MAX_TURN_PAGE_SIZE
+from ...domain import types as domain
+from ...services import reading
+from ...settings import MAX_TURN_PAGE_SIZE
+from ..chat.turns import Turn
+from ..context import Info
+from ..core.enums import MemoryScope, SessionVisibility
+from ..core.pagination import connection, page_request, turns_of
 
 if TYPE_CHECKING:
-    from api.graphql.checkpoints.types import Checkpoint
-    from api.graphql.spaces.types import Space
+    from ..checkpoints.types import Checkpoint
+    from ..spaces.types import Space
 
-CheckpointRef = Annotated["Checkpoint", strawberry.lazy("api.graphql.checkpoints.types")]
-SpaceRef = Annotated["Space", strawberry.lazy("api.graphql.spaces.types")]
+CheckpointRef = Annotated["Checkpoint", strawberry.lazy("..checkpoints.types")]
+SpaceRef = Annotated["Space", strawberry.lazy("..spaces.types")]
 
 
 async def _checkpoint(info: Info, checkpoint_id: int | None) -> Any:
-    from api.graphql.checkpoints.types import Checkpoint
+    from ..checkpoints.types import Checkpoint
 
     if checkpoint_id is None:
         return None
@@ -116,7 +116,7 @@ class Session(relay.Node):
 
     @strawberry.field(description="The space the session is attached to (none: FRESH mode).")
     async def space(self, info: Info) -> SpaceRef | None:
-        from api.graphql.spaces.types import Space
+        from ..spaces.types import Space
 
         space_id = self.domain_session.space_id
         if space_id is None:

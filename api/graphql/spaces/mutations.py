@@ -6,12 +6,12 @@ from typing import Annotated
 
 import strawberry
 
-from api.domain.validation import DESCRIPTION_MAX_CHARS, NAME_MAX_CHARS
-from api.graphql.context import Info
-from api.graphql.core import ids
-from api.graphql.core.errors import MutationError
-from api.graphql.spaces.types import Space
-from api.services import spaces as space_service
+from ...domain.validation import DESCRIPTION_MAX_CHARS, NAME_MAX_CHARS
+from ...services import spaces as space_service
+from ..context import Info
+from ..core import ids
+from ..core.errors import MutationError
+from .types import Space
 
 
 @strawberry.type(description="A reason `createSpace` did not succeed.")

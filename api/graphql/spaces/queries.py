@@ -9,11 +9,11 @@ from typing import Annotated
 import strawberry
 from strawberry import relay
 
-from api.graphql.context import Info
-from api.graphql.core import ids
-from api.graphql.core.pagination import SPACES, PageCursor, PageSize, connection, page_request
-from api.graphql.spaces.types import Space
-from api.services import reading
+from ...services import reading
+from ..context import Info
+from ..core import ids
+from ..core.pagination import SPACES, PageCursor, PageSize, connection, page_request
+from .types import Space
 
 
 @strawberry.type

@@ -9,18 +9,19 @@ from typing import TYPE_CHECKING, Annotated, Any
 import strawberry
 from strawberry import relay
 
-from api.domain import types as domain
-from api.domain.types import MAIN_BRANCH
-from api.graphql.checkpoints.lineage_graph import (
+from ...domain import types as domain
+from ...domain.types import MAIN_BRANCH
+from ...services import reading
+from ..checkpoints.lineage_graph import (
     MAX_LINEAGE_GRAPH_NODES,
     LineageBranch,
     LineageGraph,
     LineageNode,
 )
-from api.graphql.context import Info
-from api.graphql.core import ids
-from api.graphql.core.enums import SpaceRole
-from api.graphql.core.pagination import (
+from ..context import Info
+from ..core import ids
+from ..core.enums import SpaceRole
+from ..core.pagination import (
     CHECKPOINTS,
     SESSIONS,
     PageCursor,
@@ -29,15 +30,14 @@ from api.graphql.core.pagination import (
     cursor,
     page_request,
 )
-from api.graphql.members.types import SpaceMember
-from api.services import reading
+from ..members.types import SpaceMember
 
 if TYPE_CHECKING:
-    from api.graphql.checkpoints.types import Checkpoint
-    from api.graphql.sessions.types import Session
+    from ..checkpoints.types import Checkpoint
+    from ..sessions.types import Session
 
-CheckpointRef = Annotated["Checkpoint", strawberry.lazy("api.graphql.checkpoints.types")]
-SessionRef = Annotated["Session", strawberry.lazy("api.graphql.sessions.types")]
+CheckpointRef = Annotated["Checkpoint", strawberry.lazy("..checkpoints.types")]
+SessionRef = Annotated["Session", strawberry.lazy("..sessions.types")]
 
 
 @strawberry.type(description="A branch of a space's lineage and the checkpoint at its tip.")
@@ -47,7 +47,7 @@ class Branch:
 
     @strawberry.field(description="The newest checkpoint on the branch.")
     async def head(self, info: Info) -> CheckpointRef | None:
-        from api.graphql.checkpoints.types import Checkpoint
+        from ..checkpoints.types import Checkpoint
 
         found = await info.context.loaders.checkpoint_by_id.load(self.head_id)
         return Checkpoint.from_domain(found) if found else None
@@ -108,7 +108,7 @@ class Space(relay.Node):
         info: Info,
         branch: Annotated[str, strawberry.argument(description="The branch name.")] = MAIN_BRANCH,
     ) -> CheckpointRef | None:
-        from api.graphql.checkpoints.types import Checkpoint
+        from ..checkpoints.types import Checkpoint
 
         for name, head_id in await info.context.loaders.branches_by_space_id.load(self.id):
             if name == branch:
@@ -128,7 +128,7 @@ class Space(relay.Node):
         ] = None,
         after: PageCursor = None,
     ) -> relay.Connection[CheckpointRef]:
-        from api.graphql.checkpoints.types import Checkpoint
+        from ..checkpoints.types import Checkpoint
 
         request = page_request(scope=CHECKPOINTS, first=first, after=after, cap=1000)
         page = await reading.lineage(info.context.actor, self.domain_space, request)
@@ -185,7 +185,7 @@ class Space(relay.Node):
         first: PageSize = None,
         after: PageCursor = None,
     ) -> relay.Connection[SessionRef]:
-        from api.graphql.sessions.types import Session
+        from ..sessions.types import Session
 
         cap = info.context.services.settings.max_page_size
         request = page_request(scope=SESSIONS, first=first, after=after, cap=cap)

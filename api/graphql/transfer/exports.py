@@ -13,10 +13,10 @@ from typing import Annotated
 
 import strawberry
 
-from api.errors import ErrorCode, InputError
-from api.graphql.context import Info
-from api.graphql.core import ids
-from api.services import transfer
+from ...errors import ErrorCode, InputError
+from ...services import transfer
+from ..context import Info
+from ..core import ids
 
 
 @strawberry.enum(description="The kinds of document Smriti exports.")

@@ -6,11 +6,11 @@ from typing import Annotated
 
 import strawberry
 
-from api.graphql.context import Info
-from api.graphql.core.errors import MutationError
-from api.graphql.sessions.types import Session
-from api.graphql.spaces.types import Space
-from api.services import transfer
+from ...services import transfer
+from ..context import Info
+from ..core.errors import MutationError
+from ..sessions.types import Session
+from ..spaces.types import Space
 
 
 @strawberry.type(description="A reason `importSpace` did not succeed.")

@@ -7,11 +7,11 @@ from typing import Annotated
 
 import strawberry
 
-from api.domain import verification as domain
-from api.graphql.checkpoints.types import Checkpoint
-from api.graphql.context import Info
-from api.graphql.core import ids
-from api.services import transfer
+from ...domain import verification as domain
+from ...services import transfer
+from ..checkpoints.types import Checkpoint
+from ..context import Info
+from ..core import ids
 
 
 @strawberry.enum(description="Why a checkpoint does not verify.")

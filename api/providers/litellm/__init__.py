@@ -7,7 +7,7 @@
 Only ``loader.py`` imports LiteLLM (tests/test_layers.py checks it).
 """
 
-from api.providers.litellm.transport import (
+from .transport import (
     DEFAULT_CONTEXT_WINDOW,
     DEFAULT_MAX_TOKENS,
     DEFAULT_TIMEOUT,

@@ -39,9 +39,9 @@ import time
 from typing import Any
 from urllib.parse import urlsplit
 
-from api.errors import ErrorCode, ProviderError
-from api.providers.litellm import loader
-from api.providers.types import ModelRef
+from ...errors import ErrorCode, ProviderError
+from ..types import ModelRef
+from . import loader
 
 # Substrings LiteLLM and the HTTP clients use for a refused or failed
 # connection; some providers report it as an InternalServerError. Matched to

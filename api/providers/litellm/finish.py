@@ -33,7 +33,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
-from api.domain.types import Finish, FinishReason
+from ...domain.types import Finish, FinishReason
 
 _KNOWN = {
     "stop": FinishReason.STOP,

@@ -22,12 +22,12 @@ import os
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
-from api.domain.types import ChatMessage, Usage
-from api.errors import ProviderError
-from api.providers.litellm import loader
-from api.providers.litellm.errors import no_answer, provider_error
-from api.providers.litellm.finish import finish, native_reason, unmapped
-from api.providers.types import Completion, ModelRef, StreamChunk
+from ...domain.types import ChatMessage, Usage
+from ...errors import ProviderError
+from ..types import Completion, ModelRef, StreamChunk
+from . import loader
+from .errors import no_answer, provider_error
+from .finish import finish, native_reason, unmapped
 
 DEFAULT_TIMEOUT = 60.0
 # Tokens a model may write in one answer unless told otherwise (Settings:

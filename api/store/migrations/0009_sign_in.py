@@ -57,7 +57,7 @@ async def _users(schema_editor: Any) -> list[tuple[int, str]]:
 
 
 async def refuse_collisions(_apps: Any, schema_editor: Any) -> None:
-    from api.store.database import StartupError
+    from ..database import StartupError
 
     groups = collisions(await _users(schema_editor))
     if groups:
