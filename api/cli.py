@@ -85,7 +85,7 @@ def _parser() -> argparse.ArgumentParser:
 
 VERIFY_JSON = """--json prints {"ok": true if every space verified, "spaces": [...]}, a space as
   {"id": global id, "number", "ok", "checked": checkpoints checked, "broken": null or
-   {"checkpoint": its number, "hash", "title", "reason", "expectedHash": or null}}."""
+   {"checkpoint": {"id", "number", "hash", "title"}, "reason", "expectedHash": or null}}."""
 EXPORT_JSON = """--json: the json and ipynb formats are JSON already; markdown is printed as
   {"format": "markdown", "document": the text}. With --output, stdout gets
   {"output": the file's absolute path, "format", "bytes": its size}."""
