@@ -33,6 +33,8 @@ from starlette.applications import Starlette
 from api.app import create_app
 from api.settings import Settings
 from api.store.database import migrate, normalize_url, sqlite_path, sqlite_url
+from tests.support.fake_anthropic import FakeAnthropic
+from tests.support.fake_ollama import FakeOllama
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.graphql import GraphQLClient
 
@@ -125,6 +127,18 @@ async def fresh_database(sqlite_file: Path, *, template: str | None = None) -> A
 @pytest.fixture
 def fake_openai() -> Iterator[FakeOpenAI]:
     with FakeOpenAI() as server:
+        yield server
+
+
+@pytest.fixture
+def fake_anthropic() -> Iterator[FakeAnthropic]:
+    with FakeAnthropic() as server:
+        yield server
+
+
+@pytest.fixture
+def fake_ollama() -> Iterator[FakeOllama]:
+    with FakeOllama() as server:
         yield server
 
 

@@ -8,7 +8,6 @@ every provider accepts. The continuation is a new assistant turn right after it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +23,7 @@ from tests.support.fake_provider import FakeProvider
 from tests.support.graphql import GraphQLClient
 from tests.support.ops import checkpoint, create_session, create_space
 from tests.support.streams import stream_ws, wait_until
+from tests.support.wire_formats import LENGTH, MODELS, three_formats_file
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore:Accessing the .* attribute on the instance is deprecated"
@@ -48,27 +48,9 @@ CONTINUE_STREAM = f"""subscription($input: ContinueReplyInput!) {{
 SAVED = f"""query($id: ID!) {{ session(id: $id) {{ lastSequenceNumber
   turns(first: 100) {{ edges {{ node {{ {TURN} }} }} }} }} }}"""
 
-MODELS = {
-    "openai": "lab/my-model",
-    "anthropic": "anthropic/claude-sonnet-4-5",
-    "ollama": "ollama/llama3.1",
-}
-LENGTH = {"openai": "length", "anthropic": "max_tokens", "ollama": "length"}
 QUESTION = "Tell me about Kyoto"
 CUT = "Kyoto was the capital for a thousand years and"
 REST = " it still has 1,600 temples."
-
-
-@pytest.fixture
-def fake_anthropic() -> Iterator[FakeAnthropic]:
-    with FakeAnthropic() as server:
-        yield server
-
-
-@pytest.fixture
-def fake_ollama() -> Iterator[FakeOllama]:
-    with FakeOllama() as server:
-        yield server
 
 
 @pytest.fixture
@@ -86,17 +68,7 @@ def providers_file(
     fake_ollama: FakeOllama,
     monkeypatch: pytest.MonkeyPatch,
 ) -> Path:
-    monkeypatch.setenv("SMRITI_TEST_ANTHROPIC_KEY", "sk-ant-test")
-    path = tmp_path / "providers.yaml"
-    path.write_text(
-        "providers:\n"
-        f'  lab: {{litellm_provider: openai, api_base: "{fake_openai.base_url}", '
-        "models: [my-model]}\n"
-        f'  anthropic: {{api_base: "{fake_anthropic.base_url}", '
-        "api_key_env: SMRITI_TEST_ANTHROPIC_KEY, models: [claude-sonnet-4-5]}\n"
-        f'  ollama: {{api_base: "{fake_ollama.base_url}", models: [llama3.1]}}\n'
-    )
-    return path
+    return three_formats_file(tmp_path, fake_openai, fake_anthropic, fake_ollama, monkeypatch)
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ client stops is INTERRUPTED.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ from tests.support.fake_provider import FakeProvider
 from tests.support.graphql import GraphQLClient
 from tests.support.ops import create_session
 from tests.support.streams import stream_ws, wait_until
+from tests.support.wire_formats import LENGTH, MODELS, three_formats_file
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore:Accessing the .* attribute on the instance is deprecated"
@@ -39,26 +39,8 @@ STREAM = f"""subscription($input: SendMessageInput!) {{ messageStream(input: $in
 SAVED = f"""query($id: ID!) {{ session(id: $id) {{
   turns(first: 100) {{ edges {{ node {{ {ENDED} }} }} }} }} }}"""
 
-MODELS = {
-    "openai": "lab/my-model",
-    "anthropic": "anthropic/claude-sonnet-4-5",
-    "ollama": "ollama/llama3.1",
-}
-LENGTH = {"openai": "length", "anthropic": "max_tokens", "ollama": "length"}
 FORMATS = tuple(MODELS)
 CUT = "Kyoto was the capital for a thousand years and"
-
-
-@pytest.fixture
-def fake_anthropic() -> Iterator[FakeAnthropic]:
-    with FakeAnthropic() as server:
-        yield server
-
-
-@pytest.fixture
-def fake_ollama() -> Iterator[FakeOllama]:
-    with FakeOllama() as server:
-        yield server
 
 
 @pytest.fixture
@@ -76,17 +58,7 @@ def providers_file(
     fake_ollama: FakeOllama,
     monkeypatch: pytest.MonkeyPatch,
 ) -> Path:
-    monkeypatch.setenv("SMRITI_TEST_ANTHROPIC_KEY", "sk-ant-test")
-    path = tmp_path / "providers.yaml"
-    path.write_text(
-        "providers:\n"
-        f'  lab: {{litellm_provider: openai, api_base: "{fake_openai.base_url}", '
-        "models: [my-model]}\n"
-        f'  anthropic: {{api_base: "{fake_anthropic.base_url}", '
-        "api_key_env: SMRITI_TEST_ANTHROPIC_KEY, models: [claude-sonnet-4-5]}\n"
-        f'  ollama: {{api_base: "{fake_ollama.base_url}", models: [llama3.1]}}\n'
-    )
-    return path
+    return three_formats_file(tmp_path, fake_openai, fake_anthropic, fake_ollama, monkeypatch)
 
 
 @pytest.fixture

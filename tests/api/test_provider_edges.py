@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +23,7 @@ from tests.support.fake_openai import FakeOpenAI
 from tests.support.graphql import GraphQLClient
 from tests.support.ops import TURN, create_session, send
 from tests.support.streams import stream_ws
+from tests.support.wire_formats import three_formats_file
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore:Accessing the .* attribute on the instance is deprecated"
@@ -52,18 +52,6 @@ SAVED = """query($id: ID!) { session(id: $id) { lastSequenceNumber
 
 
 @pytest.fixture
-def fake_anthropic() -> Iterator[FakeAnthropic]:
-    with FakeAnthropic() as server:
-        yield server
-
-
-@pytest.fixture
-def fake_ollama() -> Iterator[FakeOllama]:
-    with FakeOllama() as server:
-        yield server
-
-
-@pytest.fixture
 def providers_file(
     tmp_path: Path,
     fake_openai: FakeOpenAI,
@@ -71,23 +59,9 @@ def providers_file(
     fake_ollama: FakeOllama,
     monkeypatch: pytest.MonkeyPatch,
 ) -> Path:
-    monkeypatch.setenv("SMRITI_TEST_ANTHROPIC_KEY", ANTHROPIC_SECRET)
-    path = tmp_path / "providers.yaml"
-    path.write_text(
-        "providers:\n"
-        "  lab:\n"
-        "    litellm_provider: openai\n"
-        f'    api_base: "{fake_openai.base_url}"\n'
-        "    models: [my-model]\n"
-        "  anthropic:\n"
-        f'    api_base: "{fake_anthropic.base_url}"\n'
-        "    api_key_env: SMRITI_TEST_ANTHROPIC_KEY\n"
-        "    models: [claude-sonnet-4-5]\n"
-        "  ollama:\n"
-        f'    api_base: "{fake_ollama.base_url}"\n'
-        "    models: [llama3.1]\n"
+    return three_formats_file(
+        tmp_path, fake_openai, fake_anthropic, fake_ollama, monkeypatch, ANTHROPIC_SECRET
     )
-    return path
 
 
 @pytest.fixture
