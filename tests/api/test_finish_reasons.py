@@ -8,21 +8,18 @@ client stops is INTERRUPTED.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
 from starlette.applications import Starlette
 
-from api.settings import Settings
-from tests.support.fake_anthropic import FakeAnthropic
-from tests.support.fake_ollama import FakeOllama
+from tests.support import wire_formats
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.fake_provider import FakeProvider
 from tests.support.graphql import GraphQLClient
 from tests.support.ops import create_session
 from tests.support.streams import stream_ws, wait_until
-from tests.support.wire_formats import LENGTH, MODELS, three_formats_file
+from tests.support.wire_formats import LENGTH, MODELS
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore:Accessing the .* attribute on the instance is deprecated"
@@ -43,33 +40,10 @@ FORMATS = tuple(MODELS)
 CUT = "Kyoto was the capital for a thousand years and"
 
 
-@pytest.fixture
-def stubs(
-    fake_openai: FakeOpenAI, fake_anthropic: FakeAnthropic, fake_ollama: FakeOllama
-) -> dict[str, FakeProvider]:
-    return {"openai": fake_openai, "anthropic": fake_anthropic, "ollama": fake_ollama}
-
-
-@pytest.fixture
-def providers_file(
-    tmp_path: Path,
-    fake_openai: FakeOpenAI,
-    fake_anthropic: FakeAnthropic,
-    fake_ollama: FakeOllama,
-    monkeypatch: pytest.MonkeyPatch,
-) -> Path:
-    return three_formats_file(tmp_path, fake_openai, fake_anthropic, fake_ollama, monkeypatch)
-
-
-@pytest.fixture
-def settings(database_url: str, providers_file: Path) -> Settings:
-    return Settings(
-        database_url=database_url,
-        providers_file=providers_file,
-        provider_timeout_seconds=5.0,
-        title_sessions=False,
-        allowed_hosts=("smriti.test",),
-    )
+# The three stubs behind one providers.yaml, and the app's settings with them.
+stubs = wire_formats.stubs
+providers_file = wire_formats.providers_file
+settings = wire_formats.settings
 
 
 def ended(

@@ -1,6 +1,7 @@
 """The three wire formats Smriti's providers speak, as recording stubs behind one
 providers.yaml: OpenAI's (as `lab`, an OpenAI-compatible server), Anthropic's and
-Ollama's. Tests that compare the formats case by case use `three_formats_file`."""
+Ollama's. Tests that compare the formats case by case use `three_formats_file`, or
+import the fixtures below (`stubs`, `providers_file`, `settings`) into their module."""
 
 from __future__ import annotations
 
@@ -8,9 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from api.settings import Settings
 from tests.support.fake_anthropic import FakeAnthropic
 from tests.support.fake_ollama import FakeOllama
 from tests.support.fake_openai import FakeOpenAI
+from tests.support.fake_provider import FakeProvider
 
 # The model each format answers as, and the name it gives a stop at the token limit.
 MODELS = {
@@ -43,3 +46,34 @@ def three_formats_file(
         f'  ollama: {{api_base: "{ollama.base_url}", models: [llama3.1]}}\n'
     )
     return path
+
+
+@pytest.fixture
+def stubs(
+    fake_openai: FakeOpenAI, fake_anthropic: FakeAnthropic, fake_ollama: FakeOllama
+) -> dict[str, FakeProvider]:
+    """Each format's stub, by format."""
+    return {"openai": fake_openai, "anthropic": fake_anthropic, "ollama": fake_ollama}
+
+
+@pytest.fixture
+def providers_file(
+    tmp_path: Path,
+    fake_openai: FakeOpenAI,
+    fake_anthropic: FakeAnthropic,
+    fake_ollama: FakeOllama,
+    monkeypatch: pytest.MonkeyPatch,
+) -> Path:
+    return three_formats_file(tmp_path, fake_openai, fake_anthropic, fake_ollama, monkeypatch)
+
+
+@pytest.fixture
+def settings(database_url: str, providers_file: Path) -> Settings:
+    """The app's settings with the three stubs as its providers."""
+    return Settings(
+        database_url=database_url,
+        providers_file=providers_file,
+        provider_timeout_seconds=5.0,
+        title_sessions=False,
+        allowed_hosts=("smriti.test",),
+    )
