@@ -9,18 +9,21 @@ fails if it calls that model.
 from __future__ import annotations
 
 import os
+import socket
 import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
 import asyncpg
+import httpx
 import pytest
 
 from api.store.database import sqlite_path
 from tests.conftest import TEST_DB
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.repository import REPOSITORY_ROOT
+from tests.support.servers import SmritiServer
 
 PYPROJECT = REPOSITORY_ROOT / "pyproject.toml"
 MIGRATIONS = sorted(
@@ -106,3 +109,18 @@ def test_a_test_that_calls_lab_without_asking_for_fake_openai_fails(tmp_path: Pa
         "this test called the `lab` provider (['/v1/chat/completions']) without asking for "
         "the fake_openai fixture" in done.stdout
     )
+
+
+@pytest.mark.database_neutral
+def test_a_server_whose_port_is_taken_before_it_binds_starts_on_another(tmp_path: Path) -> None:
+    """The two passes start servers side by side: a port free when it was picked can
+    be taken before `smriti serve` binds it (status 5); SmritiServer picks another."""
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        taken = holder.getsockname()[1]
+        server = SmritiServer(f"sqlite:///{tmp_path / 'db.sqlite3'}")
+        server.port = taken
+        with server:
+            assert server.port != taken
+            assert httpx.get(f"{server.base_url}/healthz", timeout=5).json()["status"] == "ok"

@@ -15,6 +15,8 @@ from typing import IO
 
 import httpx
 
+from api.exits import ADDRESS_IN_USE
+
 # A command prefix that runs a server without root's rights over files (a user
 # namespace with no mapped ids), so file permissions hold even in a root container.
 UNPRIVILEGED: tuple[str, ...] = ("unshare", "--user") if os.geteuid() == 0 else ()
@@ -45,6 +47,13 @@ def add_user(database_url: str, name: str, password: str, *, admin: bool = False
         capture_output=True,
         timeout=60,
     )
+
+
+PORT_ATTEMPTS = 3
+
+
+class PortTaken(RuntimeError):
+    """The picked port was taken by someone else before the server could bind it."""
 
 
 # uvicorn prints this once per worker process when its lifespan has started.
@@ -136,18 +145,35 @@ class SmritiServer:
         )
 
     def __enter__(self) -> SmritiServer:
+        # The port was free when it was picked; another server of the suite (the two
+        # passes run side by side) may take it before this one binds. `smriti serve`
+        # says so with its own status, and then another free port is tried.
+        for _ in range(PORT_ATTEMPTS - 1):
+            try:
+                return self._start()
+            except PortTaken:
+                self.port = free_port()
+        return self._start()
+
+    def _start(self) -> SmritiServer:
         command = self.command()
         env = self.environment()
         # A file, not a pipe: a chatty server must never block on a full pipe.
-        self._log = tempfile.TemporaryFile()
+        self._log = tempfile.TemporaryFile()  # noqa: SIM115 (closed on a failed start or in __exit__)
         self.process = subprocess.Popen(
             command, env=env, stdout=self._log, stderr=subprocess.STDOUT, cwd=self.cwd
         )
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
-            if self.process.poll() is not None:
+            if (status := self.process.poll()) is not None:
                 self._log.seek(0)
-                raise RuntimeError(f"smriti serve exited: {self._log.read().decode()}")
+                printed = self._log.read().decode()
+                self._log.close()
+                self._log = None
+                self.output = printed
+                if status == ADDRESS_IN_USE:
+                    raise PortTaken(printed)
+                raise RuntimeError(f"smriti serve exited: {printed}")
             try:
                 healthy = httpx.get(f"{self.base_url}/healthz", timeout=1).status_code == 200
             except httpx.TransportError:
