@@ -371,6 +371,8 @@ def test_a_shared_session_is_read_only_for_other_members_with_its_authors_name(
     other.reload()
     link = group.locator(".session-row a")
     expect(link).to_have_text([f"{long_title} · ana"])
+    # Laid out, not only in the DOM: under load the list can be drawn a moment later.
+    expect(link.locator(".author")).to_be_visible()
     author, row = link.locator(".author").bounding_box(), link.bounding_box()
     assert author is not None and row is not None
     assert author["x"] + author["width"] <= row["x"] + row["width"] + 0.5, (author, row)
