@@ -113,7 +113,21 @@ async def _write_file(path: Path, chunks: AsyncIterator[str]) -> None:
 
 
 async def _document(owner: Actor, args: argparse.Namespace) -> AsyncIterator[str]:
-    """The document, in chunks as it is read (a JSON export a space at a time)."""
+    """The document, in chunks as it is read (a JSON export a space at a time); what
+    was asked for and is not there is named as the command line named it, as verify
+    does ("No space 99.")."""
+    try:
+        async for chunk in _chunks(owner, args):
+            yield chunk
+    except NotFound:
+        if args.space is not None:
+            raise NotFound(f"No space {_key(args.space, 'Space')}.") from None
+        if args.session is not None:
+            raise NotFound(f"No session {_key(args.session, 'Session')}.") from None
+        raise
+
+
+async def _chunks(owner: Actor, args: argparse.Namespace) -> AsyncIterator[str]:
     from .services import transfer as service
 
     if args.format == "json":

@@ -370,8 +370,9 @@ async def test_the_command_line_says_not_found_with_status_4(
         json.dumps({"format": "smriti-export", "version": 1, "spaces": [], "sessions": []})
     )
     for args, message in (
-        (("export", "--space", "999"), "No such space."),
-        (("export", "--session", "999", "--format", "markdown"), "No such session."),
+        (("export", "--space", "999"), "No space 999."),
+        (("export", "--session", "999", "--format", "markdown"), "No session 999."),
+        (("export", "--session", "999", "--format", "json"), "No session 999."),
         (("export", "--user", "nobody"), "No user named 'nobody'."),
         (("verify", "--user", "nobody"), "No user named 'nobody'."),
         (("import", str(file), "--user", "nobody"), "No user named 'nobody'."),
