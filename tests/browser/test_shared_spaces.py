@@ -6,6 +6,7 @@ as ana and signs the others in in their own browser contexts."""
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -371,12 +372,23 @@ def test_a_shared_session_is_read_only_for_other_members_with_its_authors_name(
     other.reload()
     link = group.locator(".session-row a")
     expect(link).to_have_text([f"{long_title} · ana"])
-    # Laid out, not only in the DOM: under load the list can be drawn a moment later.
-    expect(link.locator(".author")).to_be_visible()
-    author, row = link.locator(".author").bounding_box(), link.bounding_box()
-    assert author is not None and row is not None
-    assert author["x"] + author["width"] <= row["x"] + row["width"] + 0.5, (author, row)
-    assert link.locator(".author").evaluate("e => e.scrollWidth <= e.clientWidth")
+    # Measured in one step in the page: the list is drawn again as the reloaded page
+    # settles, and two separate measurements could straddle that (CI, under load, got
+    # a box for an element that had just been replaced).
+    measure = (
+        "a => { const name = a.querySelector('.author');"
+        " const row = a.getBoundingClientRect(), box = name.getBoundingClientRect();"
+        " return {shown: box.width > 0 && a.isConnected, right: box.right,"
+        " rowRight: row.right, whole: name.scrollWidth <= name.clientWidth}; }"
+    )
+    layout = link.evaluate(measure)
+    deadline = time.monotonic() + 5
+    while not layout["shown"] and time.monotonic() < deadline:
+        time.sleep(0.05)
+        layout = link.evaluate(measure)
+    assert layout["shown"], layout
+    assert layout["right"] <= layout["rowRight"] + 0.5, layout
+    assert layout["whole"], layout
 
 
 def test_the_members_dialog_works_on_a_phone(
