@@ -45,6 +45,12 @@ def _parser() -> argparse.ArgumentParser:
     _json_option(verify)
     _database_option(verify)
     _user_option(verify)
+    mcp = commands.add_parser(
+        "mcp",
+        help="Serve the reading tools to an agent over stdio (Model Context Protocol).",
+    )
+    _database_option(mcp)
+    _user_option(mcp)
     export = commands.add_parser(
         "export",
         help="Write spaces or sessions as a document.",
@@ -212,6 +218,10 @@ def main(argv: list[str] | None = None) -> int:
         from . import accounts_cli
 
         return accounts_cli.run(args)
+    if args.command == "mcp":
+        from .mcp import cli as mcp_cli
+
+        return mcp_cli.run(args)
     if args.command in ("verify", "export", "import"):
         from . import lineage_cli
 

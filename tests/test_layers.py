@@ -14,6 +14,8 @@ OWNERS = {
     "tortoise": "api/store/",
     "litellm": "api/providers/litellm/loader.py",
     "strawberry": "api/graphql/",
+    "mcp": "api/mcp/",
+    "mcp_types": "api/mcp/",
 }
 PURE = "api/domain/"
 

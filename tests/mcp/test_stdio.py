@@ -1,0 +1,120 @@
+"""`smriti mcp` with the SDK's own client over stdio: the reading tools answer
+what GraphQL answers for the same data, and mistakes carry GraphQL's codes."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from mcp import ClientSession, StdioServerParameters, stdio_client
+
+from tests.support.graphql import GraphQLClient
+from tests.support.lineage import forked_space, key
+
+READING_TOOLS = ["list_spaces", "search", "show_checkpoint", "list_checkpoints", "verify_lineage"]
+
+
+@asynccontextmanager
+async def agent(database_url: str) -> AsyncIterator[ClientSession]:
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "api", "mcp", "--database", database_url],
+        env={**os.environ, "LITELLM_OFFLINE_MODE": "true"},
+    )
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        yield session
+
+
+async def call(session: ClientSession, name: str, **arguments: Any) -> Any:
+    result = await session.call_tool(name, arguments)
+    assert result.is_error is False, result.content
+    return result.structured_content
+
+
+async def test_the_tools_are_listed_with_their_schemas(database_url: str) -> None:
+    async with agent(database_url) as session:
+        tools = (await session.list_tools()).tools
+    assert [tool.name for tool in tools] == READING_TOOLS
+    by_name = {tool.name: tool for tool in tools}
+    assert by_name["show_checkpoint"].input_schema["properties"]["hash"] == {
+        "type": "string",
+        "minLength": 4,
+    }
+    assert by_name["list_checkpoints"].input_schema["required"] == ["spaceId"]
+    assert by_name["verify_lineage"].output_schema["required"] == ["ok", "checked", "firstBroken"]
+    assert all(tool.annotations and tool.annotations.read_only_hint for tool in tools)
+
+
+async def test_each_tool_answers_as_graphql_does(gql: GraphQLClient, database_url: str) -> None:
+    built = await forked_space(gql)
+    space = key(built["space"])
+    c0, c1, c2 = built["main"]
+    graphql = await gql(
+        """query($s: ID!, $c: ID!) {
+          spaces(first: 50) { edges { node { id name description } } }
+          checkpoint(id: $c) { id hash title summary branchName decisions parent { id } }
+          verifyLineage(spaceId: $s) { ok checked }
+          search(query: "left", spaceId: $s) { edges { kind node {
+            ... on Checkpoint { id } ... on Turn { id } ... on Session { id } ... on Space { id }
+          } } }
+        }""",
+        s=built["space"],
+        c=c2["id"],
+    )
+    async with agent(database_url) as session:
+        spaces = await call(session, "list_spaces")
+        shown = await call(session, "show_checkpoint", checkpointId=key(c2["id"]))
+        by_prefix = await call(session, "show_checkpoint", spaceId=space, hash=c1["hash"][:8])
+        line = await call(session, "list_checkpoints", spaceId=space)
+        alt = await call(session, "list_checkpoints", spaceId=space, branch="alt", first=1)
+        verified = await call(session, "verify_lineage", spaceId=space)
+        found = await call(session, "search", query="left", spaceId=space)
+    assert [(s["id"], s["name"], s["description"]) for s in spaces["spaces"]] == [
+        (key(e["node"]["id"]), e["node"]["name"], e["node"]["description"])
+        for e in graphql["spaces"]["edges"]
+    ]
+    expected = graphql["checkpoint"]
+    checkpoint = shown["checkpoint"]
+    assert {k: checkpoint[k] for k in ("hash", "title", "summary", "branchName", "decisions")} == {
+        k: expected[k] for k in ("hash", "title", "summary", "branchName", "decisions")
+    }
+    assert (checkpoint["id"], checkpoint["parentId"]) == (key(c2["id"]), key(c1["id"]))
+    assert by_prefix["checkpoint"]["id"] == key(c1["id"])
+    assert [c["title"] for c in line["checkpoints"]] == ["C2", "C1", "C0"]
+    assert [c["hash"] for c in line["checkpoints"]] == [c2["hash"], c1["hash"], c0["hash"]]
+    assert [c["title"] for c in alt["checkpoints"]] == ["Alt1"]
+    assert verified == {"ok": True, "checked": 4, "firstBroken": None}
+    assert graphql["verifyLineage"] == {"ok": True, "checked": 4}
+    hits = [(h["kind"], h["id"]) for h in found["hits"]]
+    assert hits == [(e["kind"].lower(), key(e["node"]["id"])) for e in graphql["search"]["edges"]]
+    assert ("checkpoint", key(built["alt"]["id"])) in hits
+
+
+async def test_mistakes_carry_the_codes_and_words_of_graphql(
+    gql: GraphQLClient, database_url: str
+) -> None:
+    built = await forked_space(gql)
+    space = key(built["space"])
+    async with agent(database_url) as session:
+        missing = await session.call_tool("show_checkpoint", {"checkpointId": 999})
+        no_space = await session.call_tool("verify_lineage", {"spaceId": 999})
+        ambiguous_or_short = await session.call_tool(
+            "show_checkpoint", {"spaceId": space, "hash": "zz"}
+        )
+        empty = await session.call_tool("search", {"query": "   "})
+    assert missing.is_error is True
+    assert missing.structured_content == {
+        "error": {"code": "NOT_FOUND", "message": "No such checkpoint.", "field": "checkpointId"}
+    }
+    assert missing.content[0].text == "NOT_FOUND: No such checkpoint."
+    assert no_space.structured_content["error"]["code"] == "NOT_FOUND"
+    assert ambiguous_or_short.is_error is True
+    graphql_search = (await gql.raw('query { search(query: "   ") { edges { cursor } } }'))[
+        "errors"
+    ]
+    assert empty.structured_content["error"]["code"] == graphql_search[0]["extensions"]["code"]
+    assert empty.structured_content["error"]["message"] == graphql_search[0]["message"]
