@@ -4,15 +4,19 @@ what GraphQL answers for the same data, and mistakes carry GraphQL's codes."""
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp_types import TextContent
 
 from tests.support.graphql import GraphQLClient
 from tests.support.lineage import forked_space, key
+from tests.support.servers import add_user
 
 READING_TOOLS = ["list_spaces", "search", "show_checkpoint", "list_checkpoints", "verify_lineage"]
 
@@ -45,7 +49,8 @@ async def test_the_tools_are_listed_with_their_schemas(database_url: str) -> Non
         "minLength": 4,
     }
     assert by_name["list_checkpoints"].input_schema["required"] == ["spaceId"]
-    assert by_name["verify_lineage"].output_schema["required"] == ["ok", "checked", "firstBroken"]
+    output = by_name["verify_lineage"].output_schema
+    assert output is not None and output["required"] == ["ok", "checked", "firstBroken"]
     assert all(tool.annotations and tool.annotations.read_only_hint for tool in tools)
 
 
@@ -110,7 +115,7 @@ async def test_mistakes_carry_the_codes_and_words_of_graphql(
     assert missing.structured_content == {
         "error": {"code": "NOT_FOUND", "message": "No such checkpoint.", "field": "checkpointId"}
     }
-    assert missing.content[0].text == "NOT_FOUND: No such checkpoint."
+    assert missing.content == [TextContent(text="NOT_FOUND: No such checkpoint.")]
     assert no_space.structured_content["error"]["code"] == "NOT_FOUND"
     assert ambiguous_or_short.is_error is True
     graphql_search = (await gql.raw('query { search(query: "   ") { edges { cursor } } }'))[
@@ -118,3 +123,31 @@ async def test_mistakes_carry_the_codes_and_words_of_graphql(
     ]
     assert empty.structured_content["error"]["code"] == graphql_search[0]["extensions"]["code"]
     assert empty.structured_content["error"]["message"] == graphql_search[0]["message"]
+
+
+def _refused(database_url: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "api", "mcp", "--database", database_url, *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def test_with_accounts_it_says_whose_data_and_names_no_stranger(database_url: str) -> None:
+    add_user(database_url, "alice", "correct horse battery")
+    unnamed = _refused(database_url)
+    stranger = _refused(database_url, "--user", "nobody")
+    assert (unnamed.returncode, unnamed.stderr) == (
+        2,
+        "smriti: This database has accounts: say whose data with --user NAME.\n",
+    )
+    assert stranger.returncode == 4
+
+
+def test_a_missing_sqlite_file_is_not_created(tmp_path: Path) -> None:
+    missing = tmp_path / "nothing.db"
+    done = _refused(f"sqlite://{missing}")
+    assert done.returncode == 3
+    assert not missing.exists()
