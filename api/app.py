@@ -28,6 +28,7 @@ from .graphql.view import graphql_view
 from .http.auth import auth_routes
 from .http.headers import SecurityHeaders
 from .http.hosts import trusted_hosts
+from .mcp.http import McpEndpoint
 from .providers import (
     LiteLLMTransport,
     OfflineTransport,
@@ -69,6 +70,7 @@ def create_app(
         registry = provider_registry(settings)
     services = Services(settings=settings, registry=registry)
     graphql = graphql_view(services, vendor_dir=graphiql_vendor_dir)
+    mcp = McpEndpoint(graphql.auth)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -81,7 +83,7 @@ def create_app(
             app.state.warm_up = warm_up(registry) if settings.preload_providers else None
             # Open websockets and streams end with their credentials, even one
             # revoked by another worker or process: stopped before the database closes.
-            async with services.connections.watching():
+            async with services.connections.watching(), mcp.running():
                 yield
             await services.drain()
             registry.reachability_checks.close()
@@ -92,6 +94,7 @@ def create_app(
     routes: list[Any] = [
         Route("/graphql", graphql, methods=["GET", "POST"]),
         WebSocketRoute("/graphql", graphql),
+        Route("/mcp", mcp, methods=["GET", "POST", "DELETE"]),
         Route("/healthz", health),
         *auth_routes(graphql.auth),
     ]

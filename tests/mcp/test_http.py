@@ -1,0 +1,139 @@
+"""/mcp in `smriti serve`, with the SDK's own client over streamable HTTP.
+
+Accounts mode: each call is authorised by its bearer token when it runs (a
+token revoked mid-session is refused at its next call). Local mode: the same
+Host and Origin checks as /graphql.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import httpx
+import httpx2
+import pytest
+from mcp import ClientSession, MCPError
+from mcp.client.streamable_http import streamable_http_client
+
+from tests.support.lineage import key
+from tests.support.servers import SmritiServer, add_user
+
+PASSWORD = "correct horse battery"
+PING = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+MCP_HEADERS = {"Accept": "application/json, text/event-stream"}
+
+
+def smriti(database_url: str, *args: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "api", *args, "--database", database_url],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    return done.stdout
+
+
+def token(database_url: str, user: str, *scope: str) -> dict[str, Any]:
+    made = smriti(
+        database_url, "tokens", "create", "--user", user, "--name", "agent", "--json", *scope
+    )
+    return dict(json.loads(made))
+
+
+@asynccontextmanager
+async def agent(url: str, secret: str | None) -> AsyncIterator[ClientSession]:
+    headers = {"Authorization": f"Bearer {secret}"} if secret else {}
+    async with (
+        httpx2.AsyncClient(headers=headers) as http,
+        streamable_http_client(url, http_client=http) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        yield session
+
+
+async def graphql(server: SmritiServer, secret: str, query: str) -> dict[str, Any]:
+    async with httpx.AsyncClient() as http:
+        answer = await http.post(
+            server.graphql_url,
+            json={"query": query},
+            headers={"Authorization": f"Bearer {secret}"},
+        )
+    body = answer.json()
+    assert "errors" not in body, body
+    return dict(body["data"])
+
+
+async def test_tokens_see_their_users_spaces_and_a_revoked_one_is_refused_at_its_next_call(
+    database_url: str,
+) -> None:
+    add_user(database_url, "alice", PASSWORD)
+    add_user(database_url, "bob", PASSWORD)
+    alice, bob = token(database_url, "alice"), token(database_url, "bob")
+    reader = token(database_url, "alice", "--read-only")
+    with SmritiServer(database_url) as server:
+        url = f"{server.base_url}/mcp"
+        made = await graphql(
+            server,
+            alice["token"],
+            'mutation { createSpace(input: {name: "Plans"}) { space { id } } }',
+        )
+        space = key(made["createSpace"]["space"]["id"])
+        spaces = await graphql(server, alice["token"], "{ spaces { edges { node { id name } } } }")
+        async with httpx.AsyncClient() as http:
+            anonymous = await http.post(url, json=PING, headers=MCP_HEADERS)
+        assert anonymous.status_code == 401
+        assert anonymous.json()["errors"][0]["extensions"]["code"] == "UNAUTHENTICATED"
+        async with agent(url, bob["token"]) as session:
+            assert (await session.call_tool("list_spaces", {})).structured_content == {
+                "spaces": [],
+                "hasMore": False,
+            }
+            other = await session.call_tool("verify_lineage", {"spaceId": space})
+            assert other.structured_content == {
+                "error": {"code": "NOT_FOUND", "message": "No such space.", "field": "spaceId"}
+            }
+        async with agent(url, reader["token"]) as session:
+            listed = (await session.call_tool("list_spaces", {})).structured_content
+            assert [(s["id"], s["name"]) for s in listed["spaces"]] == [
+                (key(e["node"]["id"]), e["node"]["name"]) for e in spaces["spaces"]["edges"]
+            ]
+        async with agent(url, alice["token"]) as session:
+            first = await session.call_tool("verify_lineage", {"spaceId": space})
+            assert first.structured_content == {"ok": True, "checked": 0, "firstBroken": None}
+            smriti(database_url, "tokens", "revoke", str(alice["id"]))
+            with pytest.raises(MCPError):
+                await session.call_tool("list_spaces", {})
+        async with httpx.AsyncClient() as http:
+            revoked = await http.post(
+                url,
+                json=PING,
+                headers={**MCP_HEADERS, "Authorization": f"Bearer {alice['token']}"},
+            )
+        assert revoked.status_code == 401
+
+
+async def test_local_mode_checks_host_and_origin_as_graphql_does(database_url: str) -> None:
+    with SmritiServer(database_url) as server:
+        url = f"{server.base_url}/mcp"
+        async with agent(url, None) as session:
+            listed = await session.call_tool("list_spaces", {})
+            assert listed.structured_content == {"spaces": [], "hasMore": False}
+        async with httpx.AsyncClient() as http:
+            rebound = await http.post(url, json=PING, headers={**MCP_HEADERS, "Host": "evil.test"})
+            foreign = await http.post(
+                url, json=PING, headers={**MCP_HEADERS, "Origin": "https://evil.test"}
+            )
+            own = await http.post(
+                url, json=PING, headers={**MCP_HEADERS, "Origin": server.base_url}
+            )
+    assert rebound.status_code == 400
+    assert foreign.status_code == 403
+    assert foreign.json()["errors"][0]["extensions"]["code"] == "FORBIDDEN"
+    assert (own.status_code, own.json()["result"]) == (200, {})
