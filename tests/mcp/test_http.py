@@ -137,3 +137,15 @@ async def test_local_mode_checks_host_and_origin_as_graphql_does(database_url: s
     assert foreign.status_code == 403
     assert foreign.json()["errors"][0]["extensions"]["code"] == "FORBIDDEN"
     assert (own.status_code, own.json()["result"]) == (200, {})
+
+
+def test_the_app_imports_no_sdk_until_mcp_is_asked() -> None:
+    """The SDK costs each worker about half a second and 31 MB: only at its first /mcp."""
+    script = (
+        "import sys, api.app, api.cli\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('mcp', 'mcp_types')))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stdout == "[]\n"
