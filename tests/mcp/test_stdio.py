@@ -14,6 +14,7 @@ from typing import Any
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp_types import TextContent
 
+from api.graphql.core import ids
 from tests.support.graphql import GraphQLClient
 from tests.support.lineage import forked_space, key
 from tests.support.servers import add_user
@@ -111,18 +112,40 @@ async def test_mistakes_carry_the_codes_and_words_of_graphql(
             "show_checkpoint", {"spaceId": space, "hash": "zz"}
         )
         empty = await session.call_tool("search", {"query": "   "})
+        not_a_number = await session.call_tool("show_checkpoint", {"checkpointId": "abc"})
+        unknown = await session.call_tool("verify_lineage", {"spaceId": space, "colour": "red"})
+    # GraphQL's reads answer null for an unknown id; its mutations name it.
+    graphql = await gql(
+        """mutation($c: ID!, $s: ID!) {
+          forkSession(input: {checkpointId: $c}) { errors { code message field } }
+          createSession(input: {spaceId: $s}) { errors { code message field } }
+        }""",
+        c=ids.encode("Checkpoint", 999),
+        s=ids.encode("Space", 999),
+    )
     assert missing.is_error is True
+    assert missing.structured_content == {"error": graphql["forkSession"]["errors"][0]}
     assert missing.structured_content == {
         "error": {"code": "NOT_FOUND", "message": "No such checkpoint.", "field": "checkpointId"}
     }
     assert missing.content == [TextContent(text="NOT_FOUND: No such checkpoint.")]
-    assert no_space.structured_content["error"]["code"] == "NOT_FOUND"
+    assert no_space.structured_content == {"error": graphql["createSession"]["errors"][0]}
     assert ambiguous_or_short.is_error is True
     graphql_search = (await gql.raw('query { search(query: "   ") { edges { cursor } } }'))[
         "errors"
     ]
     assert empty.structured_content["error"]["code"] == graphql_search[0]["extensions"]["code"]
     assert empty.structured_content["error"]["message"] == graphql_search[0]["message"]
+    assert not_a_number.structured_content == {
+        "error": {
+            "code": "INVALID",
+            "message": "`checkpointId` is a positive whole number.",
+            "field": "checkpointId",
+        }
+    }
+    assert unknown.structured_content == {
+        "error": {"code": "INVALID", "message": "Unknown argument `colour`.", "field": "colour"}
+    }
 
 
 def _refused(database_url: str, *args: str) -> subprocess.CompletedProcess[str]:
