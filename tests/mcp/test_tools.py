@@ -1,5 +1,6 @@
-"""`smriti mcp` with the SDK's own client over stdio: the reading tools answer
-what GraphQL answers for the same data, and mistakes carry GraphQL's codes."""
+"""The reading tools with the SDK's own client, over stdio (`smriti mcp`) and
+over streamable HTTP (/mcp of `smriti serve`, local mode): they answer what
+GraphQL answers for the same data, and mistakes carry GraphQL's codes."""
 
 from __future__ import annotations
 
@@ -11,19 +12,35 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
 from mcp_types import TextContent
 
 from api.graphql.core import ids
 from tests.support.graphql import GraphQLClient
 from tests.support.lineage import forked_space, key
-from tests.support.servers import add_user
+from tests.support.servers import SmritiServer, add_user
 
 READING_TOOLS = ["list_spaces", "search", "show_checkpoint", "list_checkpoints", "verify_lineage"]
 
 
+@pytest.fixture(params=["stdio", "http"])
+def transport(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
 @asynccontextmanager
-async def agent(database_url: str) -> AsyncIterator[ClientSession]:
+async def agent(database_url: str, transport: str = "stdio") -> AsyncIterator[ClientSession]:
+    if transport == "http":
+        with SmritiServer(database_url) as server:
+            async with (
+                streamable_http_client(f"{server.base_url}/mcp") as (read, write),
+                ClientSession(read, write) as session,
+            ):
+                await session.initialize()
+                yield session
+        return
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "api", "mcp", "--database", database_url],
@@ -40,8 +57,8 @@ async def call(session: ClientSession, name: str, **arguments: Any) -> Any:
     return result.structured_content
 
 
-async def test_the_tools_are_listed_with_their_schemas(database_url: str) -> None:
-    async with agent(database_url) as session:
+async def test_the_tools_are_listed_with_their_schemas(database_url: str, transport: str) -> None:
+    async with agent(database_url, transport) as session:
         tools = (await session.list_tools()).tools
     assert [tool.name for tool in tools] == READING_TOOLS
     by_name = {tool.name: tool for tool in tools}
@@ -55,7 +72,9 @@ async def test_the_tools_are_listed_with_their_schemas(database_url: str) -> Non
     assert all(tool.annotations and tool.annotations.read_only_hint for tool in tools)
 
 
-async def test_each_tool_answers_as_graphql_does(gql: GraphQLClient, database_url: str) -> None:
+async def test_each_tool_answers_as_graphql_does(
+    gql: GraphQLClient, database_url: str, transport: str
+) -> None:
     built = await forked_space(gql)
     space = key(built["space"])
     c0, c1, c2 = built["main"]
@@ -71,7 +90,7 @@ async def test_each_tool_answers_as_graphql_does(gql: GraphQLClient, database_ur
         s=built["space"],
         c=c2["id"],
     )
-    async with agent(database_url) as session:
+    async with agent(database_url, transport) as session:
         spaces = await call(session, "list_spaces")
         shown = await call(session, "show_checkpoint", checkpointId=key(c2["id"]))
         by_prefix = await call(session, "show_checkpoint", spaceId=space, hash=c1["hash"][:8])
@@ -101,11 +120,11 @@ async def test_each_tool_answers_as_graphql_does(gql: GraphQLClient, database_ur
 
 
 async def test_mistakes_carry_the_codes_and_words_of_graphql(
-    gql: GraphQLClient, database_url: str
+    gql: GraphQLClient, database_url: str, transport: str
 ) -> None:
     built = await forked_space(gql)
     space = key(built["space"])
-    async with agent(database_url) as session:
+    async with agent(database_url, transport) as session:
         missing = await session.call_tool("show_checkpoint", {"checkpointId": 999})
         no_space = await session.call_tool("verify_lineage", {"spaceId": 999})
         ambiguous_or_short = await session.call_tool(
