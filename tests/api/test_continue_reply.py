@@ -352,8 +352,13 @@ async def test_a_stopped_continuation_stream_keeps_what_arrived(
         await ws.complete("1")
 
     async def three() -> list[dict[str, Any]]:
-        turns = await saved(gql, sid)
-        return turns if len(turns) == 3 else []
+        # Read while the stop's save may be under way: the session's counter and its
+        # turns are two statements, which on PostgreSQL may straddle that commit; wait
+        # until both show it (``saved`` then holds them equal).
+        session = (await gql(SAVED, id=sid))["session"]
+        if session["lastSequenceNumber"] != 3 or len(session["turns"]["edges"]) != 3:
+            return []
+        return await saved(gql, sid)
 
     assert (await wait_until(three))[2] == turn(
         "ASSISTANT", " it still", 3, reason="INTERRUPTED", reply_to=1, continues=2
