@@ -70,7 +70,7 @@ def create_app(
         registry = provider_registry(settings)
     services = Services(settings=settings, registry=registry)
     graphql = graphql_view(services, vendor_dir=graphiql_vendor_dir)
-    mcp = McpEndpoint(graphql.auth)
+    mcp = McpEndpoint(graphql.auth, services)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

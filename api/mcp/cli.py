@@ -22,8 +22,8 @@ def run(args: argparse.Namespace) -> int:
     from ..services.operator import StartupError
 
     try:
-        url = Settings.from_environment(database_url=args.database).database_url
-        asyncio.run(_serve(url, args.user))
+        settings = Settings.from_environment(database_url=args.database)
+        asyncio.run(_serve(settings, args.user))
     except StartupError as exc:
         return console.fail(exits.DATABASE, str(exc))
     except NotFound as exc:
@@ -33,11 +33,15 @@ def run(args: argparse.Namespace) -> int:
     return exits.OK
 
 
-async def _serve(url: str, user: str | None) -> None:
+async def _serve(settings: Settings, user: str | None) -> None:
+    from ..app import provider_registry
     from ..services import operator
+    from ..services.base import Services
     from .server import serve_stdio
 
-    async with operator.opened(url, create=False):
+    # The providers, for a fork's default model (nothing here calls a model).
+    services = Services(settings=settings, registry=provider_registry(settings))
+    async with operator.opened(settings.database_url, create=False):
         if user is None:
             if await operator.any_account():
                 raise InputError("This database has accounts: say whose data with --user NAME.")
@@ -55,4 +59,4 @@ async def _serve(url: str, user: str | None) -> None:
                 except NotFound:
                     return None
 
-        await serve_stdio(caller)
+        await serve_stdio(caller, services)

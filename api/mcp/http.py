@@ -24,13 +24,15 @@ from starlette.requests import HTTPConnection
 
 from ..domain.accounts import Actor
 from ..http.auth import Authenticator, forbidden_origin, same_origin, unauthenticated
+from ..services.base import Services
 
 ACTOR = "mcp_actor"
 
 
 class McpEndpoint:
-    def __init__(self, auth: Authenticator) -> None:
+    def __init__(self, auth: Authenticator, services: Services) -> None:
         self.auth = auth
+        self.services = services
         self._handle: Any = None
         # The SDK's session manager, in a task of its own: a task group held
         # across the lifespan would have to end in the task that began it,
@@ -75,7 +77,7 @@ class McpEndpoint:
                 return request.scope.get("state", {}).get(ACTOR) if request is not None else None
 
             manager = StreamableHTTPSessionManager(
-                build_server(caller), stateless=True, json_response=True
+                build_server(caller, self.services), stateless=True, json_response=True
             )
             async with manager.run():
                 ready.set_result(manager.handle_request)

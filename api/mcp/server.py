@@ -19,7 +19,12 @@ from mcp.server.lowlevel import Server
 from .. import __version__
 from ..domain.accounts import Actor
 from ..errors import ErrorCode, SmritiError
-from .tools import BY_NAME, TOOLS
+from ..services.base import Services
+from .tools import TOOLS as READING_TOOLS
+from .writing import WRITING_TOOLS
+
+TOOLS = (*READING_TOOLS, *WRITING_TOOLS)
+BY_NAME = {tool.name: tool for tool in TOOLS}
 
 # Who calls, from the request's context; None: refused (UNAUTHENTICATED).
 Caller = Callable[[ServerRequestContext[Any, Any]], Awaitable[Actor | None]]
@@ -28,7 +33,8 @@ INSTRUCTIONS = (
     "Smriti keeps the conclusions of conversations as checkpoints (objective, summary, "
     "decisions, tasks, open questions) in spaces, with branches like git. Start with "
     "list_spaces, then list_checkpoints for where the work stands, search for what was "
-    "decided, show_checkpoint for one in full."
+    "decided, show_checkpoint for one in full. To continue from a checkpoint, fork it "
+    "and save_checkpoint into the session fork gives you; preview_merge, then merge."
 )
 
 
@@ -40,7 +46,7 @@ def tool_error(code: ErrorCode, message: str, field: str | None = None) -> types
     )
 
 
-def build_server(caller: Caller) -> Server[Any]:
+def build_server(caller: Caller, services: Services) -> Server[Any]:
     async def list_tools(
         _ctx: ServerRequestContext[Any, Any], _params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
@@ -52,7 +58,9 @@ def build_server(caller: Caller) -> Server[Any]:
                     description=tool.description,
                     input_schema=tool.input_schema,
                     output_schema=tool.output_schema,
-                    annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False),
+                    annotations=types.ToolAnnotations(
+                        read_only_hint=not tool.writes, open_world_hint=False
+                    ),
                 )
                 for tool in TOOLS
             ]
@@ -68,7 +76,7 @@ def build_server(caller: Caller) -> Server[Any]:
         if actor is None:
             return tool_error(ErrorCode.UNAUTHENTICATED, "Send `Authorization: Bearer smr_…`.")
         try:
-            answer, text = await tool.run(actor, params.arguments or {})
+            answer, text = await tool.run(services, actor, params.arguments or {})
         except SmritiError as exc:
             return tool_error(exc.code, exc.message, exc.field)
         return types.CallToolResult(
@@ -84,10 +92,10 @@ def build_server(caller: Caller) -> Server[Any]:
     )
 
 
-async def serve_stdio(caller: Caller) -> None:
+async def serve_stdio(caller: Caller, services: Services) -> None:
     """Answer one client on stdin/stdout until it closes them."""
     from mcp.server.stdio import stdio_server
 
-    server = build_server(caller)
+    server = build_server(caller, services)
     async with stdio_server() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())

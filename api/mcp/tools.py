@@ -20,6 +20,7 @@ from ..domain.types import MAIN_BRANCH, Checkpoint, Space
 from ..errors import InputError, NotFound
 from ..services import checkpoints, reading, transfer
 from ..services import search as search_service
+from ..services.base import Services
 
 MAX_PAGE = 100
 
@@ -33,7 +34,8 @@ class Tool:
     description: str
     input_schema: dict[str, Any]
     output_schema: dict[str, Any]
-    run: Callable[[Actor, Mapping[str, Any]], Awaitable[Result]]
+    run: Callable[[Services, Actor, Mapping[str, Any]], Awaitable[Result]]
+    writes: bool = False  # refused for a read-only token, as GraphQL's mutations are
 
 
 # --- arguments ---------------------------------------------------------------
@@ -159,7 +161,7 @@ def _object(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
 # --- the tools ---------------------------------------------------------------
 
 
-async def list_spaces(actor: Actor, args: Mapping[str, Any]) -> Result:
+async def list_spaces(_services: Services, actor: Actor, args: Mapping[str, Any]) -> Result:
     _no_others(args, {"first"})
     page = await reading.spaces_page(actor, PageRequest(first=_count(args, "first", 50)))
     spaces = [space_json(space) for space in page.items]
@@ -167,7 +169,7 @@ async def list_spaces(actor: Actor, args: Mapping[str, Any]) -> Result:
     return {"spaces": spaces, "hasMore": page.has_next}, text
 
 
-async def search(actor: Actor, args: Mapping[str, Any]) -> Result:
+async def search(_services: Services, actor: Actor, args: Mapping[str, Any]) -> Result:
     _no_others(args, {"query", "spaceId", "first"})
     hits = await search_service.search(
         actor,
@@ -185,7 +187,7 @@ async def search(actor: Actor, args: Mapping[str, Any]) -> Result:
     return {"hits": found, "hasMore": hits.has_next}, text
 
 
-async def show_checkpoint(actor: Actor, args: Mapping[str, Any]) -> Result:
+async def show_checkpoint(_services: Services, actor: Actor, args: Mapping[str, Any]) -> Result:
     _no_others(args, {"checkpointId", "spaceId", "hash"})
     checkpoint_id = _id(args, "checkpointId", required=False)
     if checkpoint_id is not None:
@@ -201,7 +203,7 @@ async def show_checkpoint(actor: Actor, args: Mapping[str, Any]) -> Result:
     return {"checkpoint": checkpoint_json(found)}, checkpoint_text(found)
 
 
-async def list_checkpoints(actor: Actor, args: Mapping[str, Any]) -> Result:
+async def list_checkpoints(_services: Services, actor: Actor, args: Mapping[str, Any]) -> Result:
     _no_others(args, {"spaceId", "branch", "first"})
     space_id = _id(args, "spaceId")
     assert space_id is not None
@@ -219,7 +221,7 @@ async def list_checkpoints(actor: Actor, args: Mapping[str, Any]) -> Result:
     return {"branch": branch, "checkpoints": [checkpoint_json(c) for c in line]}, text
 
 
-async def verify_lineage(actor: Actor, args: Mapping[str, Any]) -> Result:
+async def verify_lineage(_services: Services, actor: Actor, args: Mapping[str, Any]) -> Result:
     _no_others(args, {"spaceId"})
     space_id = _id(args, "spaceId")
     assert space_id is not None
@@ -373,5 +375,3 @@ TOOLS: tuple[Tool, ...] = (
         run=verify_lineage,
     ),
 )
-
-BY_NAME = {tool.name: tool for tool in TOOLS}

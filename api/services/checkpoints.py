@@ -57,16 +57,8 @@ async def create(
 ) -> Checkpoint:
     """Save a checkpoint from the actor's session into its space, as the
     policy's createCheckpoint allows."""
-    rule = policy.allow(actor, "createCheckpoint")
-    session = await access.session(actor, session_id, rule)
-    if session.space_id is None:
-        raise InputError(
-            "Attach the session to a space before saving a checkpoint.",
-            code=ErrorCode.NO_SPACE,
-            field="sessionId",
-        )
-    await access.space(actor, session.space_id, rule.role, field="sessionId")
-    content = validate_checkpoint_content(**content.columns())
+    session, content = await _saveable(actor, session_id, content)
+    assert session.space_id is not None
     last = session.last_sequence_number
     if source_turn_range is not None:
         if not 1 <= source_turn_range.first <= source_turn_range.last <= last:
@@ -89,6 +81,34 @@ async def create(
         compute_hash=checkpoint_hash,
         author=actor.authorship,
     )
+
+
+async def check(
+    actor: Actor, session_id: int, content: CheckpointContent
+) -> tuple[CheckpointContent, CarriedState]:
+    """What ``create`` would save, validated and refused as it would be, with
+    the items carried from the head it would continue; nothing is written."""
+    session, content = await _saveable(actor, session_id, content)
+    assert session.space_id is not None
+    parent = await checkpoints.head(session.space_id, session.branch_name)
+    return content, carry_forward(parent)
+
+
+async def _saveable(
+    actor: Actor, session_id: int, content: CheckpointContent
+) -> tuple[Session, CheckpointContent]:
+    """The session a checkpoint is saved from, as the policy's
+    createCheckpoint allows, and the content validated."""
+    rule = policy.allow(actor, "createCheckpoint")
+    session = await access.session(actor, session_id, rule)
+    if session.space_id is None:
+        raise InputError(
+            "Attach the session to a space before saving a checkpoint.",
+            code=ErrorCode.NO_SPACE,
+            field="sessionId",
+        )
+    await access.space(actor, session.space_id, rule.role, field="sessionId")
+    return session, validate_checkpoint_content(**content.columns())
 
 
 async def draft(services: Services, actor: Actor, session_id: int) -> Draft:

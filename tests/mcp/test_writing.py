@@ -1,0 +1,303 @@
+"""The writing tools with the SDK's own client, over stdio and streamable HTTP:
+an agent's flow checked step by step against GraphQL, a read-only token
+refused as GraphQL refuses it (and nothing written), hostile input refused
+with GraphQL's codes and words."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp import ClientSession
+
+from api.graphql.core import ids
+from tests.mcp.test_http import PASSWORD, graphql, token
+from tests.mcp.test_http import agent as http_agent
+from tests.mcp.test_tools import agent, call
+from tests.mcp.test_tools import transport as transport  # a fixture
+from tests.support.graphql import GraphQLClient
+from tests.support.lineage import forked_space, key
+from tests.support.servers import SmritiServer, add_user
+
+CHECKPOINT = """query($c: ID!) { checkpoint(id: $c) {
+  hash title objective summary decisions tasks branchName
+  parent { id } mergeParent { id } author { name viaToken } } }"""
+
+PREVIEW = """query($s: ID!, $into: String!, $from: ID!) {
+  previewMerge(input: {spaceId: $s, into: $into, from: $from}) {
+    fastForward upToDate conflictCount ours { id } theirs { id } commonAncestor { id }
+    decisions { items { text origin } conflicts { text origin } }
+    tasks { items { text origin } conflicts { text origin } } } }"""
+
+MERGE = """mutation($s: ID!, $into: String!, $from: ID!) {
+  mergeCheckpoints(input: {spaceId: $s, into: $into, from: $from, title: "M"}) {
+    fastForward errors { code message field } } }"""
+
+COUNTS = """query($s: ID!) { space(id: $s) { branches { name head { id } }
+  lineage(first: 100) { edges { node { id } } } } }"""
+
+
+async def run(session: ClientSession, tool: str, arguments: dict[str, Any]) -> Any:
+    result = await session.call_tool(tool, arguments)
+    assert result.is_error is False, result.content
+    return result.structured_content
+
+
+def gid(kind: str, number: int) -> str:
+    return ids.encode(kind, number)
+
+
+async def counts(gql: GraphQLClient, space: str) -> tuple[int, dict[str, str]]:
+    found = (await gql(COUNTS, s=space))["space"]
+    heads = {b["name"]: b["head"]["id"] for b in found["branches"]}
+    return len(found["lineage"]["edges"]), heads
+
+
+async def test_an_agent_continues_forks_and_merges_as_graphql_sees_it(
+    gql: GraphQLClient, database_url: str, transport: str
+) -> None:
+    built = await forked_space(gql)
+    space, c2 = key(built["space"]), built["main"][2]
+    before = await counts(gql, built["space"])
+    async with agent(database_url, transport) as session:
+        found = await call(session, "search", query="left", spaceId=space)
+        assert ("checkpoint", key(built["alt"]["id"])) in [
+            (h["kind"], h["id"]) for h in found["hits"]
+        ]
+        # Agent A: a branch from C2, a dry run, then the checkpoint for real.
+        forked = await call(session, "fork", checkpointId=key(c2["id"]), branch="agent-a")
+        assert forked == {
+            "sessionId": forked["sessionId"],
+            "spaceId": space,
+            "branchName": "agent-a",
+            "title": "Fork of C2",
+        }
+        dry = await call(
+            session,
+            "save_checkpoint",
+            sessionId=forked["sessionId"],
+            title="  A1 ",
+            decisions=["Use SQLite", "Use SQLite"],
+            dryRun=True,
+        )
+        assert await counts(gql, built["space"]) == (
+            before[0],
+            {**before[1], "agent-a": c2["id"]},
+        )
+        assert dry["saved"] is False
+        assert (dry["content"]["title"], dry["content"]["decisions"]) == ("A1", ["Use SQLite"])
+        assert dry["carried"]["fromCheckpointId"] == key(c2["id"])
+        a1 = (
+            await call(
+                session,
+                "save_checkpoint",
+                sessionId=forked["sessionId"],
+                title="A1",
+                decisions=["Use SQLite"],
+            )
+        )["checkpoint"]
+        # Main fast-forwards to A1.
+        preview_ff = await call(
+            session, "preview_merge", spaceId=space, into="main", fromId=a1["id"]
+        )
+        ff = await call(session, "merge", spaceId=space, into="main", fromId=a1["id"], title="M")
+        # Agent B respells the decision on its branch while A drops it: a conflict.
+        b = await call(session, "fork", checkpointId=a1["id"], branch="agent-b")
+        b1 = (
+            await call(
+                session,
+                "save_checkpoint",
+                sessionId=b["sessionId"],
+                title="B1",
+                decisions=["use sqlite!"],
+                tasks=["write the tests"],
+            )
+        )["checkpoint"]
+        a2 = (await call(session, "save_checkpoint", sessionId=forked["sessionId"], title="A2"))[
+            "checkpoint"
+        ]
+        preview = await call(
+            session, "preview_merge", spaceId=space, into="agent-a", fromId=b1["id"]
+        )
+        refused = await session.call_tool(
+            "merge", {"spaceId": space, "into": "agent-a", "fromId": b1["id"], "title": "M"}
+        )
+        refused_count = await counts(gql, built["space"])
+        # GraphQL refuses the unresolved merge with the same code and words.
+        graphql_refused = await gql(
+            MERGE, s=built["space"], into="agent-a", **{"from": gid("Checkpoint", b1["id"])}
+        )
+        merged = await call(
+            session,
+            "merge",
+            spaceId=space,
+            into="agent-a",
+            fromId=b1["id"],
+            title="Merged",
+            resolutions=[{"field": "decisions", "item": "USE SQLITE", "keep": True}],
+        )
+    saved = (await gql(CHECKPOINT, c=gid("Checkpoint", a1["id"])))["checkpoint"]
+    assert saved == {
+        "hash": a1["hash"],
+        "title": "A1",
+        "objective": "",
+        "summary": "",
+        "decisions": ["Use SQLite"],
+        "tasks": [],
+        "branchName": "agent-a",
+        "parent": {"id": c2["id"]},
+        "mergeParent": None,
+        "author": {"name": "local", "viaToken": None},
+    }
+    graphql_ff = await gql(
+        PREVIEW, s=built["space"], into="main", **{"from": gid("Checkpoint", a1["id"])}
+    )
+    assert (preview_ff["fastForward"], preview_ff["upToDate"]) == (True, False)
+    assert ff == {"fastForward": True, "checkpoint": a1}
+    assert graphql_ff["previewMerge"]["upToDate"] is True  # main now holds A1
+    assert preview["conflictCount"] == 1
+    assert preview["lists"]["decisions"] == {
+        "items": [],
+        "conflicts": [{"text": "use sqlite!", "origin": "THEIRS"}],
+    }
+    assert preview["lists"]["tasks"] == {
+        "items": [{"text": "write the tests", "origin": "THEIRS"}],
+        "conflicts": [],
+    }
+    assert (preview["oursId"], preview["theirsId"], preview["ancestorId"]) == (
+        a2["id"],
+        b1["id"],
+        a1["id"],
+    )
+    assert refused.is_error is True
+    assert refused.structured_content == {"error": graphql_refused["mergeCheckpoints"]["errors"][0]}
+    assert refused.structured_content["error"]["code"] == "CONFLICT"
+    assert refused_count[0] == before[0] + 3  # A1, B1, A2: the refused merge wrote nothing
+    result = merged["checkpoint"]
+    assert merged["fastForward"] is False
+    shown = (await gql(CHECKPOINT, c=gid("Checkpoint", result["id"])))["checkpoint"]
+    assert shown["title"] == "Merged"
+    assert shown["decisions"] == ["use sqlite!"]
+    assert shown["tasks"] == ["write the tests"]
+    assert (shown["parent"], shown["mergeParent"]) == (
+        {"id": gid("Checkpoint", a2["id"])},
+        {"id": gid("Checkpoint", b1["id"])},
+    )
+    assert shown["hash"] == result["hash"]
+    assert (await counts(gql, built["space"]))[1]["agent-a"] == gid("Checkpoint", result["id"])
+
+
+WRITES: list[tuple[str, dict[str, Any]]] = [
+    ("create_space", {"name": "Nope"}),
+    ("fork", {"checkpointId": 1}),
+    ("save_checkpoint", {"sessionId": 1, "title": "Nope"}),
+    ("save_checkpoint", {"sessionId": 1, "title": "Nope", "dryRun": True}),
+    ("merge", {"spaceId": 1, "into": "main", "fromId": 1, "title": "Nope"}),
+]
+
+
+async def test_a_read_only_token_cannot_write_and_nothing_is_written(database_url: str) -> None:
+    add_user(database_url, "alice", PASSWORD)
+    writer = token(database_url, "alice")
+    reader = token(database_url, "alice", "--read-only")
+    count = "{ spaces(first: 50) { edges { node { id } } } }"
+    with SmritiServer(database_url) as server:
+        url = f"{server.base_url}/mcp"
+        async with http_agent(url, writer["token"]) as session:
+            made = await run(session, "create_space", {"name": "Agents"})
+        async with http_agent(url, reader["token"]) as session:
+            tools = {t.name: t for t in (await session.list_tools()).tools}
+            refusals = [await session.call_tool(name, args) for name, args in WRITES]
+        graphql_refused = (
+            await graphql(
+                server,
+                reader["token"],
+                'mutation { createSpace(input: {name: "Nope"}) { errors { code message field } } }',
+            )
+        )["createSpace"]["errors"][0]
+        spaces = await graphql(server, writer["token"], count)
+    assert made["space"]["name"] == "Agents"
+    assert graphql_refused == {
+        "code": "FORBIDDEN",
+        "message": "This API token is read-only: it cannot change anything.",
+        "field": None,
+    }
+    assert [r.structured_content for r in refusals] == [{"error": graphql_refused}] * len(WRITES)
+    assert [e["node"]["id"] for e in spaces["spaces"]["edges"]] == [
+        gid("Space", made["space"]["id"])
+    ]
+    annotations = {name: t.annotations for name, t in tools.items()}
+    assert [n for n, a in annotations.items() if a and not a.read_only_hint] == [
+        "create_space",
+        "fork",
+        "save_checkpoint",
+        "merge",
+    ]
+
+
+async def test_an_agents_checkpoint_is_bylined_with_its_tokens_name(database_url: str) -> None:
+    add_user(database_url, "alice", PASSWORD)
+    writer = token(database_url, "alice")
+    with SmritiServer(database_url) as server:
+        async with http_agent(f"{server.base_url}/mcp", writer["token"]) as session:
+            space = (await run(session, "create_space", {"name": "Agents"}))["space"]["id"]
+            started = await graphql(
+                server,
+                writer["token"],
+                'mutation { createSession(input: {spaceId: "'
+                + gid("Space", space)
+                + '"}) { session { id } } }',
+            )
+            sid = key(started["createSession"]["session"]["id"])
+            saved = await call(session, "save_checkpoint", sessionId=sid, title="By agent")
+        shown = await graphql(
+            server,
+            writer["token"],
+            'query { checkpoint(id: "'
+            + gid("Checkpoint", saved["checkpoint"]["id"])
+            + '") { author { name viaToken } } }',
+        )
+    assert shown["checkpoint"]["author"] == {"name": "alice", "viaToken": "agent"}
+
+
+async def test_hostile_input_gets_graphqls_typed_errors(
+    gql: GraphQLClient, database_url: str, transport: str
+) -> None:
+    built = await forked_space(gql)
+    sid = built["sessions"][0]
+    huge = "x" * 20_001
+    many = [f"item {i}" for i in range(51)]
+    async with agent(database_url, transport) as session:
+        long_summary = await session.call_tool(
+            "save_checkpoint", {"sessionId": key(sid), "title": "T", "summary": huge}
+        )
+        too_many = await session.call_tool(
+            "save_checkpoint", {"sessionId": key(sid), "title": "T", "decisions": many}
+        )
+        empty_title = await session.call_tool(
+            "save_checkpoint", {"sessionId": key(sid), "title": "   "}
+        )
+        long_name = await session.call_tool("create_space", {"name": "n" * 201})
+        bad_list = await session.call_tool(
+            "save_checkpoint", {"sessionId": key(sid), "title": "T", "tasks": "one"}
+        )
+    expected = await gql(
+        """mutation($s: ID!, $huge: String!, $many: [String!]!, $name: String!) {
+          a: createCheckpoint(input: {sessionId: $s, title: "T", summary: $huge}) {
+            errors { code message field } }
+          b: createCheckpoint(input: {sessionId: $s, title: "T", decisions: $many}) {
+            errors { code message field } }
+          c: createCheckpoint(input: {sessionId: $s, title: "   "}) {
+            errors { code message field } }
+          d: createSpace(input: {name: $name}) { errors { code message field } }
+        }""",
+        s=sid,
+        huge=huge,
+        many=many,
+        name="n" * 201,
+    )
+    got = [r.structured_content for r in (long_summary, too_many, empty_title, long_name)]
+    assert got == [{"error": expected[k]["errors"][0]} for k in "abcd"]
+    assert [g["error"]["code"] for g in got] == ["INVALID"] * 4
+    assert bad_list.structured_content == {
+        "error": {"code": "INVALID", "message": "`tasks` is a list of strings.", "field": "tasks"}
+    }
