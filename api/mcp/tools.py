@@ -11,14 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from ..domain.accounts import Actor
+from ..domain.brief import render_state
 from ..domain.pages import PageRequest
 from ..domain.search_query import Kind
 from ..domain.types import MAIN_BRANCH, Checkpoint, Space
 from ..errors import InputError, NotFound
-from ..services import checkpoints, reading, transfer
+from ..services import checkpoints, reading, state, transfer
 from ..services import search as search_service
 from ..services.base import Services
 
@@ -169,6 +171,40 @@ async def list_spaces(_services: Services, actor: Actor, args: Mapping[str, Any]
     return {"spaces": spaces, "hasMore": page.has_next}, text
 
 
+def _since(args: Mapping[str, Any]) -> int | datetime | None:
+    value = args.get("since")
+    if value is None:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
+        return value
+    if isinstance(value, str):
+        try:
+            at = datetime.fromisoformat(value)
+        except ValueError:
+            pass
+        else:
+            return at if at.tzinfo else at.replace(tzinfo=UTC)
+    raise InputError("`since` is a checkpoint id or an ISO 8601 time.", field="since")
+
+
+async def space_state(services: Services, actor: Actor, args: Mapping[str, Any]) -> Result:
+    _no_others(args, {"spaceId", "branch", "since"})
+    space_id = _id(args, "spaceId")
+    assert space_id is not None
+    found = await state.space_state(
+        actor, space_id, branch=_text(args, "branch", MAIN_BRANCH), since=_since(args)
+    )
+    brief = render_state(found)
+    answer = {
+        "brief": brief,
+        "tokens": services.registry.count_tokens(brief),
+        "headId": found.head.id,
+        "branches": [{"name": name, "headId": tip.id} for name, tip in found.branches],
+        "changedIds": [c.id for c in found.changed],
+    }
+    return answer, brief
+
+
 async def search(_services: Services, actor: Actor, args: Mapping[str, Any]) -> Result:
     _no_others(args, {"query", "spaceId", "first"})
     hits = await search_service.search(
@@ -277,6 +313,44 @@ TOOLS: tuple[Tool, ...] = (
             ["spaces", "hasMore"],
         ),
         run=list_spaces,
+    ),
+    Tool(
+        name="space_state",
+        title="Where a space stands",
+        description="A continuation brief to paste into a prompt: the branch head's "
+        "objective, summary, decisions, tasks, open questions and entities, the other "
+        "branches, and with `since` (a checkpoint id, or an ISO 8601 time) the checkpoints "
+        "added on the branch since then and the items its lists gained or lost. `tokens` "
+        "is its length in the default model's tokens.",
+        input_schema=_object(
+            {
+                "spaceId": _ID,
+                "branch": {"type": "string", "default": MAIN_BRANCH},
+                "since": {
+                    "oneOf": [_ID, {"type": "string", "format": "date-time"}],
+                    "description": "A checkpoint id, or a time.",
+                },
+            },
+            ["spaceId"],
+        ),
+        output_schema=_object(
+            {
+                "brief": {"type": "string"},
+                "tokens": {"type": "integer", "minimum": 0},
+                "headId": _ID,
+                "branches": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {"name": {"type": "string"}, "headId": _ID},
+                        "required": ["name", "headId"],
+                    },
+                },
+                "changedIds": {"type": "array", "items": _ID},
+            },
+            ["brief", "tokens", "headId", "branches", "changedIds"],
+        ),
+        run=space_state,
     ),
     Tool(
         name="search",

@@ -22,7 +22,14 @@ from tests.support.graphql import GraphQLClient
 from tests.support.lineage import forked_space, key
 from tests.support.servers import SmritiServer, add_user
 
-READING_TOOLS = ["list_spaces", "search", "show_checkpoint", "list_checkpoints", "verify_lineage"]
+READING_TOOLS = [
+    "list_spaces",
+    "space_state",
+    "search",
+    "show_checkpoint",
+    "list_checkpoints",
+    "verify_lineage",
+]
 WRITING_TOOLS = ["create_space", "fork", "save_checkpoint", "preview_merge", "merge"]
 
 
@@ -165,6 +172,57 @@ async def test_mistakes_carry_the_codes_and_words_of_graphql(
     }
     assert unknown.structured_content == {
         "error": {"code": "INVALID", "message": "Unknown argument `colour`.", "field": "colour"}
+    }
+
+
+async def test_space_state_is_a_brief_of_the_branch_and_what_changed_since(
+    gql: GraphQLClient, database_url: str, transport: str
+) -> None:
+    built = await forked_space(gql)
+    space = key(built["space"])
+    c0, c1, c2 = built["main"]
+    graphql = await gql(
+        "query($s: ID!) { space(id: $s) { branches { name head { id } } } }", s=built["space"]
+    )
+    async with agent(database_url, transport) as session:
+        now = await call(session, "space_state", spaceId=space)
+        since = await call(session, "space_state", spaceId=space, since=key(c0["id"]))
+        from_alt = await call(
+            session, "space_state", spaceId=space, branch="alt", since=key(c2["id"])
+        )
+        later = await call(session, "space_state", spaceId=space, since="2999-01-01T00:00:00")
+        bad = await session.call_tool("space_state", {"spaceId": space, "since": "yesterday"})
+    assert now["headId"] == key(c2["id"])
+    assert now["branches"] == [
+        {"name": b["name"], "headId": key(b["head"]["id"])} for b in graphql["space"]["branches"]
+    ]
+    alt = built["alt"]
+    first, *rest = now["brief"].split("\n")
+    assert first.startswith(
+        f"Space {space} 'Lineage', branch main: head {key(c2['id'])} {c2['hash'][:7]} \"C2\" ("
+    )
+    assert first.endswith(" UTC)")
+    assert rest == [
+        "Summary: summary 2",
+        "Other branches:",
+        f'- alt → {key(alt["id"])} {alt["hash"][:7]} "Alt1"',
+    ]
+    assert now["tokens"] == -(-len(now["brief"]) // 4)  # the offline model's estimate
+    assert since["changedIds"] == [key(c1["id"]), key(c2["id"])]
+    assert since["brief"].split("\n")[4] == (
+        f'Since checkpoint {key(c0["id"])} {c0["hash"][:7]} "C0", 2 checkpoint(s) on main:'
+    )
+    # From main's head, the alt branch's change is what it added after C0.
+    assert from_alt["changedIds"] == [key(alt["id"])]
+    assert from_alt["brief"].split("\n")[-1] == "Decisions added: go left"
+    assert later["changedIds"] == []
+    assert later["brief"].split("\n")[-1] == ("Nothing changed on main since 2999-01-01 00:00 UTC.")
+    assert bad.structured_content == {
+        "error": {
+            "code": "INVALID",
+            "message": "`since` is a checkpoint id or an ISO 8601 time.",
+            "field": "since",
+        }
     }
 
 

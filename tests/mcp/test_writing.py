@@ -59,6 +59,7 @@ async def test_an_agent_continues_forks_and_merges_as_graphql_sees_it(
     space, c2 = key(built["space"]), built["main"][2]
     before = await counts(gql, built["space"])
     async with agent(database_url, transport) as session:
+        state = await call(session, "space_state", spaceId=space)
         found = await call(session, "search", query="left", spaceId=space)
         assert ("checkpoint", key(built["alt"]["id"])) in [
             (h["kind"], h["id"]) for h in found["hits"]
@@ -135,6 +136,8 @@ async def test_an_agent_continues_forks_and_merges_as_graphql_sees_it(
             title="Merged",
             resolutions=[{"field": "decisions", "item": "USE SQLITE", "keep": True}],
         )
+        after = await call(session, "space_state", spaceId=space, branch="agent-a", since=a1["id"])
+    assert state["headId"] == key(c2["id"])
     saved = (await gql(CHECKPOINT, c=gid("Checkpoint", a1["id"])))["checkpoint"]
     assert saved == {
         "hash": a1["hash"],
@@ -183,6 +186,14 @@ async def test_an_agent_continues_forks_and_merges_as_graphql_sees_it(
         {"id": gid("Checkpoint", b1["id"])},
     )
     assert shown["hash"] == result["hash"]
+    assert after["headId"] == result["id"]
+    # The merge brought B1 in: it changed the branch too.
+    assert after["changedIds"] == [b1["id"], a2["id"], result["id"]]
+    # The respelled decision is the same item (matched as compareCheckpoints matches).
+    assert after["brief"].split("\n")[-2:] == [
+        f'- {result["id"]} {result["hash"][:7]} "Merged"',
+        "Tasks added: write the tests",
+    ]
     assert (await counts(gql, built["space"]))[1]["agent-a"] == gid("Checkpoint", result["id"])
 
 
