@@ -10,21 +10,27 @@ text and structured content carry GraphQL's code and words.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
+from mcp.shared.exceptions import MCPError
+from mcp_types.jsonrpc import INVALID_PARAMS, INVALID_REQUEST
 
 from .. import __version__
 from ..domain.accounts import Actor
 from ..errors import ErrorCode, SmritiError
 from ..services.base import Services
+from . import resources
 from .tools import TOOLS as READING_TOOLS
 from .writing import WRITING_TOOLS
 
 TOOLS = (*READING_TOOLS, *WRITING_TOOLS)
 BY_NAME = {tool.name: tool for tool in TOOLS}
+_T = TypeVar("_T")
+# The JSON-RPC error MCP names for a resource that does not exist.
+RESOURCE_NOT_FOUND = -32002
 
 # Who calls, from the request's context; None: refused (UNAUTHENTICATED).
 Caller = Callable[[ServerRequestContext[Any, Any]], Awaitable[Actor | None]]
@@ -44,6 +50,16 @@ def tool_error(code: ErrorCode, message: str, field: str | None = None) -> types
         structured_content={"error": {"code": code.value, "message": message, "field": field}},
         is_error=True,
     )
+
+
+async def _answering(work: Awaitable[_T]) -> _T:
+    """A typed error as a JSON-RPC error (resources have no tool errors):
+    GraphQL's code and field in its data, its words as the message."""
+    try:
+        return await work
+    except SmritiError as exc:
+        number = RESOURCE_NOT_FOUND if exc.code is ErrorCode.NOT_FOUND else INVALID_PARAMS
+        raise MCPError(number, exc.message, {"code": exc.code.value, "field": exc.field}) from None
 
 
 def build_server(caller: Caller, services: Services) -> Server[Any]:
@@ -83,12 +99,62 @@ def build_server(caller: Caller, services: Services) -> Server[Any]:
             content=[types.TextContent(text=text)], structured_content=answer
         )
 
+    async def list_resources(
+        ctx: ServerRequestContext[Any, Any], _params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        actor = await _actor(ctx)
+        found = await _answering(resources.listed(actor))
+        return types.ListResourcesResult(
+            resources=[
+                types.Resource(uri=uri, name=name, mime_type=resources.MARKDOWN)
+                for uri, name in found
+            ]
+        )
+
+    async def list_resource_templates(
+        _ctx: ServerRequestContext[Any, Any], _params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(
+            resource_templates=[
+                types.ResourceTemplate(
+                    uri_template=resources.CHECKPOINT_TEMPLATE,
+                    name="checkpoint",
+                    description="A checkpoint of a space you read, as Markdown.",
+                    mime_type=resources.MARKDOWN,
+                )
+            ]
+        )
+
+    async def read_resource(
+        ctx: ServerRequestContext[Any, Any], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        actor = await _actor(ctx)
+        text = await _answering(resources.read(actor, params.uri))
+        return types.ReadResourceResult(
+            contents=[
+                types.TextResourceContents(uri=params.uri, mime_type=resources.MARKDOWN, text=text)
+            ]
+        )
+
+    async def _actor(ctx: ServerRequestContext[Any, Any]) -> Actor:
+        actor = await caller(ctx)
+        if actor is None:
+            raise MCPError(
+                INVALID_REQUEST,
+                "Send `Authorization: Bearer smr_…`.",
+                {"code": ErrorCode.UNAUTHENTICATED.value, "field": None},
+            )
+        return actor
+
     return Server(
         "smriti",
         version=__version__,
         instructions=INSTRUCTIONS,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
+        on_list_resources=list_resources,
+        on_list_resource_templates=list_resource_templates,
+        on_read_resource=read_resource,
     )
 
 

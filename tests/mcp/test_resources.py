@@ -1,0 +1,54 @@
+"""Resources with the SDK's own client, over stdio and streamable HTTP: each
+space's main head and any checkpoint, as the Markdown GraphQL's export writes."""
+
+from __future__ import annotations
+
+import pytest
+from mcp import MCPError
+from mcp_types import TextResourceContents
+
+from tests.mcp.test_tools import agent
+from tests.mcp.test_tools import transport as transport  # a fixture
+from tests.support.graphql import GraphQLClient
+from tests.support.lineage import forked_space, key
+
+
+async def test_heads_and_checkpoints_are_markdown_as_the_export_writes_them(
+    gql: GraphQLClient, database_url: str, transport: str
+) -> None:
+    built = await forked_space(gql)
+    space = key(built["space"])
+    c1, c2 = built["main"][1], built["main"][2]
+    exported = (
+        await gql(
+            "query($s: ID!) { exportSpace(input: {spaceId: $s, format: MARKDOWN}) { document } }",
+            s=built["space"],
+        )
+    )["exportSpace"]["document"]
+    async with agent(database_url, transport) as session:
+        listed = (await session.list_resources()).resources
+        templates = (await session.list_resource_templates()).resource_templates
+        head = (await session.read_resource(f"smriti://spaces/{space}/head")).contents
+        one = (await session.read_resource(f"smriti://checkpoints/{key(c1['id'])}")).contents
+        with pytest.raises(MCPError) as missing:
+            await session.read_resource("smriti://checkpoints/999")
+        with pytest.raises(MCPError) as unknown:
+            await session.read_resource("smriti://elsewhere/1")
+    assert [(r.uri, r.name, r.mime_type) for r in listed] == [
+        (f"smriti://spaces/{space}/head", "Lineage: head of main", "text/markdown")
+    ]
+    assert [t.uri_template for t in templates] == ["smriti://checkpoints/{id}"]
+    assert isinstance(head[0], TextResourceContents) and isinstance(one[0], TextResourceContents)
+    assert head[0].text.startswith(f"### Checkpoint `{c2['hash'][:7]}` · C2\n")
+    assert f"- Parent: `{c1['hash'][:7]}`" in head[0].text
+    assert head[0].text in exported and one[0].text in exported
+    assert one[0].text.startswith(f"### Checkpoint `{c1['hash'][:7]}` · C1\n")
+    assert (missing.value.code, missing.value.message, missing.value.data) == (
+        -32002,
+        "No such checkpoint.",
+        {"code": "NOT_FOUND", "field": "uri"},
+    )
+    assert (unknown.value.code, unknown.value.data) == (
+        -32602,
+        {"code": "INVALID", "field": "uri"},
+    )
