@@ -87,3 +87,16 @@ def _list_changes(before: Checkpoint, head: Checkpoint) -> list[str]:
         if compared.only_a:
             lines.append(f"{field.label} gone: " + "; ".join(compared.only_a))
     return lines
+
+
+def continuation_prompt(brief: str) -> str:
+    """The brief framed for a model that takes the work over (the prompt
+    `continue_from_checkpoint`)."""
+    return (
+        "You are continuing work whose state is kept in Smriti, a memory of checkpoints. "
+        "Below is where it stands: take the objective, the decisions and the open tasks "
+        "and questions as settled context, and go on from them. When you reach new "
+        "conclusions, save them as a checkpoint (the tool save_checkpoint) with the lists "
+        "as they then stand.\n\n"
+        f"{brief}"
+    )

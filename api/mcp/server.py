@@ -20,15 +20,17 @@ from mcp_types.jsonrpc import INVALID_PARAMS, INVALID_REQUEST
 
 from .. import __version__
 from ..domain.accounts import Actor
+from ..domain.brief import continuation_prompt
 from ..errors import ErrorCode, SmritiError
 from ..services.base import Services
-from . import resources
+from . import resources, tools
 from .tools import TOOLS as READING_TOOLS
 from .writing import WRITING_TOOLS
 
 TOOLS = (*READING_TOOLS, *WRITING_TOOLS)
 BY_NAME = {tool.name: tool for tool in TOOLS}
 _T = TypeVar("_T")
+CONTINUE = "continue_from_checkpoint"
 # The JSON-RPC error MCP names for a resource that does not exist.
 RESOURCE_NOT_FOUND = -32002
 
@@ -146,6 +148,49 @@ def build_server(caller: Caller, services: Services) -> Server[Any]:
             )
         return actor
 
+    async def list_prompts(
+        _ctx: ServerRequestContext[Any, Any], _params: types.PaginatedRequestParams | None
+    ) -> types.ListPromptsResult:
+        return types.ListPromptsResult(
+            prompts=[
+                types.Prompt(
+                    name=CONTINUE,
+                    title="Continue from a checkpoint",
+                    description="Where a branch of a space stands (space_state's brief), "
+                    "framed for a model that takes the work over.",
+                    arguments=[
+                        types.PromptArgument(name="spaceId", required=True),
+                        types.PromptArgument(name="branch", description='Default "main".'),
+                        types.PromptArgument(
+                            name="since", description="A checkpoint id or an ISO 8601 time."
+                        ),
+                    ],
+                )
+            ]
+        )
+
+    async def get_prompt(
+        ctx: ServerRequestContext[Any, Any], params: types.GetPromptRequestParams
+    ) -> types.GetPromptResult:
+        actor = await _actor(ctx)
+        if params.name != CONTINUE:
+            raise MCPError(INVALID_PARAMS, f"No prompt named {params.name[:100]!r}.")
+        given = dict(params.arguments or {})
+        args: dict[str, Any] = {k: v for k, v in given.items() if k in ("branch", "since")}
+        for name in ("spaceId", "since"):
+            if given.get(name, "").isdecimal():
+                args[name] = int(given[name])
+        args.setdefault("spaceId", given.get("spaceId"))
+        _, brief = await _answering(tools.space_state(services, actor, args))
+        return types.GetPromptResult(
+            description="Continue from the head of the branch.",
+            messages=[
+                types.PromptMessage(
+                    role="user", content=types.TextContent(text=continuation_prompt(brief))
+                )
+            ],
+        )
+
     return Server(
         "smriti",
         version=__version__,
@@ -155,6 +200,8 @@ def build_server(caller: Caller, services: Services) -> Server[Any]:
         on_list_resources=list_resources,
         on_list_resource_templates=list_resource_templates,
         on_read_resource=read_resource,
+        on_list_prompts=list_prompts,
+        on_get_prompt=get_prompt,
     )
 
 

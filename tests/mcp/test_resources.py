@@ -1,13 +1,15 @@
-"""Resources with the SDK's own client, over stdio and streamable HTTP: each
-space's main head and any checkpoint, as the Markdown GraphQL's export writes."""
+"""Resources and the prompt with the SDK's own client, over stdio and
+streamable HTTP: each space's main head and any checkpoint, as the Markdown
+GraphQL's export writes; `continue_from_checkpoint` frames space_state's brief."""
 
 from __future__ import annotations
 
 import pytest
 from mcp import MCPError
-from mcp_types import TextResourceContents
+from mcp_types import TextContent, TextResourceContents
 
-from tests.mcp.test_tools import agent
+from api.domain.brief import continuation_prompt
+from tests.mcp.test_tools import agent, call
 from tests.mcp.test_tools import transport as transport  # a fixture
 from tests.support.graphql import GraphQLClient
 from tests.support.lineage import forked_space, key
@@ -51,4 +53,31 @@ async def test_heads_and_checkpoints_are_markdown_as_the_export_writes_them(
     assert (unknown.value.code, unknown.value.data) == (
         -32602,
         {"code": "INVALID", "field": "uri"},
+    )
+
+
+async def test_the_continue_prompt_frames_space_states_brief(
+    gql: GraphQLClient, database_url: str, transport: str
+) -> None:
+    built = await forked_space(gql)
+    space, c0 = key(built["space"]), built["main"][0]
+    async with agent(database_url, transport) as session:
+        prompts = (await session.list_prompts()).prompts
+        state = await call(session, "space_state", spaceId=space, since=key(c0["id"]))
+        framed = await session.get_prompt(
+            "continue_from_checkpoint", {"spaceId": str(space), "since": str(key(c0["id"]))}
+        )
+        with pytest.raises(MCPError) as no_space:
+            await session.get_prompt("continue_from_checkpoint", {"spaceId": "999"})
+    assert [(p.name, [a.name for a in p.arguments or []]) for p in prompts] == [
+        ("continue_from_checkpoint", ["spaceId", "branch", "since"])
+    ]
+    assert len(framed.messages) == 1
+    message = framed.messages[0]
+    assert message.role == "user" and isinstance(message.content, TextContent)
+    assert message.content.text == continuation_prompt(state["brief"])
+    assert (no_space.value.code, no_space.value.message, no_space.value.data) == (
+        -32002,
+        "No such space.",
+        {"code": "NOT_FOUND", "field": "spaceId"},
     )
