@@ -197,27 +197,44 @@ async def test_an_agent_continues_forks_and_merges_as_graphql_sees_it(
     assert (await counts(gql, built["space"]))[1]["agent-a"] == gid("Checkpoint", result["id"])
 
 
-WRITES: list[tuple[str, dict[str, Any]]] = [
-    ("create_space", {"name": "Nope"}),
-    ("fork", {"checkpointId": 1}),
-    ("save_checkpoint", {"sessionId": 1, "title": "Nope"}),
-    ("save_checkpoint", {"sessionId": 1, "title": "Nope", "dryRun": True}),
-    ("merge", {"spaceId": 1, "into": "main", "fromId": 1, "title": "Nope"}),
-]
+def writes(space: int, session: int, checkpoint: int) -> list[tuple[str, dict[str, Any]]]:
+    """Every writing tool, on things that exist and the token's user may write."""
+    return [
+        ("create_space", {"name": "Nope"}),
+        ("fork", {"checkpointId": checkpoint, "branch": "nope"}),
+        ("save_checkpoint", {"sessionId": session, "title": "Nope"}),
+        ("save_checkpoint", {"sessionId": session, "title": "Nope", "dryRun": True}),
+        ("merge", {"spaceId": space, "into": "main", "fromId": checkpoint, "title": "Nope"}),
+    ]
+
+
+EVERYTHING = """{ spaces(first: 50) { edges { node { id branches { name head { id } }
+  lineage(first: 100) { edges { node { id } } } } } }
+  sessions(first: 50) { edges { node { id } } } }"""
 
 
 async def test_a_read_only_token_cannot_write_and_nothing_is_written(database_url: str) -> None:
     add_user(database_url, "alice", PASSWORD)
     writer = token(database_url, "alice")
     reader = token(database_url, "alice", "--read-only")
-    count = "{ spaces(first: 50) { edges { node { id } } } }"
     with SmritiServer(database_url) as server:
         url = f"{server.base_url}/mcp"
         async with http_agent(url, writer["token"]) as session:
-            made = await run(session, "create_space", {"name": "Agents"})
+            space = (await run(session, "create_space", {"name": "Agents"}))["space"]["id"]
+            started = await graphql(
+                server,
+                writer["token"],
+                'mutation { createSession(input: {spaceId: "'
+                + gid("Space", space)
+                + '"}) { session { id } } }',
+            )
+            sid = key(started["createSession"]["session"]["id"])
+            saved = await run(session, "save_checkpoint", {"sessionId": sid, "title": "C0"})
+        before = await graphql(server, writer["token"], EVERYTHING)
         async with http_agent(url, reader["token"]) as session:
             tools = {t.name: t for t in (await session.list_tools()).tools}
-            refusals = [await session.call_tool(name, args) for name, args in WRITES]
+            attempts = writes(space, sid, saved["checkpoint"]["id"])
+            refusals = [await session.call_tool(name, args) for name, args in attempts]
         graphql_refused = (
             await graphql(
                 server,
@@ -225,17 +242,20 @@ async def test_a_read_only_token_cannot_write_and_nothing_is_written(database_ur
                 'mutation { createSpace(input: {name: "Nope"}) { errors { code message field } } }',
             )
         )["createSpace"]["errors"][0]
-        spaces = await graphql(server, writer["token"], count)
-    assert made["space"]["name"] == "Agents"
+        after = await graphql(server, writer["token"], EVERYTHING)
     assert graphql_refused == {
         "code": "FORBIDDEN",
         "message": "This API token is read-only: it cannot change anything.",
         "field": None,
     }
-    assert [r.structured_content for r in refusals] == [{"error": graphql_refused}] * len(WRITES)
-    assert [e["node"]["id"] for e in spaces["spaces"]["edges"]] == [
-        gid("Space", made["space"]["id"])
+    assert [r.structured_content for r in refusals] == [{"error": graphql_refused}] * len(attempts)
+    assert after == before
+    (only,) = after["spaces"]["edges"]
+    assert only["node"]["branches"] == [
+        {"name": "main", "head": {"id": gid("Checkpoint", saved["checkpoint"]["id"])}}
     ]
+    assert len(only["node"]["lineage"]["edges"]) == 1
+    assert len(after["sessions"]["edges"]) == 1
     annotations = {name: t.annotations for name, t in tools.items()}
     assert [n for n, a in annotations.items() if a and not a.read_only_hint] == [
         "create_space",
