@@ -23,7 +23,7 @@ CHANGED_LINES = 20
 class SpaceState:
     space: Space
     branch: str
-    head: Checkpoint
+    head: Checkpoint | None  # None: the space has no checkpoint yet
     branches: tuple[tuple[str, Checkpoint], ...]  # by name, with their heads
     since: Checkpoint | datetime | None
     changed: tuple[Checkpoint, ...]  # on the branch's line after `since`, oldest first
@@ -34,7 +34,13 @@ def _ref(checkpoint: Checkpoint) -> str:
 
 
 def render_state(state: SpaceState) -> str:
-    head, content = state.head, state.head.content
+    head = state.head
+    if head is None:
+        return (
+            f"Space {state.space.id} {state.space.name!r}, branch {state.branch}: "
+            "no checkpoint yet."
+        )
+    content = head.content
     lines = [
         f"Space {state.space.id} {state.space.name!r}, branch {state.branch}: "
         f"head {_ref(head)} ({head.created_at:%Y-%m-%d %H:%M} UTC)",
@@ -71,7 +77,8 @@ def _since(state: SpaceState) -> list[str]:
     if len(changed) > len(shown):
         lines.append(f"- … {len(changed) - len(shown)} earlier")
     lines += [f"- {_ref(c)}" for c in shown]
-    if isinstance(since, Checkpoint):  # a time names no checkpoint to compare lists with
+    if isinstance(since, Checkpoint) and state.head is not None:
+        # A time names no checkpoint to compare lists with.
         lines += _list_changes(since, state.head)
     return lines
 

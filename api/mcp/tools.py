@@ -198,7 +198,7 @@ async def space_state(services: Services, actor: Actor, args: Mapping[str, Any])
     answer = {
         "brief": brief,
         "tokens": services.registry.count_tokens(brief),
-        "headId": found.head.id,
+        "headId": found.head.id if found.head else None,
         "branches": [{"name": name, "headId": tip.id} for name, tip in found.branches],
         "changedIds": [c.id for c in found.changed],
     }
@@ -337,7 +337,7 @@ TOOLS: tuple[Tool, ...] = (
             {
                 "brief": {"type": "string"},
                 "tokens": {"type": "integer", "minimum": 0},
-                "headId": _ID,
+                "headId": {**_ID, "type": ["integer", "null"]},
                 "branches": {
                     "type": "array",
                     "items": {

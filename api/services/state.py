@@ -30,6 +30,13 @@ async def space_state(
     space, _ = await access.space(actor, space_id, rule.role)
     heads = await checkpoints.branches([space_id])
     by_name = dict(heads[space_id])
+    if not by_name and branch == MAIN_BRANCH:
+        # A new space: main has no checkpoint yet. That is where it stands, not an
+        # error; a `since` checkpoint cannot be of this space.
+        if since is not None and not isinstance(since, datetime):
+            raise NotFound("No such checkpoint in this space.", field="since")
+        at = since if isinstance(since, datetime) else None
+        return SpaceState(space=space, branch=branch, head=None, branches=(), since=at, changed=())
     if branch not in by_name:
         raise NotFound(f'The space has no branch "{branch[:100]}".', field="branch")
     tips = await checkpoints.get_many(list(by_name.values()))

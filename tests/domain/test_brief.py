@@ -93,3 +93,8 @@ def test_since_a_time_lists_the_line_and_a_long_line_is_counted() -> None:
     assert render_state(nothing).split("\n")[-1] == (
         "Nothing changed on main since 2024-05-02 12:00 UTC."
     )
+
+
+def test_a_space_with_no_checkpoint_yet_says_so() -> None:
+    state = SpaceState(space=SPACE, branch="main", head=None, branches=(), since=None, changed=())
+    assert render_state(state) == "Space 10 'Trips', branch main: no checkpoint yet."

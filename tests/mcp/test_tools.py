@@ -20,6 +20,7 @@ from mcp_types import TextContent
 from api.graphql.core import ids
 from tests.support.graphql import GraphQLClient
 from tests.support.lineage import forked_space, key
+from tests.support.ops import create_space
 from tests.support.servers import SmritiServer, add_user
 
 READING_TOOLS = [
@@ -172,6 +173,40 @@ async def test_mistakes_carry_the_codes_and_words_of_graphql(
     }
     assert unknown.structured_content == {
         "error": {"code": "INVALID", "message": "Unknown argument `colour`.", "field": "colour"}
+    }
+
+
+async def test_space_state_of_a_new_space_says_it_has_no_checkpoint_yet(
+    gql: GraphQLClient, database_url: str, transport: str
+) -> None:
+    space = key(await create_space(gql, "Fresh"))
+    async with agent(database_url, transport) as session:
+        now = await call(session, "space_state", spaceId=space)
+        later = await call(session, "space_state", spaceId=space, since="2026-01-01T00:00:00")
+        since = await session.call_tool("space_state", {"spaceId": space, "since": 1})
+        other = await session.call_tool("space_state", {"spaceId": space, "branch": "alt"})
+    brief = f"Space {space} 'Fresh', branch main: no checkpoint yet."
+    assert now == {
+        "brief": brief,
+        "tokens": -(-len(brief) // 4),
+        "headId": None,
+        "branches": [],
+        "changedIds": [],
+    }
+    assert later["brief"] == brief and later["changedIds"] == []
+    assert since.is_error and since.structured_content == {
+        "error": {
+            "code": "NOT_FOUND",
+            "message": "No such checkpoint in this space.",
+            "field": "since",
+        }
+    }
+    assert other.is_error and other.structured_content == {
+        "error": {
+            "code": "NOT_FOUND",
+            "message": 'The space has no branch "alt".',
+            "field": "branch",
+        }
     }
 
 
