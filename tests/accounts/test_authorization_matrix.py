@@ -375,6 +375,10 @@ async def build_objects(world: World) -> None:
     ids["loose"] = loose["createSession"]["session"]["id"]
     send = 'mutation($s: ID!) { sendMessage(input: {sessionId: $s, content: "hello"}) { userTurn { id } } }'
     await run("owner", send, s=ids["session"])
+    # The send titles the untitled session in the background: let that land now, or
+    # a refused cell's before/after snapshots could straddle it (CI saw the title
+    # change under `space`, as if the anonymous read had written it).
+    await world.app.state.services.drain()
     checkpoint = (
         "mutation($s: ID!, $t: String!) { createCheckpoint(input: {sessionId: $s, title: $t}) "
         "{ checkpoint { id hash } } }"
