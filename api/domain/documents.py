@@ -13,6 +13,7 @@ each checkpoint as a Markdown cell of its fields.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -32,6 +33,26 @@ from .types import (
 Item = Turn | Checkpoint
 
 _SPEAKER = {Role.USER: "You", Role.ASSISTANT: "Model", Role.SYSTEM: "Smriti"}
+
+
+# What a file name may not hold on Linux, macOS or Windows (and what trips a shell).
+_NOT_IN_FILE_NAMES = re.compile(r'[\x00-\x1f\x7f/\\:*?"<>|]+')
+_WINDOWS_DEVICES = frozenset(
+    ["CON", "PRN", "AUX", "NUL"] + [f"{d}{n}" for d in ("COM", "LPT") for n in range(1, 10)]
+)
+FILE_STEM_MAX_CHARS = 80
+
+
+def file_stem(title: str, fallback: str) -> str:
+    """A name to save a document under: its title as the user wrote it, without the
+    characters a file system refuses, spaces collapsed, at most 80 characters and
+    without leading or trailing dots; ``fallback`` when nothing usable is left (an
+    empty title, or one that is a Windows device name)."""
+    stem = " ".join(_NOT_IN_FILE_NAMES.sub(" ", title).split())
+    stem = stem[:FILE_STEM_MAX_CHARS].strip(" .")
+    if not stem or stem.upper() in _WINDOWS_DEVICES:
+        return fallback
+    return stem
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,7 +192,13 @@ def session_notebook(session: Session, items: Sequence[Item]) -> dict[str, Any]:
     return {
         "nbformat": 4,
         "nbformat_minor": 5,
-        "metadata": {"title": title, "language_info": {"name": "markdown"}},
+        # A kernel every Jupyter has, so it opens the notebook without asking which
+        # (every cell is Markdown: nothing runs).
+        "metadata": {
+            "title": title,
+            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+            "language_info": {"name": "python"},
+        },
         "cells": cells,
     }
 

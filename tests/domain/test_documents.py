@@ -143,3 +143,24 @@ def test_hostile_checkpoint_fields_are_written_inert() -> None:
         "[p](https://evil.example/p.png)\n\n```\n<b>code</b>\n```\n\n"
         "**Decisions:**\n\n- &lt;iframe src=x>&lt;/iframe>\n"
     )
+
+
+def test_jupyter_opens_the_notebook_without_asking_for_a_kernel() -> None:
+    notebook = documents.session_notebook(session(), [turn(1)])
+    assert notebook["metadata"] == {
+        "title": "A session",
+        "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+        "language_info": {"name": "python"},
+    }
+
+
+def test_a_download_is_named_from_its_title() -> None:
+    assert documents.file_stem("Trip to Queensland", "x") == "Trip to Queensland"
+    assert documents.file_stem("Plan: A/B test? <v2>", "x") == "Plan A B test v2"
+    assert documents.file_stem("  tabs\tand\nlines  ", "x") == "tabs and lines"
+    assert documents.file_stem("Café — naïve 日本", "x") == "Café — naïve 日本"
+    assert documents.file_stem("...hidden.", "x") == "hidden"
+    assert documents.file_stem("a" * 100, "x") == "a" * 80
+    assert documents.file_stem("a" * 79 + " b", "x") == "a" * 79
+    for nothing in ("", "   ", "///", "..", "con", "LPT1"):
+        assert documents.file_stem(nothing, "smriti-session-4") == "smriti-session-4"
