@@ -150,10 +150,10 @@ async def _readable(owner: Actor, args: argparse.Namespace) -> str:
     if args.session is not None:
         session = _key(args.session, "Session")
         if args.format == "markdown":
-            return await service.session_markdown(owner, session)
-        return await service.session_notebook(owner, session)
+            return (await service.session_markdown(owner, session)).text
+        return (await service.session_notebook(owner, session)).text
     if args.space is not None and args.format == "markdown":
-        return await service.lineage_markdown(owner, _key(args.space, "Space"))
+        return (await service.lineage_markdown(owner, _key(args.space, "Space"))).text
     wanted = "--session" if args.format == "ipynb" else "--space or --session"
     raise InputError(f"--format {args.format} writes one document: give {wanted}.")
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from ..domain import chatgpt, documents
@@ -15,7 +16,7 @@ from ..domain.export_format import (
     read_json,
     to_document,
 )
-from ..domain.types import Session
+from ..domain.types import Session, Space
 from ..domain.verification import Verification, verify_lineage
 from ..errors import ErrorCode, InputError
 from ..providers import ProviderRegistry
@@ -137,17 +138,47 @@ async def session_items(actor: Actor, session_id: int) -> tuple[Session, list[do
     return exported.session, documents.in_order(exported.turns, saved)
 
 
-async def session_markdown(actor: Actor, session_id: int) -> str:
-    return documents.session_markdown(*await session_items(actor, session_id))
+@dataclass(frozen=True, slots=True)
+class Document:
+    """A readable document and the name (without its suffix) to save it under:
+    its session's title or its space's name (``documents.file_stem``)."""
+
+    text: str
+    stem: str
 
 
-async def session_notebook(actor: Actor, session_id: int) -> str:
-    notebook = documents.session_notebook(*await session_items(actor, session_id))
-    return json.dumps(notebook, ensure_ascii=False, indent=1) + "\n"
+def session_stem(session: Session) -> str:
+    return documents.file_stem(session.title, f"smriti-session-{session.id}")
 
 
-async def lineage_markdown(actor: Actor, space_id: int) -> str:
+def space_stem(space: Space) -> str:
+    return documents.file_stem(space.name, f"smriti-space-{space.id}")
+
+
+def export_stem(export: Export) -> str:
+    """The name to save a JSON export of one space or one session under."""
+    if len(export.spaces) == 1 and not export.sessions:
+        return space_stem(export.spaces[0].space)
+    if len(export.sessions) == 1 and not export.spaces:
+        return session_stem(export.sessions[0].session)
+    return "smriti-export"
+
+
+async def session_markdown(actor: Actor, session_id: int) -> Document:
+    session, items = await session_items(actor, session_id)
+    return Document(documents.session_markdown(session, items), session_stem(session))
+
+
+async def session_notebook(actor: Actor, session_id: int) -> Document:
+    session, items = await session_items(actor, session_id)
+    notebook = documents.session_notebook(session, items)
+    text = json.dumps(notebook, ensure_ascii=False, indent=1) + "\n"
+    return Document(text, session_stem(session))
+
+
+async def lineage_markdown(actor: Actor, space_id: int) -> Document:
     [item] = (await export_spaces(actor, [space_id])).spaces
     hashes = {c.id: c.hash for c in item.checkpoints}
     branches = [documents.LineageBranch(b.name, hashes[b.head_id]) for b in item.branches]
-    return documents.lineage_markdown(item.space, item.checkpoints, branches)
+    text = documents.lineage_markdown(item.space, item.checkpoints, branches)
+    return Document(text, space_stem(item.space))

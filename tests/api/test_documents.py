@@ -26,7 +26,7 @@ async def test_a_session_as_a_notebook(gql: GraphQLClient) -> None:
     main = built["sessions"][0]
     exported = (await gql(SESSION, s=main, f="IPYNB"))["exportSession"]
     assert exported["mediaType"] == "application/x-ipynb+json"
-    assert exported["fileName"] == f"smriti-session-{key(main)}.ipynb"
+    assert exported["fileName"] == "Main line.ipynb"
     notebook = nbformat.reads(exported["document"], as_version=4)
     nbformat.validate(notebook)
     ids = [c.id for c in notebook.cells]

@@ -280,5 +280,5 @@ async def test_aliases_cannot_multiply_an_export(
     assert built == []
 
     alone = await gql("{ " + one + " }")
-    assert alone == {"exportSpace": {"fileName": f"smriti-space-{key(space)}.json"}}
+    assert alone == {"exportSpace": {"fileName": "Trips.json"}}
     assert built == [[key(space)]]

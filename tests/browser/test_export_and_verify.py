@@ -54,12 +54,13 @@ def test_export_downloads_the_session_and_the_space(page: Page, server: SmritiSe
     picker = page.get_by_label("Export", exact=True)
     with page.expect_download() as markdown:
         picker.select_option("MARKDOWN")
+    # an untitled session: its number (a title is used when there is one)
     assert markdown.value.suggested_filename == f"smriti-session-{database_pk(session)}.md"
     text = Path(markdown.value.path()).read_text(encoding="utf-8")
     assert "· Saved\n" in text
     with page.expect_download() as space_json:
         picker.select_option("SPACE_JSON")
-    assert space_json.value.suggested_filename == f"smriti-space-{database_pk(space)}.json"
+    assert space_json.value.suggested_filename == "Exported.json"  # the space's name
     document = json.loads(Path(space_json.value.path()).read_text(encoding="utf-8"))
     assert [c["title"] for c in document["spaces"][0]["checkpoints"]] == ["Saved"]
     expect(picker).to_have_value("")

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 from playwright.sync_api import Page, expect
 
-from tests.browser.support import create_space, new_session, open_app, save_checkpoint, send
+from tests.browser.support import (
+    create_space,
+    gql,
+    new_session,
+    open_app,
+    save_checkpoint,
+    send,
+)
 from tests.support.servers import SmritiServer
 
 
@@ -66,3 +74,56 @@ def test_the_favicon_and_the_way_back_from_graphiql(page: Page, server: SmritiSe
     expect(back).to_be_visible()
     back.click()
     expect(page.locator("smriti-app[data-ready]")).to_be_attached()
+
+
+# One ChatGPT conversation whose reply does not say which model wrote it.
+UNNAMED_MODEL = [
+    {
+        "title": "No slug",
+        "create_time": 1714564800.0,
+        "current_node": "a1",
+        "mapping": {
+            "u1": {
+                "id": "u1",
+                "parent": None,
+                "children": ["a1"],
+                "message": {
+                    "id": "u1",
+                    "author": {"role": "user"},
+                    "create_time": 1714564801.0,
+                    "content": {"content_type": "text", "parts": ["Which way to Nara?"]},
+                    "metadata": {},
+                },
+            },
+            "a1": {
+                "id": "a1",
+                "parent": "u1",
+                "children": [],
+                "message": {
+                    "id": "a1",
+                    "author": {"role": "assistant"},
+                    "create_time": 1714564802.0,
+                    "content": {"content_type": "text", "parts": ["The Kintetsu line."]},
+                    "metadata": {},
+                },
+            },
+        },
+    }
+]
+IMPORT = """mutation($d: String!) { importSpace(input: {document: $d}) {
+  sessions { id } errors { message } } }"""
+
+
+def test_only_replies_name_their_model_and_an_unnamed_one_names_its_provider(
+    page: Page, server: SmritiServer
+) -> None:
+    imported = gql(server.base_url, IMPORT, d=json.dumps(UNNAMED_MODEL))["importSpace"]
+    assert imported["errors"] == []
+    open_app(page, server.base_url, f"/?session={imported['sessions'][0]['id']}")
+    expect(page.locator("#turn-2 .cell-meta")).to_have_text("chatgpt")  # not "chatgpt/null"
+    expect(page.locator("#turn-1 .cell-meta")).to_have_text("")
+
+    new_session(page, None)
+    send(page, "Plan Japan.")
+    expect(page.locator("#turn-2 .cell-meta")).to_have_text("offline/echo")
+    expect(page.locator("#turn-1 .cell-meta")).to_have_text("")  # the question: no model

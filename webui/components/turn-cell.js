@@ -51,7 +51,10 @@ export class TurnCell extends HTMLElement {
     this.tabIndex = 0;
     this.dataset.seq = turn.sequenceNumber;
     this.id = `turn-${turn.sequenceNumber}`;
-    const model = turn.provider ? `${turn.provider}/${turn.model}` : "";
+    // Which model answered: on replies only (a question has no author model), and the
+    // provider alone when it did not say (a ChatGPT export without model_slug).
+    const model = turn.role !== "ASSISTANT" || !turn.provider ? ""
+      : turn.model ? `${turn.provider}/${turn.model}` : turn.provider;
     const stopped = finishLabel(turn);
     const body = h("div", { class: "cell-body" });
     if (turn.role === "ASSISTANT" && typeof turn.contentHtml === "string") {

@@ -62,7 +62,11 @@ class ExportSessionInput:
 class ExportedDocument:
     document: str = strawberry.field(description="The document itself.")
     media_type: str = strawberry.field(description='Its media type ("application/json"…).')
-    file_name: str = strawberry.field(description="A name to save it under.")
+    file_name: str = strawberry.field(
+        description="A name to save it under: the session's title or the space's name "
+        "without the characters file systems refuse (`smriti-session-ID` or "
+        "`smriti-space-ID` when nothing usable is left), then the format's suffix."
+    )
 
 
 def _exported(text: str, format: ExportFormat, stem: str) -> ExportedDocument:
@@ -86,16 +90,17 @@ class ExportQuery:
             return None
         actor = info.context.actor
         if input.format is ExportFormat.JSON:
-            text = transfer.to_json(await transfer.export_spaces(actor, [key]))
-        elif input.format is ExportFormat.MARKDOWN:
-            text = await transfer.lineage_markdown(actor, key)
+            export = await transfer.export_spaces(actor, [key])
+            return _exported(transfer.to_json(export), input.format, transfer.export_stem(export))
+        if input.format is ExportFormat.MARKDOWN:
+            document = await transfer.lineage_markdown(actor, key)
         else:
             raise InputError(
                 "A notebook holds one session: use exportSession.",
                 code=ErrorCode.INVALID,
                 field="format",
             )
-        return _exported(text, input.format, f"smriti-space-{key}")
+        return _exported(document.text, input.format, document.stem)
 
     @strawberry.field(
         description="A session as a document (null: no such session). One export per "
@@ -111,9 +116,10 @@ class ExportQuery:
             return None
         actor = info.context.actor
         if input.format is ExportFormat.JSON:
-            text = transfer.to_json(await transfer.export_session(actor, key))
-        elif input.format is ExportFormat.MARKDOWN:
-            text = await transfer.session_markdown(actor, key)
+            export = await transfer.export_session(actor, key)
+            return _exported(transfer.to_json(export), input.format, transfer.export_stem(export))
+        if input.format is ExportFormat.MARKDOWN:
+            document = await transfer.session_markdown(actor, key)
         else:
-            text = await transfer.session_notebook(actor, key)
-        return _exported(text, input.format, f"smriti-session-{key}")
+            document = await transfer.session_notebook(actor, key)
+        return _exported(document.text, input.format, document.stem)
