@@ -14,6 +14,7 @@ Each run has a HOME of its own: the Inspector keeps a catalog and secrets under
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -86,7 +87,7 @@ class Inspector:
             capture_output=True,
             text=True,
             timeout=120,
-            env={"PATH": "/usr/bin:/bin:/usr/local/bin", "HOME": str(self.home)},
+            env={"PATH": os.environ["PATH"], "HOME": str(self.home)},
         )  # fmt: skip
 
     def answer(self, *args: str) -> Any:
