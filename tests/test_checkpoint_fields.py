@@ -49,7 +49,8 @@ def test_the_tuple_is_the_content_in_display_order() -> None:
         "openQuestions",
         "entities",
     ]
-    assert [f.name for f in dataclasses.fields(CheckpointContent)] == ATTRS
+    # The content fields, then the items' identities (not a field of their own).
+    assert [f.name for f in dataclasses.fields(CheckpointContent)] == [*ATTRS, "item_ids"]
     assert (*CONTENT_TEXT_FIELDS, *CONTENT_LIST_FIELDS) == CONTENT_FIELDS
 
 

@@ -10,9 +10,10 @@ extraction prompt never sees these carried items (DESIGN §2 rule 6): the user
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from .types import CONTENT_LIST_FIELDS, Checkpoint
+from .identity import item_ids
+from .types import CONTENT_LIST_FIELDS, Checkpoint, ItemIds
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +26,9 @@ class CarriedState:
     tasks: tuple[str, ...] = ()
     open_questions: tuple[str, ...] = ()
     entities: tuple[str, ...] = ()
+    # The carried items' identities (stored, or implicit for a checkpoint
+    # saved before ids existed): sent back with the items, they keep them.
+    item_ids: ItemIds = field(default_factory=ItemIds)
 
 
 def carry_forward(parent: Checkpoint | None) -> CarriedState:
@@ -38,5 +42,6 @@ def carry_forward(parent: Checkpoint | None) -> CarriedState:
     return CarriedState(
         checkpoint=parent,
         objective=content.objective,
+        item_ids=item_ids(parent),
         **{f.attr: getattr(content, f.attr) for f in CONTENT_LIST_FIELDS},
     )

@@ -10,7 +10,9 @@ import against ``hashSpaceId``, the space id they were sealed with (a hash
 covers its space id; see hashing.py). ``mergeParentId`` names a merge's
 merged-in checkpoint (null for any other). A turn's ``finishReason``,
 ``providerFinishReason`` and ``continuesSequence`` came later: a document
-without them reads them as null. The JSON Schema of this format is
+without them reads them as null. So did a checkpoint's ``itemIds`` (its
+items' identities, part of its hash): absent or null, the checkpoint was
+saved before items had ids, and its ids are derived from its hash. The JSON Schema of this format is
 docs/export.schema.json.
 """
 
@@ -20,12 +22,13 @@ import json
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
 from ..errors import ErrorCode, InputError
 from .hashing import utc_timestamp
+from .identity import ID_PATTERN
 from .types import (
     CONTENT_LIST_FIELDS,
     CONTENT_TEXT_FIELDS,
@@ -33,6 +36,7 @@ from .types import (
     Checkpoint,
     CheckpointContent,
     FinishReason,
+    ItemIds,
     MemoryScope,
     Mount,
     Role,
@@ -190,6 +194,7 @@ def _checkpoint(checkpoint: Checkpoint) -> dict[str, Any]:
         "mergeParentId": checkpoint.merge_parent_id,
         "branchName": checkpoint.branch_name,
         **content.by_name(),
+        "itemIds": content.item_ids.by_name() if content.item_ids is not None else None,
         "authorAgent": checkpoint.author_agent,
         "sourceSessionId": checkpoint.source_session_id,
         "sourceTurnRange": {"first": source.first, "last": source.last} if source else None,
@@ -524,21 +529,41 @@ def _read_checkpoint(reader: _Reader, space_id: int) -> Checkpoint:
         parent_id=reader.opt_identifier("parentId"),
         merge_parent_id=reader.opt_identifier("mergeParentId"),
         branch_name=reader.text("branchName", max_chars=BRANCH_CHARS),
-        content=CheckpointContent.from_columns(
-            {
-                **{
-                    f.attr: reader.text(f.name, max_chars=NAME_CHARS if f.attr == "title" else None)
-                    for f in CONTENT_TEXT_FIELDS
-                },
-                **{f.attr: reader.strings(f.name) for f in CONTENT_LIST_FIELDS},
-            }
-        ),
+        content=_read_content(reader),
         author_agent=reader.text("authorAgent", max_chars=NAME_CHARS),
         source_session_id=reader.opt_identifier("sourceSessionId"),
         source_turn_range=span,
         base_sequence=reader.integer("baseSequence"),
         created_at=reader.time("createdAt"),
     )
+
+
+def _read_content(reader: _Reader) -> CheckpointContent:
+    content = CheckpointContent.from_columns(
+        {
+            **{
+                f.attr: reader.text(f.name, max_chars=NAME_CHARS if f.attr == "title" else None)
+                for f in CONTENT_TEXT_FIELDS
+            },
+            **{f.attr: reader.strings(f.name) for f in CONTENT_LIST_FIELDS},
+        }
+    )
+    # Absent or null: saved before items had ids (an older export too).
+    if not reader.later("itemIds"):
+        return content
+    ids = reader.opt_object("itemIds")
+    assert ids is not None
+    found: dict[str, tuple[str, ...]] = {}
+    for f in CONTENT_LIST_FIELDS:
+        values = ids.strings(f.name)
+        path = f"{ids.path}.{f.name}"
+        if len(values) != len(getattr(content, f.attr)):
+            raise invalid(path, f"as many ids as {reader.path}.{f.name} has items")
+        if any(not ID_PATTERN.fullmatch(v) for v in values):
+            raise invalid(path, "ids of 1 to 64 letters, digits, '-' or '_'")
+        _unique(values, path, "item id")
+        found[f.attr] = values
+    return replace(content, item_ids=ItemIds(**found))
 
 
 def _read_session(reader: _Reader, space_id: int | None, ids: Sequence[int]) -> SessionExport:

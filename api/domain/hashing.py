@@ -10,8 +10,14 @@ with ``createdAt`` as UTC ISO-8601 with microseconds and a ``Z``
 (``2024-05-01T12:00:00.000000Z``) and ``parentHash`` null for a root. A
 merge checkpoint has one more key, ``mergeParentHash`` (the merged-in
 checkpoint's hash); other checkpoints do not have it, so their hashes are
-the same as before merges existed. Anyone holding the checkpoints can
-recompute the chain with ``verify_chain``.
+the same as before merges existed. Likewise a checkpoint whose items have
+identities (``api.domain.identity``; every checkpoint saved since they
+exist) has the key ``itemIds``: per list field (by its GraphQL name,
+``decisions``, ``entities``, ``openQuestions``, ``tasks``) the list of its
+items' ids, in the items' order. A checkpoint saved before has no stored ids
+(its implicit ids are not hashed) and no ``itemIds`` key, so its hash is
+unchanged. Anyone holding the checkpoints can recompute the chain with
+``verify_chain``.
 """
 
 from __future__ import annotations
@@ -49,6 +55,8 @@ def canonical_encoding(
     }
     if merge_parent_hash is not None:
         document["mergeParentHash"] = merge_parent_hash
+    if content.item_ids is not None:
+        document["itemIds"] = content.item_ids.by_name()
     text = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return text.encode("utf-8")
 

@@ -215,6 +215,25 @@ CONTENT_FIELDS = (*CONTENT_TEXT_FIELDS, *CONTENT_LIST_FIELDS)
 
 
 @dataclass(frozen=True, slots=True)
+class ItemIds:
+    """Per list field, the identity of each item: the same length and order
+    as the field's texts."""
+
+    decisions: tuple[str, ...] = ()
+    tasks: tuple[str, ...] = ()
+    open_questions: tuple[str, ...] = ()
+    entities: tuple[str, ...] = ()
+
+    def by_name(self) -> dict[str, list[str]]:
+        """Keyed by GraphQL name (the hash's and the export's ``itemIds``)."""
+        return {f.name: list(getattr(self, f.attr)) for f in CONTENT_LIST_FIELDS}
+
+    def columns(self) -> dict[str, list[str]]:
+        """Keyed by attribute name (the stored column)."""
+        return {f.attr: list(getattr(self, f.attr)) for f in CONTENT_LIST_FIELDS}
+
+
+@dataclass(frozen=True, slots=True)
 class CheckpointContent:
     """The part of a checkpoint a user writes (or a draft proposes)."""
 
@@ -225,6 +244,10 @@ class CheckpointContent:
     tasks: tuple[str, ...] = ()
     open_questions: tuple[str, ...] = ()
     entities: tuple[str, ...] = ()
+    # Each list item's identity (``api.domain.identity``), beside the texts;
+    # None for a checkpoint saved before items had identities (its ids are
+    # implicit, derived from its hash) and for content not yet saved.
+    item_ids: ItemIds | None = None
 
     def columns(self) -> dict[str, Any]:
         """Every field by attribute name, lists as lists: a row's columns, a GraphQL

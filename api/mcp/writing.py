@@ -13,7 +13,7 @@ from typing import Any
 
 from ..domain.accounts import Actor
 from ..domain.carry import CarriedState
-from ..domain.merge import Merge, MergedItem, Resolution
+from ..domain.merge import Conflict, Merge, MergedItem, Resolution
 from ..domain.types import CONTENT_FIELDS, CONTENT_LIST_FIELDS, CheckpointContent, Session
 from ..errors import InputError
 from ..services import checkpoints, merging, sessions, spaces
@@ -92,10 +92,23 @@ def _merge_json(merge: Merge) -> dict[str, Any]:
     def items(entries: tuple[MergedItem, ...]) -> list[dict[str, str]]:
         return [{"text": e.text, "origin": e.origin.value} for e in entries]
 
+    def conflicts(entries: tuple[Conflict, ...]) -> list[dict[str, str]]:
+        # The text a side kept and that side; edited differently on both: BOTH
+        # with each side's text (a resolution then says which to take).
+        found: list[dict[str, str]] = []
+        for c in entries:
+            if c.ours is not None and c.theirs is not None:
+                found.append({"text": c.ours, "origin": "BOTH", "theirs": c.theirs})
+            elif c.ours is not None:
+                found.append({"text": c.ours, "origin": "OURS"})
+            else:
+                found.append({"text": c.theirs or "", "origin": "THEIRS"})
+        return found
+
     return {
         name: {
             "items": items(merge.field(attr).items),
-            "conflicts": items(merge.field(attr).conflicts),
+            "conflicts": conflicts(merge.field(attr).conflicts),
         }
         for name, attr in _LISTS.items()
     }

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import secrets
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..domain.accounts import Actor
@@ -10,6 +12,7 @@ from ..domain.compare import Comparison, compare_checkpoints
 from ..domain.context import ContextPlan
 from ..domain.extraction import build_extraction_messages, parse_draft
 from ..domain.hashing import checkpoint_hash, normalize_hash_prefix
+from ..domain.identity import ID_CHARS, assign_ids, given_ids
 from ..domain.types import (
     Checkpoint,
     CheckpointContent,
@@ -25,6 +28,9 @@ from . import access, policy
 from .base import Services
 from .chat import session_model
 from .context import resolve_context
+
+# Per list field (attribute name), each item's (id or None, text).
+GivenItems = Mapping[str, Sequence[tuple[str | None, str]]]
 
 # How far compareCheckpoints walks up to find a common ancestor.
 COMPARE_DEPTH = 100_000
@@ -54,10 +60,15 @@ async def create(
     *,
     source_turn_range: TurnRange | None,
     author_agent: str = "user",
+    items: GivenItems | None = None,
 ) -> Checkpoint:
     """Save a checkpoint from the actor's session into its space, as the
-    policy's createCheckpoint allows."""
-    session, content = await _saveable(actor, session_id, content)
+    policy's createCheckpoint allows.
+
+    ``items``: per list field (attribute name) sent as items, each item's
+    (id or None, text) in order; ``content`` holds their texts. The ids are
+    given, kept or made as ``identity.assign_ids`` says."""
+    session, content = await _saveable(actor, session_id, content, items)
     assert session.space_id is not None
     last = session.last_sequence_number
     if source_turn_range is not None:
@@ -84,21 +95,29 @@ async def create(
 
 
 async def check(
-    actor: Actor, session_id: int, content: CheckpointContent
+    actor: Actor,
+    session_id: int,
+    content: CheckpointContent,
+    items: GivenItems | None = None,
 ) -> tuple[CheckpointContent, CarriedState]:
-    """What ``create`` would save, validated and refused as it would be, with
-    the items carried from the head it would continue; nothing is written."""
-    session, content = await _saveable(actor, session_id, content)
+    """What ``create`` would save, validated and refused as it would be (its
+    new items' ids are made up again when it is saved), with the items
+    carried from the head it would continue; nothing is written."""
+    session, content = await _saveable(actor, session_id, content, items)
     assert session.space_id is not None
     parent = await checkpoints.head(session.space_id, session.branch_name)
     return content, carry_forward(parent)
 
 
 async def _saveable(
-    actor: Actor, session_id: int, content: CheckpointContent
+    actor: Actor,
+    session_id: int,
+    content: CheckpointContent,
+    items: GivenItems | None,
 ) -> tuple[Session, CheckpointContent]:
     """The session a checkpoint is saved from, as the policy's
-    createCheckpoint allows, and the content validated."""
+    createCheckpoint allows, and the content validated, every item with an
+    id (the branch head's items keep theirs)."""
     rule = policy.allow(actor, "createCheckpoint")
     session = await access.session(actor, session_id, rule)
     if session.space_id is None:
@@ -108,7 +127,15 @@ async def _saveable(
             field="sessionId",
         )
     await access.space(actor, session.space_id, rule.role, field="sessionId")
-    return session, validate_checkpoint_content(**content.columns())
+    valid = validate_checkpoint_content(**content.columns())
+    parent = await checkpoints.head(session.space_id, session.branch_name)
+    return session, assign_ids(valid, given_ids(valid, items or {}), parent, new_id=new_item_id)
+
+
+def new_item_id() -> str:
+    """A new item's id: 12 random lowercase hex characters (48 bits, so two
+    items of one lineage do not share one)."""
+    return secrets.token_hex(ID_CHARS // 2)
 
 
 async def draft(services: Services, actor: Actor, session_id: int) -> Draft:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from ..domain.accounts import Actor
 from ..domain.extraction import parse_draft
 from ..domain.hashing import checkpoint_hash
+from ..domain.identity import given_ids
 from ..domain.merge import (
     Merge,
     Resolution,
@@ -15,7 +16,7 @@ from ..domain.merge import (
     merge_checkpoints,
     resolve,
 )
-from ..domain.types import Checkpoint, CheckpointContent
+from ..domain.types import Checkpoint, CheckpointContent, ItemIds
 from ..domain.validation import (
     OBJECTIVE_MAX_CHARS,
     SUMMARY_MAX_CHARS,
@@ -73,18 +74,10 @@ async def _plan(space_id: int, into: str, from_id: int) -> MergePlan:
     if ours_id is None:
         raise NotFound(f'The space has no branch "{into}".', field="into")
     ancestor_id = await checkpoints.common_ancestor_id(ours_id, theirs.id)
-    ours_line = await checkpoints.since(ours_id, ancestor_id)
-    theirs_line = await checkpoints.since(theirs.id, ancestor_id)
     known = await checkpoints.get_many([i for i in (ours_id, ancestor_id) if i is not None])
     ours = known[ours_id]
     ancestor = known.get(ancestor_id) if ancestor_id is not None else None
-    merge = merge_checkpoints(
-        ancestor.content if ancestor else None,
-        ours.content,
-        theirs.content,
-        ours_line=_between(ours_line, ours),
-        theirs_line=_between(theirs_line, theirs),
-    )
+    merge = merge_checkpoints(ancestor, ours, theirs)
     return MergePlan(into, ours, theirs, ancestor, merge, _suggest(into, ours, theirs))
 
 
@@ -141,11 +134,19 @@ async def merge(
         await checkpoints.fast_forward(space_id, into, from_id=plan.ours.id, to_id=plan.theirs.id)
         return MergeResult(plan.theirs, fast_forward=True)
     lists = resolve(plan.merge, resolutions)
-    content = validate_checkpoint_content(
+    valid = validate_checkpoint_content(
         title=title,
         objective=plan.suggestion.objective if objective is None else objective,
         summary=plan.suggestion.summary if summary is None else summary,
-        **lists,
+        **{name: [text for _, text in pairs] for name, pairs in lists.items()},
+    )
+    # Every merged item keeps its id (the ancestor's, or the side's that added it).
+    given = given_ids(valid, {name: list(pairs) for name, pairs in lists.items()})
+    content = replace(
+        valid,
+        item_ids=ItemIds(
+            **{name: tuple(i for i in ids if i is not None) for name, ids in given.items()}
+        ),
     )
     saved = await checkpoints.create(
         space_id=space_id,
@@ -161,11 +162,6 @@ async def merge(
         author=actor.authorship,
     )
     return MergeResult(saved, fast_forward=False)
-
-
-def _between(line: Sequence[Checkpoint], tip: Checkpoint) -> list[CheckpointContent]:
-    """The line's checkpoints other than its tip."""
-    return [c.content for c in line if c.id != tip.id]
 
 
 def _suggest(into: str, ours: Checkpoint, theirs: Checkpoint) -> CheckpointContent:

@@ -118,6 +118,7 @@ async def create(
             merge_parent_id=merge_parent.id if merge_parent is not None else None,
             branch_name=branch_name,
             **content.columns(),
+            item_ids=content.item_ids.columns() if content.item_ids is not None else None,
             author_agent=author_agent,
             source_session_id=source_session_id,
             source_first=source_turn_range.first if source_turn_range else None,

@@ -255,6 +255,9 @@ class Checkpoint(Model):
     tasks: fields.JSONField[list[str]] = fields.JSONField(default=list)
     open_questions: fields.JSONField[list[str]] = fields.JSONField(default=list)
     entities: fields.JSONField[list[str]] = fields.JSONField(default=list)
+    # Each list item's id, per list field by attribute name (0012); null for
+    # checkpoints saved before items had ids (their ids are implicit).
+    item_ids: fields.JSONField[dict[str, list[str]] | None] = fields.JSONField(null=True)
     author_agent = fields.CharField(max_length=200, default="user")
     source_session_id = fields.BigIntField(null=True)
     source_first = fields.IntField(null=True)

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
 from ..domain.types import (
     CONTENT_FIELDS,
+    CONTENT_LIST_FIELDS,
     Checkpoint,
     CheckpointContent,
     FinishReason,
+    ItemIds,
     LineageEntry,
     MemoryScope,
     Mount,
@@ -201,8 +204,9 @@ def checkpoint(row: models.Checkpoint) -> Checkpoint:
         space_id=row.space_id,  # type: ignore[attr-defined]
         parent_id=row.parent_id,  # type: ignore[attr-defined]
         branch_name=row.branch_name,
-        content=CheckpointContent.from_columns(
-            {f.attr: getattr(row, f.attr) for f in CONTENT_FIELDS}
+        content=replace(
+            CheckpointContent.from_columns({f.attr: getattr(row, f.attr) for f in CONTENT_FIELDS}),
+            item_ids=_item_ids(row.item_ids),
         ),
         author_agent=row.author_agent,
         source_session_id=row.source_session_id,
@@ -213,3 +217,9 @@ def checkpoint(row: models.Checkpoint) -> Checkpoint:
         author_id=row.author_id,
         author_token=row.author_token,
     )
+
+
+def _item_ids(stored: Mapping[str, Any] | None) -> ItemIds | None:
+    if stored is None:
+        return None
+    return ItemIds(**{f.attr: tuple(stored.get(f.attr) or ()) for f in CONTENT_LIST_FIELDS})

@@ -197,6 +197,7 @@ async def _import_space(conn: Any, owner_id: int, item: SpaceExport) -> tuple[Sp
             ),
             branch_name=checkpoint.branch_name,
             **content.columns(),
+            item_ids=content.item_ids.columns() if content.item_ids is not None else None,
             author_agent=checkpoint.author_agent,
             # A source session the export does not hold (deleted before it)
             # would name an unrelated session here: it is dropped.

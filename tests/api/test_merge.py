@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import Any
 
 from api.domain.hashing import verify_chain
-from api.domain.types import Checkpoint, CheckpointContent
+from api.domain.types import Checkpoint, CheckpointContent, ItemIds
 from tests.support.graphql import GraphQLClient
 from tests.support.ops import ERRORS, checkpoint, create_session, create_space, send
 from tests.support.queries import count_statements
@@ -22,7 +22,8 @@ MERGE = f"""mutation($input: MergeCheckpointsInput!) {{ mergeCheckpoints(input: 
   fastForward {ERRORS} }} }}"""
 BRANCH_HEADS = """query($id: ID!) { space(id: $id) { branches { name head { title } } } }"""
 NODE = """id hash title objective summary decisions tasks openQuestions entities branchName
-  authorAgent createdAt parent { id } mergeParent { id }"""
+  authorAgent createdAt parent { id } mergeParent { id } decisionItems { id } taskItems { id }
+  openQuestionItems { id } entityItems { id }"""
 VERIFY = f"""query($id: ID!) {{ checkpoint(id: $id) {{ {NODE} ancestors(first: 100) {{ {NODE} }}
   mergeParent {{ {NODE} ancestors(first: 100) {{ {NODE} }} }} }} }}"""
 
@@ -95,7 +96,8 @@ async def test_preview_shows_origins_conflicts_and_a_draft(gql: GraphQLClient) -
         "upToDate": False,
         "decisions": {
             "items": [
-                {"text": "use postgres", "origin": "ANCESTOR"},
+                # Respelled on alt, untouched on main: alt's edit of the same item.
+                {"text": "use postgres", "origin": "THEIRS"},
                 {"text": "Cache in Redis", "origin": "OURS"},
                 # A different item to "Use SQLite" (removed by both sides).
                 {"text": "Use SQLite 3", "origin": "THEIRS"},
@@ -103,7 +105,7 @@ async def test_preview_shows_origins_conflicts_and_a_draft(gql: GraphQLClient) -
             "conflicts": [],
         },
         "tasks": {
-            # "Pick a host": dropped by alt, untouched on main → removed.
+            # "Pick a host": dropped by alt, untouched on main → dropped.
             "items": [
                 {"text": "Write tests", "origin": "ANCESTOR"},
                 {"text": "Write docs", "origin": "THEIRS"},
@@ -183,7 +185,8 @@ async def test_a_conflict_is_refused_then_resolved(gql: GraphQLClient) -> None:
         "errors": [
             {
                 "code": "CONFLICT",
-                "message": 'Resolve the conflict on decisions "use SQLite!": keep it or drop it.',
+                "message": 'Resolve the conflict on decisions "Use SQLite": keep a side\'s text '
+                "or drop it.",
                 "field": "resolutions",
             }
         ],
@@ -222,7 +225,7 @@ async def test_dropping_a_conflict_and_naming_no_conflict(gql: GraphQLClient) ->
     assert wrong["mergeCheckpoints"]["errors"] == [
         {
             "code": "INVALID",
-            "message": 'No conflict on tasks matches "nothing".',
+            "message": 'No conflict on tasks matches "Nothing".',
             "field": "resolutions",
         }
     ]
@@ -304,6 +307,18 @@ def _domain(node: dict[str, Any], space_id: int) -> Checkpoint:
             tasks=tuple(node["tasks"]),
             open_questions=tuple(node["openQuestions"]),
             entities=tuple(node["entities"]),
+            # Every checkpoint here was saved with ids: they are hashed.
+            item_ids=ItemIds(
+                **{
+                    attr: tuple(i["id"] for i in node[name])
+                    for attr, name in (
+                        ("decisions", "decisionItems"),
+                        ("tasks", "taskItems"),
+                        ("open_questions", "openQuestionItems"),
+                        ("entities", "entityItems"),
+                    )
+                }
+            ),
         ),
         author_agent=node["authorAgent"],
         source_session_id=None,
@@ -352,8 +367,8 @@ async def test_preview_merge_statement_count_is_bounded(gql: GraphQLClient) -> N
     short = await measure(0)
     longer = await measure(8)
     # the space with the caller's role, the checkpoint, head, common ancestor,
-    # two lines (2 each), ancestor and head
-    assert short == longer == 9
+    # ancestor and head (the lines between are not read: items have ids)
+    assert short == longer == 5
 
 
 async def test_a_merge_reads_the_space_membership_once(gql: GraphQLClient) -> None:

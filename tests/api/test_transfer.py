@@ -172,6 +172,7 @@ async def test_a_tampered_document_is_refused_whole(gql: GraphQLClient) -> None:
     document["spaces"][0]["createdAt"] = "2020-01-01T00:00:00.000000Z"
     c2 = document["spaces"][0]["checkpoints"][2]
     c2["decisions"] = ["a decision nobody made"]
+    c2["itemIds"]["decisions"] = ["forged"]  # consistent, but not what was hashed
     result = (await gql(IMPORT, d=json.dumps(document)))["importSpace"]
     assert result["spaces"] == [] and result["created"] == 0
     assert result["errors"] == [

@@ -8,8 +8,13 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from api.domain.hashing import checkpoint_hash, normalize_hash_prefix, verify_chain
-from api.domain.types import CheckpointContent
+from api.domain.hashing import (
+    canonical_encoding,
+    checkpoint_hash,
+    normalize_hash_prefix,
+    verify_chain,
+)
+from api.domain.types import CheckpointContent, ItemIds
 from api.errors import ErrorCode, InputError
 from tests.domain.builders import checkpoint, lineage
 
@@ -218,3 +223,41 @@ def test_verify_chain_checks_a_merge_parent() -> None:
     assert verify_chain([*main, merge], known_hashes={side.id: main[0].hash}) == 2
     unmerged = dataclasses.replace(merge, merge_parent_id=None)
     assert verify_chain([*main, unmerged]) == 2  # the link was dropped: hash disagrees
+
+
+# Item identities (issue 18): one more key, only for a checkpoint that has them.
+WITH_IDS = dataclasses.replace(
+    CONTENT,
+    item_ids=ItemIds(
+        decisions=("d1", "d2"), tasks=("t1", "t2"), open_questions=("q1",), entities=("e1", "e2")
+    ),
+)
+
+
+def test_a_checkpoint_with_item_ids_hashes_them_under_one_more_key() -> None:
+    canonical = CANONICAL.replace(
+        '"entities":["Singapore","Perth"],',
+        '"entities":["Singapore","Perth"],"itemIds":{"decisions":["d1","d2"],'
+        '"entities":["e1","e2"],"openQuestions":["q1"],"tasks":["t1","t2"]},',
+    )
+    # Keys sorted at every level; each list of ids in its items' order.
+    assert canonical_encoding(
+        WITH_IDS,
+        space_id=7,
+        parent_hash=None,
+        created_at=CREATED,
+        branch_name="trip/nz",
+        author_agent="ana",
+    ) == canonical.encode("utf-8")
+    assert digest(WITH_IDS) == hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    assert digest(WITH_IDS) != KNOWN_DIGEST
+    # A checkpoint without ids (saved before they existed) hashes as before.
+    assert digest(dataclasses.replace(WITH_IDS, item_ids=None)) == KNOWN_DIGEST
+
+
+def test_changing_one_item_id_changes_the_hash() -> None:
+    assert WITH_IDS.item_ids is not None
+    moved = dataclasses.replace(
+        WITH_IDS, item_ids=dataclasses.replace(WITH_IDS.item_ids, open_questions=("q2",))
+    )
+    assert digest(moved) != digest(WITH_IDS)

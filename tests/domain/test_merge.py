@@ -1,6 +1,8 @@
-"""The three-way merge of checkpoint list fields (issue 11 §1)."""
+"""The three-way merge of checkpoint list fields, on item identity (issue 18)."""
 
 from __future__ import annotations
+
+import dataclasses
 
 import pytest
 from hypothesis import given
@@ -8,200 +10,360 @@ from hypothesis import strategies as st
 
 from api.domain.compare import normalize_item
 from api.domain.merge import (
+    Change,
+    Conflict,
+    Dropped,
     FieldMerge,
+    MatchedBy,
     MergedItem,
     Origin,
     Resolution,
-    _Side,
+    SimilarityMatch,
     merge_checkpoints,
     merge_items,
     resolve,
 )
-from api.domain.types import CheckpointContent
+from api.domain.types import CheckpointContent, ItemIds
 from api.errors import ErrorCode, InputError
+from tests.domain.builders import checkpoint
 
 A, OU, T, B = Origin.ANCESTOR, Origin.OURS, Origin.THEIRS, Origin.BOTH
+SIM = MatchedBy.SIMILARITY
+
+Pairs = list[tuple[str, str]]
 
 
-def merged(
-    ancestor: list[str],
-    ours: list[str],
-    theirs: list[str],
-    *,
-    ours_line: list[list[str]] | None = None,
-    theirs_line: list[list[str]] | None = None,
-) -> list[tuple[str, Origin, bool]]:
-    result = merge_items(ancestor, _Side(ours, ours_line or []), _Side(theirs, theirs_line or []))
-    return [(e.text, e.origin, e.conflict) for e in result.entries]
-
-
+# Every three-way case of the module doc, by identity ("1" is the item's id).
 @pytest.mark.parametrize(
-    ("ancestor", "ours", "theirs", "expected"),
+    ("ancestor", "ours", "theirs", "entries", "dropped"),
     [
-        # kept by both → kept
-        (["x"], ["x"], ["x"], [("x", A, False)]),
+        # unchanged on both → kept
+        ([("1", "x")], [("1", "x")], [("1", "x")], [MergedItem("1", "x", A)], []),
+        # edited on one side, untouched on the other → the edit
+        ([("1", "x")], [("1", "x2")], [("1", "x")], [MergedItem("1", "x2", OU)], []),
+        ([("1", "x")], [("1", "x")], [("1", "x2")], [MergedItem("1", "x2", T)], []),
+        # a change of case is an edit too
+        ([("1", "x")], [("1", "X")], [("1", "x")], [MergedItem("1", "X", OU)], []),
+        # edited the same on both → the edit (ours' spelling when they differ in case)
+        ([("1", "x")], [("1", "y z")], [("1", "y z")], [MergedItem("1", "y z", B)], []),
+        ([("1", "x")], [("1", "Y z")], [("1", "y z.")], [MergedItem("1", "Y z", B)], []),
+        # edited differently on both → conflict
+        ([("1", "x")], [("1", "y")], [("1", "z")], [Conflict("1", "x", "y", "z")], []),
+        # removed on one side, untouched on the other → dropped, reporting who removed it
+        ([("1", "x")], [], [("1", "x")], [], [Dropped("1", "x", OU)]),
+        ([("1", "x")], [("1", "x")], [], [], [Dropped("1", "x", T)]),
+        # removed on one side, edited on the other → conflict
+        ([("1", "x")], [], [("1", "x2")], [Conflict("1", "x", None, "x2")], []),
+        ([("1", "x")], [("1", "x2")], [], [Conflict("1", "x", "x2", None)], []),
         # added on one side → added
-        ([], ["x"], [], [("x", OU, False)]),
-        ([], [], ["x"], [("x", T, False)]),
-        # added on both sides (matched ignoring case and punctuation) → once, BOTH
-        ([], ["Use Redis."], ["use redis"], [("Use Redis.", B, False)]),
-        # removed on one side, untouched on the other → removed
-        (["x", "y"], ["y"], ["x", "y"], [("y", A, False)]),
-        (["x", "y"], ["x", "y"], ["y"], [("y", A, False)]),
-        # removed on both → removed
-        (["x"], [], [], []),
-        # removed on one side, edited (respelled) on the other → conflict
-        (["Use SQLite"], [], ["use sqlite!"], [("use sqlite!", T, True)]),
-        (["Use SQLite"], ["USE SQLITE"], [], [("USE SQLITE", OU, True)]),
-        # kept by both, respelled by theirs only → theirs' spelling
-        (["Use SQLite"], ["Use SQLite"], ["use SQLite"], [("use SQLite", A, False)]),
-        # kept by both, respelled by ours → ours' spelling
-        (["Use SQLite"], ["USE SQLite"], ["use SQLite"], [("USE SQLite", A, False)]),
-        # order: ours first, then theirs' additions
+        ([], [("1", "x")], [], [MergedItem("1", "x", OU)], []),
+        ([], [], [("1", "x")], [MergedItem("1", "x", T)], []),
+        # added on both under one id: same text → once; different → conflict
+        ([], [("1", "x")], [("1", "X!")], [MergedItem("1", "x", B)], []),
+        ([], [("1", "x")], [("1", "y")], [Conflict("1", None, "x", "y")], []),
+        # removed on both → gone, not reported
+        ([("1", "x")], [], [], [], []),
+        # order: ours' items in ours' order, then theirs' additions in theirs' order
         (
-            ["k"],
-            ["o1", "k", "o2"],
-            ["t1", "k", "t2"],
+            [("k", "k")],
+            [("o1", "o1"), ("k", "k"), ("o2", "o2")],
+            [("t1", "t1"), ("k", "k"), ("t2", "t2")],
             [
-                ("o1", OU, False),
-                ("k", A, False),
-                ("o2", OU, False),
-                ("t1", T, False),
-                ("t2", T, False),
+                MergedItem("o1", "o1", OU),
+                MergedItem("k", "k", A),
+                MergedItem("o2", "o2", OU),
+                MergedItem("t1", "t1", T),
+                MergedItem("t2", "t2", T),
             ],
+            [],
         ),
-        # repeats within a side count once
-        ([], ["x", "X"], [], [("x", OU, False)]),
+        # two items with the same text and different ids stay two items
+        (
+            [("1", "x")],
+            [("1", "x"), ("2", "x")],
+            [("1", "x")],
+            [
+                MergedItem("1", "x", A),
+                MergedItem("2", "x", OU),
+            ],
+            [],
+        ),
     ],
 )
-def test_merge_table(
-    ancestor: list[str],
-    ours: list[str],
-    theirs: list[str],
-    expected: list[tuple[str, Origin, bool]],
+def test_every_three_way_case(
+    ancestor: Pairs,
+    ours: Pairs,
+    theirs: Pairs,
+    entries: list[MergedItem | Conflict],
+    dropped: list[Dropped],
 ) -> None:
-    assert merged(ancestor, ours, theirs) == expected
+    result = merge_items(ancestor, ours, theirs)
+    assert list(result.entries) == entries
+    assert list(result.dropped) == dropped
+    assert result.matches == ()
 
 
-def test_removed_then_re_added_on_one_side_conflicts_with_a_removal() -> None:
-    # theirs dropped "x"; ours dropped it in an intermediate checkpoint and re-added it.
-    assert merged(["x"], ["x"], [], ours_line=[["y"]]) == [("x", OU, True)]
-    # An intermediate checkpoint that kept it does not count as touching it.
-    assert merged(["x"], ["x"], [], ours_line=[["x", "y"]]) == []
-    assert merged(["x"], [], ["x"], theirs_line=[[]]) == [("x", T, True)]
+RENT = "Rent a campervan for the Queensland coast"
+RENT_4WD = "Rent a 4WD campervan for the Queensland coast"
+TRAIN = "Take the train"
+
+
+def test_the_issues_case_is_a_conflict_by_identity() -> None:
+    # rail removed the campervan and added the train; main edited the campervan.
+    result = merge_items(
+        [("c1", RENT)],
+        [("c1", RENT_4WD)],  # main (ours)
+        [("t1", TRAIN)],  # rail (theirs)
+    )
+    assert result.entries == (Conflict("c1", RENT, RENT_4WD, None), MergedItem("t1", TRAIN, T))
+    conflict = result.conflicts[0]
+    assert (conflict.ours_change, conflict.theirs_change) == (Change.EDITED, Change.REMOVED)
+
+
+def test_the_issues_case_is_a_conflict_by_similarity_without_ids_in_common() -> None:
+    # main's client sent plain text: its edit came back under a new id.
+    result = merge_items([("c1", RENT)], [("n9", RENT_4WD)], [("t1", TRAIN)])
+    assert result.entries == (
+        Conflict("c1", RENT, RENT_4WD, None, SIM),
+        MergedItem("t1", TRAIN, T),
+    )
+    assert result.matches == (SimilarityMatch("c1", RENT, RENT_4WD, None, 0.875),)
+
+
+def test_items_added_on_both_sides_under_two_ids_match_by_similarity() -> None:
+    result = merge_items([], [("b", "Use Redis.")], [("a", "use redis")])
+    # The match takes the smaller id, whichever side it came from.
+    assert result.entries == (MergedItem("a", "Use Redis.", B, SIM),)
+    assert result.matches == (SimilarityMatch("a", None, "Use Redis.", "use redis", 1.0),)
+    near = merge_items([], [("o", "Book the ferry to Fraser")], [("t", "Book ferry to Fraser")])
+    assert near.entries == (
+        Conflict("o", None, "Book the ferry to Fraser", "Book ferry to Fraser", SIM),
+    )
+
+
+def test_dissimilar_items_do_not_match() -> None:
+    # 3 words in common of 5: 0.6, under the 0.7 threshold.
+    result = merge_items(
+        [("a", "Book flights to Cairns")],
+        [("n", "Book flights to Sydney")],
+        [("a", "Book flights to Cairns")],
+    )
+    assert result.entries == (MergedItem("n", "Book flights to Sydney", OU),)
+    assert result.dropped == (Dropped("a", "Book flights to Cairns", OU),)
+    assert result.matches == ()
+
+
+def test_an_item_kept_on_a_side_is_not_matched_again_by_similarity() -> None:
+    # Ours kept the ancestor's item and added a similar one: two items.
+    result = merge_items(
+        [("a", "Visit the reef")], [("a", "Visit the reef"), ("n", "Visit the reef!")], []
+    )
+    assert result.entries == (MergedItem("n", "Visit the reef!", OU),)
+    assert result.dropped == (Dropped("a", "Visit the reef", T),)
+
+
+def ids(**by_field: tuple[str, ...]) -> ItemIds:
+    return ItemIds(**by_field)
+
+
+def test_merge_checkpoints_uses_stored_and_implicit_ids() -> None:
+    # An ancestor saved before ids existed: its ids are implicit; a side that
+    # carried its item forward has stored that id.
+    base = checkpoint(1, body=CheckpointContent(title="b", decisions=(RENT,)))
+    from api.domain.identity import item_ids
+
+    carried = item_ids(base).decisions[0]
+    main = checkpoint(
+        2,
+        parent=base,
+        body=CheckpointContent(
+            title="m", decisions=(RENT_4WD,), item_ids=ids(decisions=(carried,))
+        ),
+    )
+    rail = checkpoint(
+        3,
+        parent=base,
+        branch_name="rail",
+        body=CheckpointContent(title="r", decisions=(TRAIN,), item_ids=ids(decisions=("t1",))),
+    )
+    result = merge_checkpoints(base, main, rail)
+    assert result.decisions == FieldMerge(
+        (Conflict(carried, RENT, RENT_4WD, None), MergedItem("t1", TRAIN, T))
+    )
+    assert result.conflict_count == 1
 
 
 def test_no_common_ancestor_makes_every_item_an_addition() -> None:
-    result = merge_checkpoints(
-        None,
-        CheckpointContent(title="a", decisions=("d1", "shared")),
-        CheckpointContent(title="b", decisions=("shared", "d2"), tasks=("t",)),
+    ours = checkpoint(
+        1,
+        body=CheckpointContent(
+            title="a", decisions=("d1", "shared"), item_ids=ids(decisions=("1", "2"))
+        ),
     )
-    assert result.decisions == FieldMerge(
-        (MergedItem("d1", OU), MergedItem("shared", B), MergedItem("d2", T))
+    theirs = checkpoint(
+        2,
+        body=CheckpointContent(
+            title="b",
+            decisions=("shared", "d2"),
+            tasks=("t",),
+            item_ids=ids(decisions=("3", "4"), tasks=("5",)),
+        ),
     )
-    assert result.tasks == FieldMerge((MergedItem("t", T),))
+    result = merge_checkpoints(None, ours, theirs)
+    assert result.decisions.entries == (
+        MergedItem("1", "d1", OU),
+        MergedItem("2", "shared", B, SIM),
+        MergedItem("4", "d2", T),
+    )
+    assert result.tasks.entries == (MergedItem("5", "t", T),)
     assert result.conflict_count == 0
 
 
-def test_resolve_keeps_or_drops_each_conflict_in_place() -> None:
-    ancestor = CheckpointContent(title="base", decisions=("a", "b", "c"), entities=("e",))
-    ours = CheckpointContent(title="o", decisions=("A!", "c"), entities=())
-    theirs = CheckpointContent(title="t", decisions=("c", "new"), entities=("E",))
-    result = merge_checkpoints(ancestor, ours, theirs)
-    assert result.decisions.conflicts == (MergedItem("A!", OU, conflict=True),)
-    assert result.entities.conflicts == (MergedItem("E", T, conflict=True),)
-    assert result.conflict_count == 2
+CONFLICTED = merge_items(
+    [("1", "a"), ("2", "b"), ("3", "c")],
+    [("1", "a ours"), ("3", "c")],  # removed 2, edited 1
+    [("1", "a theirs"), ("2", "b edited"), ("3", "c")],
+)
+
+
+def test_resolve_takes_a_side_keeps_or_drops_each_conflict_in_place() -> None:
+    from api.domain.merge import Merge
+
+    empty = FieldMerge(())
+    merge = Merge(CONFLICTED, empty, empty, empty)
+    assert merge.conflict_count == 2
     lists = resolve(
-        result,
-        [Resolution("decisions", "a", keep=True), Resolution("entities", "e", keep=False)],
+        merge,
+        [
+            Resolution("decisions", item_id="1", take=T),
+            Resolution("decisions", item="B EDITED", keep=True),
+        ],
     )
-    assert lists == {
-        "decisions": ("A!", "c", "new"),
-        "tasks": (),
-        "open_questions": (),
-        "entities": (),
-    }
+    assert lists["decisions"] == (("1", "a theirs"), ("3", "c"), ("2", "b edited"))
+    dropped = resolve(
+        merge,
+        [
+            Resolution("decisions", item="a", take=OU),
+            Resolution("decisions", item_id="2", keep=False),
+        ],
+    )
+    assert dropped["decisions"] == (("1", "a ours"), ("3", "c"))
 
 
-def test_resolve_refuses_an_unresolved_conflict_and_a_stray_resolution() -> None:
-    result = merge_checkpoints(
-        CheckpointContent(title="b", tasks=("x",)),
-        CheckpointContent(title="o", tasks=("X.",)),
-        CheckpointContent(title="t"),
-    )
-    with pytest.raises(InputError) as refused:
-        resolve(result, [])
-    assert (refused.value.code, refused.value.message, refused.value.field) == (
+def test_resolve_refuses_an_undecided_conflict_and_a_vague_or_stray_resolution() -> None:
+    from api.domain.merge import Merge
+
+    empty = FieldMerge(())
+    merge = Merge(empty, CONFLICTED, empty, empty)
+
+    def refused(resolutions: list[Resolution]) -> tuple[ErrorCode, str]:
+        with pytest.raises(InputError) as caught:
+            resolve(merge, resolutions)
+        assert caught.value.field == "resolutions"
+        return caught.value.code, caught.value.message
+
+    assert refused([]) == (
         ErrorCode.CONFLICT,
-        'Resolve the conflict on tasks "X.": keep it or drop it.',
-        "resolutions",
+        'Resolve the conflict on tasks "a": keep a side\'s text or drop it.',
     )
-    with pytest.raises(InputError) as stray:
-        resolve(result, [Resolution("tasks", "x", True), Resolution("entities", "y", True)])
-    assert (stray.value.code, stray.value.message) == (
+    both = [Resolution("tasks", item_id="2", keep=False)]
+    assert refused([Resolution("tasks", item_id="1", keep=True), *both]) == (
         ErrorCode.INVALID,
-        'No conflict on entities matches "y".',
+        'The conflict on tasks "a" has a text on both sides: say which to take.',
     )
-    with pytest.raises(InputError) as unknown:
-        resolve(result, [Resolution("title", "x", True)])
-    assert unknown.value.message == (
-        "A resolution's field is one of decisions, tasks, openQuestions, entities."
+    assert refused(
+        [Resolution("tasks", item_id="1", take=OU), Resolution("tasks", item_id="2", take=OU)]
+    ) == (
+        ErrorCode.INVALID,
+        'The conflict on tasks "b": that side removed it; take the other side\'s text or drop it.',
+    )
+    assert refused(
+        [Resolution("tasks", item_id="1", keep=False), *both, Resolution("entities", "y", True)]
+    ) == (ErrorCode.INVALID, 'No conflict on entities matches "y".')
+    assert refused([Resolution("tasks", keep=True)]) == (
+        ErrorCode.INVALID,
+        "A resolution names its item or itemId.",
+    )
+    assert refused([Resolution("tasks", item="a")]) == (
+        ErrorCode.INVALID,
+        "A resolution says keep (true or false) or which side's text to take.",
+    )
+    assert refused([Resolution("title", "x", True)]) == (
+        ErrorCode.INVALID,
+        "A resolution's field is one of decisions, tasks, openQuestions, entities.",
     )
 
 
-# Properties, over small alphabets so that sides overlap often.
-words = st.lists(st.sampled_from(["a", "B", "b.", "c", "d", "e", "f"]), max_size=6)
+# Properties. Ids from a small set and texts from a small alphabet, so that
+# sides overlap (by id and by text) often.
+TEXTS = ["alpha", "Alpha.", "beta", "beta gamma", "gamma", "delta one", "delta two"]
 
 
-def keys(entries: tuple[MergedItem, ...]) -> set[str]:
-    return {normalize_item(e.text) for e in entries}
+@st.composite
+def side(draw: st.DrawFn) -> Pairs:
+    chosen = draw(st.lists(st.sampled_from("abcdefgh"), unique=True, max_size=6))
+    return [(i, draw(st.sampled_from(TEXTS))) for i in chosen]
 
 
-@given(ancestor=words, ours=words, theirs=words)
-def test_result_is_drawn_from_the_sides_and_keeps_what_both_have(
-    ancestor: list[str], ours: list[str], theirs: list[str]
+def swap_conflict(c: Conflict) -> Conflict:
+    return dataclasses.replace(c, ours=c.theirs, theirs=c.ours)
+
+
+SWAP = {OU: T, T: OU, A: A, B: B}
+
+
+def normalised(result: FieldMerge) -> tuple[set[object], set[object], set[object]]:
+    items = {(e.id, normalize_item(e.text), e.origin) for e in result.items}
+    conflicts = {
+        (c.id, c.ancestor, *sorted([str(c.ours), str(c.theirs)])) for c in result.conflicts
+    }
+    dropped = {(d.id, d.text) for d in result.dropped}
+    return items, conflicts, dropped
+
+
+@given(ancestor=side(), ours=side(), theirs=side())
+def test_merge_is_symmetric_up_to_naming(ancestor: Pairs, ours: Pairs, theirs: Pairs) -> None:
+    forward = merge_items(ancestor, ours, theirs)
+    backward = merge_items(ancestor, theirs, ours)
+    items, conflicts, dropped = normalised(forward)
+    assert {(i, t, SWAP[o]) for i, t, o in items} == {
+        (e.id, normalize_item(e.text), e.origin) for e in backward.items
+    }
+    assert conflicts == normalised(backward)[1]
+    assert {(d.id, d.text, SWAP[d.removed_by]) for d in forward.dropped} == {
+        (d.id, d.text, d.removed_by) for d in backward.dropped
+    }
+    assert dropped == normalised(backward)[2]
+
+
+@given(ancestor=side(), ours=side(), theirs=side())
+def test_every_item_keeps_an_id_it_had_and_appears_once(
+    ancestor: Pairs, ours: Pairs, theirs: Pairs
 ) -> None:
-    result = merge_items(ancestor, _Side(ours), _Side(theirs))
-    k_a, k_o, k_t = ({normalize_item(i) for i in x} for x in (ancestor, ours, theirs))
-    every = keys(result.entries)
-    assert every <= k_o | k_t
-    assert k_o & k_t <= keys(result.items)  # both have it: kept, never a conflict
-    assert not every & (k_a - k_o - k_t)  # removed on both: gone
-    assert (k_o | k_t) - k_a <= keys(result.items)  # additions are never conflicts
-    assert len(every) == len(result.entries)  # each item once
-    for entry in result.conflicts:
-        key = normalize_item(entry.text)
-        assert key in k_a and (key in k_o) != (key in k_t)
+    result = merge_items(ancestor, ours, theirs)
+    known = {i for i, _ in ancestor + ours + theirs}
+    every = [e.id for e in result.entries] + [d.id for d in result.dropped]
+    assert set(every) <= known
+    assert len(every) == len(set(every))
+    # An item both sides kept unchanged from the ancestor is kept, by its id.
+    o, t = dict(ours), dict(theirs)
+    for item_id, text in ancestor:
+        if o.get(item_id) == text and t.get(item_id) == text:
+            assert MergedItem(item_id, text, A) in result.items
 
 
-@given(ancestor=words, ours=words, theirs=words)
-def test_swapping_sides_swaps_origins(
-    ancestor: list[str], ours: list[str], theirs: list[str]
-) -> None:
-    swap = {OU: T, T: OU, A: A, B: B}
-    forward = merge_items(ancestor, _Side(ours), _Side(theirs))
-    backward = merge_items(ancestor, _Side(theirs), _Side(ours))
-    as_set = {(normalize_item(e.text), e.origin, e.conflict) for e in forward.entries}
-    swapped = {(normalize_item(e.text), swap[e.origin], e.conflict) for e in backward.entries}
-    assert as_set == swapped
-
-
-@given(ancestor=words, theirs=words)
-def test_an_untouched_side_takes_the_other_sides_list(
-    ancestor: list[str], theirs: list[str]
-) -> None:
-    # Ours is still the ancestor (a fast-forward): the result is theirs, no conflicts.
-    result = merge_items(ancestor, _Side(ancestor), _Side(theirs))
+@given(ancestor=side(), theirs=side())
+def test_an_untouched_side_takes_the_other_sides_list(ancestor: Pairs, theirs: Pairs) -> None:
+    # Ours is still the ancestor: the result is theirs' list, with no
+    # conflicts (an addition like an item theirs removed takes that item's id).
+    result = merge_items(ancestor, ancestor, theirs)
     assert result.conflicts == ()
-    assert keys(result.items) == {normalize_item(i) for i in theirs}
+    assert sorted(e.text for e in result.items) == sorted(t for _, t in theirs)
+    assert {e.id for e in result.items} <= {i for i, _ in ancestor + theirs}
 
 
-@given(ancestor=words, side=words)
-def test_merging_a_line_with_itself_changes_nothing(ancestor: list[str], side: list[str]) -> None:
-    result = merge_items(ancestor, _Side(side), _Side(side))
+@given(ancestor=side(), both=side())
+def test_merging_a_line_with_itself_changes_nothing(ancestor: Pairs, both: Pairs) -> None:
+    result = merge_items(ancestor, both, both)
     assert result.conflicts == ()
-    first_spellings: dict[str, str] = {}
-    for item in side:
-        first_spellings.setdefault(normalize_item(item), item)
-    assert [e.text for e in result.items] == list(first_spellings.values())
+    assert [(e.id, e.text) for e in result.items] == both

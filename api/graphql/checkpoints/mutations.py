@@ -20,13 +20,14 @@ from ...domain.validation import (
     SUMMARY_MAX_CHARS,
     TITLE_MAX_CHARS,
 )
+from ...errors import ErrorCode, InputError
 from ...services import checkpoints as checkpoint_service
 from ..context import Info
 from ..core import ids
 from ..core.common import TurnRange as TurnRangeType
 from ..core.common import TurnRangeInput
 from ..core.errors import MutationError, retry_after_field
-from .types import Checkpoint
+from .types import ITEMS_ATTR, Checkpoint, CheckpointItem, CheckpointItemInput, items_of
 
 
 @strawberry.type(description="A reason `draftCheckpoint` did not succeed.")
@@ -54,6 +55,19 @@ class CarriedState:
     tasks: list[str] = strawberry.field(description="Its open tasks.")
     open_questions: list[str] = strawberry.field(description="Its open questions.")
     entities: list[str] = strawberry.field(description="Its entities.")
+    decision_items: list[CheckpointItem] = strawberry.field(
+        description="Its decisions with their ids: send them back as `decisionItems` to keep "
+        "each item's identity."
+    )
+    task_items: list[CheckpointItem] = strawberry.field(
+        description="Its tasks with their ids (send back as `taskItems`)."
+    )
+    open_question_items: list[CheckpointItem] = strawberry.field(
+        description="Its open questions with their ids (send back as `openQuestionItems`)."
+    )
+    entity_items: list[CheckpointItem] = strawberry.field(
+        description="Its entities with their ids (send back as `entityItems`)."
+    )
 
     @classmethod
     def from_domain(cls, carried: DomainCarriedState) -> CarriedState:
@@ -61,6 +75,7 @@ class CarriedState:
             checkpoint=Checkpoint.from_domain(carried.checkpoint) if carried.checkpoint else None,
             objective=carried.objective,
             **{f.attr: list(getattr(carried, f.attr)) for f in CONTENT_LIST_FIELDS},
+            **items_of(carried.item_ids, carried),
         )
 
 
@@ -110,6 +125,11 @@ class DraftCheckpointPayload:
 
 
 _LIST = f" (at most {LIST_MAX_ITEMS} items, each at most {ITEM_MAX_CHARS:,} characters)."
+_ITEMS = (
+    "Giving both a field and its items is refused (INVALID). An item sent as a plain "
+    "string takes the id of the parent's item with the same text (ignoring case, "
+    "punctuation and spacing), or a new one."
+)
 
 
 @strawberry.input(description="A checkpoint to save on the session's branch.")
@@ -130,6 +150,20 @@ class CreateCheckpointInput:
         default=None, description=f"Open questions{_LIST}"
     )
     entities: list[str] | None = strawberry.field(default=None, description=f"Entities{_LIST}")
+    decision_items: list[CheckpointItemInput] | None = strawberry.field(
+        default=None,
+        description=f"Decisions with their ids, instead of `decisions`{_LIST} {_ITEMS}",
+    )
+    task_items: list[CheckpointItemInput] | None = strawberry.field(
+        default=None, description=f"Open tasks with their ids, instead of `tasks`{_LIST}"
+    )
+    open_question_items: list[CheckpointItemInput] | None = strawberry.field(
+        default=None,
+        description=f"Open questions with their ids, instead of `openQuestions`{_LIST}",
+    )
+    entity_items: list[CheckpointItemInput] | None = strawberry.field(
+        default=None, description=f"Entities with their ids, instead of `entities`{_LIST}"
+    )
     source_turn_range: TurnRangeInput | None = strawberry.field(
         default=None,
         description="The turns it was made from (default: the current window to the last turn).",
@@ -184,9 +218,7 @@ class CheckpointMutation:
             strawberry.argument(description="The createCheckpoint arguments."),
         ],
     ) -> CreateCheckpointPayload:
-        content = CheckpointContent.from_columns(
-            {f.attr: getattr(input, f.attr) for f in CONTENT_FIELDS}
-        )
+        content, items = content_input(input)
         span = input.source_turn_range
         saved = await checkpoint_service.create(
             info.context.services,
@@ -194,5 +226,33 @@ class CheckpointMutation:
             ids.decode(input.session_id, "Session", field="sessionId"),
             content,
             source_turn_range=TurnRange(span.first, span.last) if span else None,
+            items=items,
         )
         return CreateCheckpointPayload(checkpoint=Checkpoint.from_domain(saved), errors=[])
+
+
+def content_input(
+    input: CreateCheckpointInput,
+) -> tuple[CheckpointContent, dict[str, list[tuple[str | None, str]]]]:
+    """The content an input gives, and per list field sent as items each
+    item's (id or None, text)."""
+    values = {f.attr: getattr(input, f.attr) for f in CONTENT_FIELDS}
+    items: dict[str, list[tuple[str | None, str]]] = {}
+    for f in CONTENT_LIST_FIELDS:
+        sent: list[CheckpointItemInput] | None = getattr(input, ITEMS_ATTR[f.attr])
+        if sent is None:
+            continue
+        if values[f.attr] is not None:
+            raise InputError(
+                f"Give {f.name} or {_camel(ITEMS_ATTR[f.attr])}, not both.",
+                code=ErrorCode.INVALID,
+                field=_camel(ITEMS_ATTR[f.attr]),
+            )
+        items[f.attr] = [(item.id, item.text) for item in sent]
+        values[f.attr] = [item.text for item in sent]
+    return CheckpointContent.from_columns(values), items
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)

@@ -10,6 +10,7 @@ import strawberry
 from strawberry import relay
 
 from ...domain import types as domain
+from ...domain.identity import item_ids
 from ...errors import InputError
 from ...services import reading
 from ..chat.turns import Turn
@@ -25,6 +26,50 @@ SessionRef = Annotated["Session", strawberry.lazy("..sessions.types")]
 SpaceRef = Annotated["Space", strawberry.lazy("..spaces.types")]
 
 MAX_ANCESTORS = 1000
+
+# A list field's attribute → its items' attribute (decisions → decision_items).
+ITEMS_ATTR = {
+    "decisions": "decision_items",
+    "tasks": "task_items",
+    "open_questions": "open_question_items",
+    "entities": "entity_items",
+}
+
+_ID = (
+    "The item's identity: an opaque string the server gives a new item, kept while the "
+    "item is carried forward, edited, forked, merged, exported and imported."
+)
+
+
+@strawberry.type(description="One item of a checkpoint's list, with its identity.")
+class CheckpointItem:
+    id: str = strawberry.field(description=_ID)
+    text: str = strawberry.field(description="The item.")
+
+
+@strawberry.input(
+    description="One item of a list to save: with the `id` of the item of the checkpoint it "
+    "continues (kept even when the text is edited), or without one for a new item."
+)
+class CheckpointItemInput:
+    id: str | None = strawberry.field(
+        default=None,
+        description="The id of an item of the checkpoint this one continues (the branch "
+        "head: `carried` in draftCheckpoint); an id it does not have is refused (INVALID). "
+        "Null: a new item, which gets a new id.",
+    )
+    text: str = strawberry.field(description="The item's text.")
+
+
+def items_of(ids: domain.ItemIds, content: domain.CheckpointContent | object) -> dict[str, Any]:
+    """Each list field's items with their ids, by items attribute."""
+    return {
+        ITEMS_ATTR[f.attr]: [
+            CheckpointItem(id=i, text=t)
+            for i, t in zip(getattr(ids, f.attr), getattr(content, f.attr), strict=True)
+        ]
+        for f in domain.CONTENT_LIST_FIELDS
+    }
 
 
 @strawberry.type(description="An immutable snapshot of what a conversation decided and understood.")
@@ -42,6 +87,18 @@ class Checkpoint(relay.Node):
     tasks: list[str] = strawberry.field(description="Open tasks.")
     open_questions: list[str] = strawberry.field(description="Questions still unanswered.")
     entities: list[str] = strawberry.field(description="People, places and things discussed.")
+    decision_items: list[CheckpointItem] = strawberry.field(
+        description="`decisions` with each item's identity (the same order)."
+    )
+    task_items: list[CheckpointItem] = strawberry.field(
+        description="`tasks` with each item's identity (the same order)."
+    )
+    open_question_items: list[CheckpointItem] = strawberry.field(
+        description="`openQuestions` with each item's identity (the same order)."
+    )
+    entity_items: list[CheckpointItem] = strawberry.field(
+        description="`entities` with each item's identity (the same order)."
+    )
     author_agent: str = strawberry.field(description='Who saved it ("user" or an agent name).')
     source_turn_range: TurnRange | None = strawberry.field(
         description="The turns of the source session it was made from."
@@ -57,6 +114,7 @@ class Checkpoint(relay.Node):
             hash=checkpoint.hash,
             branch_name=checkpoint.branch_name,
             **content.columns(),
+            **items_of(item_ids(checkpoint), content),
             author_agent=checkpoint.author_agent,
             source_turn_range=TurnRange.from_domain(checkpoint.source_turn_range),
             created_at=checkpoint.created_at,

@@ -11,7 +11,8 @@ the sum passes the limit. Rules:
   enclosing item, a list `size` per enclosing item;
 - a connection counts its page once, at the connection field; its `edges`,
   their `node` and `pageInfo` are wrappers of those same items, counted free;
-- scalars, `__typename` and introspection (a fixed, small schema) are free;
+- scalars, `__typename` and introspection (a fixed, small schema) are free,
+  and so are `VALUE_TYPES`: objects of scalars read with the row holding them;
 - fragments count where they are spread; every branch of a union or interface
   counts (the worst case is not known before running).
 
@@ -72,6 +73,9 @@ PAGE_CAPS: Mapping[tuple[str, str], int] = {
     ("LineageGraph", "nodes"): MAX_LINEAGE_GRAPH_NODES,
     ("Checkpoint", "children"): 10,
 }
+# Objects of scalars only, read with the row that holds them (a checkpoint's
+# items with their ids): free, like the scalar lists they stand beside.
+VALUE_TYPES = frozenset({"CheckpointItem"})
 TOO_COSTLY = "QUERY_TOO_COSTLY"
 # Query fields that return a whole document; at most EXPORTS_PER_OPERATION of
 # them in one operation (tests/api/test_query_cost.py: every export* field is here).
@@ -161,7 +165,7 @@ class _Counter:
         if definition is None:
             return 0
         named = get_named_type(definition.type)
-        if not is_composite_type(named):
+        if not is_composite_type(named) or named.name in VALUE_TYPES:
             return 0
         if _is_connection(parent) and name in ("edges", "nodes"):
             return self.count(node.selection_set, named, items * page, 1)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import enum
 from typing import Annotated
 
 import strawberry
 
-from ...domain.merge import Resolution
+from ...domain.merge import Origin, Resolution
 from ...domain.validation import OBJECTIVE_MAX_CHARS, SUMMARY_MAX_CHARS, TITLE_MAX_CHARS
 from ...services import merging
 from ..checkpoints.types import Checkpoint
@@ -21,14 +22,30 @@ class MergeCheckpointsError(MutationError):
     pass
 
 
+@strawberry.enum(description="One side of a merge.")
+class MergeSide(enum.Enum):
+    INTO = strawberry.enum_value("INTO", description="The branch merged into (`into`).")
+    FROM = strawberry.enum_value("FROM", description="The checkpoint merged in (`from`).")
+
+
 @strawberry.input(description="How one conflict of a merge is resolved.")
 class MergeResolutionInput:
     field: CheckpointListField = strawberry.field(description="The list field of the conflict.")
-    item: str = strawberry.field(
-        description="The conflicting item (matched ignoring case, punctuation and spacing)."
+    item: str | None = strawberry.field(
+        default=None,
+        description="The conflicting item: any of its texts (matched ignoring case, "
+        "punctuation and spacing). Give it or `itemId`.",
     )
-    keep: bool = strawberry.field(
-        description="True keeps the item in the merge result; false drops it."
+    item_id: str | None = strawberry.field(
+        default=None, description="The conflicting item's identity (MergeConflict.id)."
+    )
+    keep: bool | None = strawberry.field(
+        default=None,
+        description="False drops the item; true keeps the only text there is (one branch "
+        "removed it). When both branches have a text, say which with `take`.",
+    )
+    take: MergeSide | None = strawberry.field(
+        default=None, description="Keep this branch's text of the item."
     )
 
 
@@ -101,7 +118,13 @@ class MergeMutation:
             objective=input.objective,
             summary=input.summary,
             resolutions=[
-                Resolution(field=str(r.field.value), item=r.item, keep=r.keep)
+                Resolution(
+                    field=str(r.field.value),
+                    item=r.item,
+                    keep=r.keep,
+                    item_id=r.item_id,
+                    take=None if r.take is None else _SIDES[r.take],
+                )
                 for r in input.resolutions
             ],
         )
@@ -110,3 +133,6 @@ class MergeMutation:
             fast_forward=result.fast_forward,
             errors=[],
         )
+
+
+_SIDES = {MergeSide.INTO: Origin.OURS, MergeSide.FROM: Origin.THEIRS}
