@@ -366,3 +366,35 @@ async def test_an_export_without_ids_imports_verifies_and_carries_implicit_ids(
 SPACE_HEAD = (
     f"""query($s: ID!) {{ space(id: $s) {{ branches {{ name head {{ hash {ITEMS} }} }} }} }}"""
 )
+
+
+DRAFT_ITEMS = """mutation($id: ID!) { draftCheckpoint(input: {sessionId: $id}) {
+  carried { decisions decisionItems { id text } taskItems { id text } }
+  errors { code } } }"""
+
+
+async def test_a_draft_carries_the_ids_and_sending_them_back_keeps_them(
+    gql: GraphQLClient,
+) -> None:
+    space = await create_space(gql)
+    sid = (await create_session(gql, spaceId=space, title="trip"))["id"]
+    await send(gql, sid, "Plan the coast.")
+    base = await save(gql, sid, "Base", decisions=[RENT], tasks=["Pack"])
+    await send(gql, sid, "Beach roads?")
+    payload = (await gql(DRAFT_ITEMS, id=sid))["draftCheckpoint"]
+    assert payload["errors"] == []
+    carried = payload["carried"]
+    assert carried["decisionItems"] == base["decisionItems"]
+    assert carried["taskItems"] == base["taskItems"]
+    # The form edits the carried decision and adds a new one.
+    [rent] = carried["decisionItems"]
+    saved = await save(
+        gql,
+        sid,
+        "4WD",
+        decisionItems=[{"id": rent["id"], "text": RENT_4WD}, {"text": "Drive on sand"}],
+        taskItems=carried["taskItems"],
+    )
+    assert saved["decisionItems"][0] == {"id": rent["id"], "text": RENT_4WD}
+    assert saved["decisionItems"][1]["text"] == "Drive on sand"
+    assert saved["taskItems"] == base["taskItems"]
