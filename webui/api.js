@@ -20,8 +20,12 @@ const SESSION_FIELDS = `id title branchName model memoryScope lastSequenceNumber
   visibility authorName space { id name ${SPACE_ACCESS} }
   mount { baseSequence checkpoint { id shortHash title } }
   forkedFrom { id shortHash }`;
+// Each list's items with their ids: the checkpoint form sends them back so an
+// edited item keeps its identity (issue 18).
+const ITEM_FIELDS = `decisionItems { id text } taskItems { id text }
+  openQuestionItems { id text } entityItems { id text }`;
 const CHECKPOINT_FIELDS = `id shortHash hash title objective summary decisions tasks
-  openQuestions entities branchName createdAt parent { id shortHash }
+  openQuestions entities ${ITEM_FIELDS} branchName createdAt parent { id shortHash }
   mergeParent { id shortHash } sourceSession { id title } sourceTurnRange { first last }
   author { name viaToken }`;
 
@@ -52,10 +56,13 @@ export const COMPARE = `query($a: ID!, $b: ID!) { compareCheckpoints(a: $a, b: $
   decisions { onlyA shared onlyB } tasks { onlyA shared onlyB }
   openQuestions { onlyA shared onlyB } entities { onlyA shared onlyB } } }`;
 
-const MERGE_FIELD = "items { text origin } conflicts { text origin }";
+const MERGE_FIELD = `items { id text origin matchedBy }
+  itemConflicts { id ancestorText intoBranch intoText intoChange fromBranch fromText fromChange
+    description matchedBy }
+  dropped { id text removedOn keptOn matchedBy }`;
 export const PREVIEW_MERGE = `query($input: PreviewMergeInput!) { previewMerge(input: $input) {
   into fastForward upToDate conflictCount suggestedTitle suggestedObjective suggestedSummary
-  ours { id shortHash title } theirs { id shortHash title } commonAncestor { id shortHash title }
+  ours { id shortHash title } theirs { id shortHash title branchName } commonAncestor { id shortHash title }
   decisions { ${MERGE_FIELD} } tasks { ${MERGE_FIELD} }
   openQuestions { ${MERGE_FIELD} } entities { ${MERGE_FIELD} } } }`;
 
@@ -95,7 +102,8 @@ export const CONTINUE_STREAM = `subscription($input: ContinueReplyInput!) {
 export const DRAFT_CHECKPOINT = mutation("draftCheckpoint", "DraftCheckpointInput",
   `extracted { title objective summary decisions tasks openQuestions entities
     sourceTurnRange { first last } model }
-  carried { checkpoint { id shortHash title } objective decisions tasks openQuestions entities }`);
+  carried { checkpoint { id shortHash title } objective decisions tasks openQuestions entities
+    ${ITEM_FIELDS} }`);
 export const CREATE_CHECKPOINT = mutation("createCheckpoint", "CreateCheckpointInput",
   `checkpoint { ${CHECKPOINT_FIELDS} }`);
 const MEMBER_RESULT = `space { id name ${SPACE_ACCESS} }`;

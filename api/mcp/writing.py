@@ -13,7 +13,7 @@ from typing import Any
 
 from ..domain.accounts import Actor
 from ..domain.carry import CarriedState
-from ..domain.merge import Conflict, Merge, MergedItem, Resolution
+from ..domain.merge import Conflict, Merge, MergedItem, Origin, Resolution
 from ..domain.types import CONTENT_FIELDS, CONTENT_LIST_FIELDS, CheckpointContent, Session
 from ..errors import InputError
 from ..services import checkpoints, merging, sessions, spaces
@@ -191,15 +191,25 @@ def _resolutions(args: Mapping[str, Any]) -> list[Resolution]:
         if (
             not isinstance(one, dict)
             or not isinstance(one.get("item"), str)
-            or not isinstance(one.get("keep"), bool)
+            or not isinstance(one.get("keep", True), bool)
+            or one.get("take", "INTO") not in _TAKE
+            or ("keep" not in one and "take" not in one)
             or one.get("field") not in _LISTS
         ):
             raise InputError(
-                "A resolution is {field: one of " + ", ".join(_LISTS) + ", item, keep}.",
+                "A resolution is {field: one of "
+                + ", ".join(_LISTS)
+                + ", item, keep} or {field, item, take: INTO or FROM}.",
                 field="resolutions",
             )
-        found.append(Resolution(_LISTS[one["field"]], one["item"], one["keep"]))
+        take = _TAKE[one["take"]] if "take" in one else None
+        found.append(Resolution(_LISTS[one["field"]], one["item"], one.get("keep"), take=take))
     return found
+
+
+# A conflict edited on both sides: keep the text of the branch merged into, or of
+# the checkpoint merged in.
+_TAKE = {"INTO": Origin.OURS, "FROM": Origin.THEIRS}
 
 
 async def merge(_services: Services, actor: Actor, args: Mapping[str, Any]) -> Result:
@@ -241,6 +251,8 @@ _MERGE_ITEMS = {
         "properties": {
             "text": _TEXT,
             "origin": {"enum": ["ANCESTOR", "OURS", "THEIRS", "BOTH"]},
+            # A conflict edited differently on both sides: the other side's text.
+            "theirs": _TEXT,
         },
         "required": ["text", "origin"],
     },
@@ -341,8 +353,9 @@ WRITING_TOOLS: tuple[Tool, ...] = (
         name="merge",
         title="Merge a checkpoint into a branch",
         description="Merge checkpoint `fromId` into branch `into` (or fast-forward it). Every "
-        "conflict of preview_merge needs a resolution {field, item, keep}; an unresolved one "
-        "is refused (CONFLICT).",
+        "conflict of preview_merge needs a resolution {field, item, keep}, or for one edited "
+        "on both sides (origin BOTH) {field, item, take: INTO or FROM}; an unresolved one is "
+        "refused (CONFLICT).",
         input_schema=_object(
             {
                 "spaceId": _ID,
@@ -358,8 +371,9 @@ WRITING_TOOLS: tuple[Tool, ...] = (
                             "field": {"enum": list(_LISTS)},
                             "item": _TEXT,
                             "keep": {"type": "boolean"},
+                            "take": {"enum": list(_TAKE)},
                         },
-                        ["field", "item", "keep"],
+                        ["field", "item"],
                     ),
                 },
             },

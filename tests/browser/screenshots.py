@@ -213,6 +213,8 @@ def shoot_merge(browser: Browser, base_url: str, sid: str) -> None:
     expect(dialog).to_contain_text("1 conflict(s)")
     page.wait_for_timeout(200)
     page.screenshot(path=OUT / "merge-conflict.png")
+    # A conflict starts undecided: keep the first choice offered (a branch's text).
+    dialog.locator("li.conflict input[type=radio]").first.check()
     dialog.get_by_role("button", name="Save merge").click()
     expect(dialog).to_be_hidden()
     expect(graph.locator("g.node.merge")).to_have_count(1)

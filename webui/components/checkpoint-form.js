@@ -4,11 +4,15 @@
 // "Draft with AI" fills title and summary (and an empty objective) and adds what the
 // background model extracted from the recent turns as "new" items; drafting again
 // replaces the previous draft's new items, never the carried ones or your own.
+// Each carried item keeps its id through edits; Save sends the lists as items with ids.
 import { emit, h, replace } from "../dom.js";
 import { sameItem } from "./list-editor.js";
 
 const LISTS = [["decisions", "Decisions", null], ["tasks", "Tasks", "Done"],
   ["openQuestions", "Open questions", "Resolved"], ["entities", "Entities", null]];
+// Each list's items with their ids, as the API names them (read and sent).
+const ITEMS = { decisions: "decisionItems", tasks: "taskItems",
+  openQuestions: "openQuestionItems", entities: "entityItems" };
 
 export class CheckpointForm extends HTMLElement {
   connectedCallback() {
@@ -49,7 +53,9 @@ export class CheckpointForm extends HTMLElement {
     for (const key of ["title", "summary"]) this.fields[key].value = "";
     this.fields.objective.value = carried?.objective ?? "";
     for (const [key] of LISTS) {
-      this.lists[key].items = (carried?.[key] ?? []).map((text) => ({ text, origin: "carried" }));
+      // With ids when the carried state has them: an edited item keeps its identity.
+      const items = carried?.[ITEMS[key]] ?? (carried?.[key] ?? []).map((text) => ({ text }));
+      this.lists[key].items = items.map(({ id, text }) => ({ id, text, origin: "carried" }));
     }
     const from = this.carriedFrom;
     replace(this.source, from
@@ -72,7 +78,8 @@ export class CheckpointForm extends HTMLElement {
 
   get value() {
     const value = Object.fromEntries(Object.entries(this.fields).map(([k, f]) => [k, f.value.trim()]));
-    for (const [key] of LISTS) value[key] = this.lists[key].items;
+    // Items with their ids (a new one without): never the plain list as well.
+    for (const [key] of LISTS) value[ITEMS[key]] = this.lists[key].itemsWithIds;
     return value;
   }
 

@@ -1,5 +1,6 @@
 // An editable list of strings: edit items in place (multi-line fields that grow),
-// Enter adds the next item, × removes one. Each entry remembers where it came from
+// Enter adds the next item, × removes one. An entry may carry the item's `id`,
+// kept while its text is edited (a new row has none). Each entry remembers where it came from
 // ("carried" forward from the parent checkpoint, "new" from an AI draft, or typed
 // here) and, with a `check` attribute ("Done", "Resolved"), can be ticked off:
 // ticked entries stay visible, struck through, and are left out of `items`.
@@ -12,7 +13,7 @@ export const sameItem = (a, b) => normalize(a) === normalize(b);
 const normalize = (text) => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim();
 
 export class ListEditor extends HTMLElement {
-  /** Plain strings (typed here) or entries {text, origin, done}. */
+  /** Plain strings (typed here) or entries {id, text, origin, done}. */
   set items(items) {
     this._entries = items.map((item) => typeof item === "string"
       ? { text: item, origin: "own", done: false } : { origin: "own", done: false, ...item });
@@ -23,6 +24,13 @@ export class ListEditor extends HTMLElement {
   get items() {
     return this.entries.filter((entry) => !entry.done).map((entry) => entry.text.trim())
       .filter(Boolean);
+  }
+
+  /** The items to save with their ids ({id, text}; no id for a row added
+   * here or drafted): an edited row keeps the id it came with. */
+  get itemsWithIds() {
+    return this.entries.filter((entry) => !entry.done && entry.text.trim())
+      .map(({ id, text }) => (id ? { id, text: text.trim() } : { text: text.trim() }));
   }
 
   /** Every entry as shown now (text as typed). */

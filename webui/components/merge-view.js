@@ -1,12 +1,16 @@
 // The review of a merge (previewMerge): every list field with each item's origin,
-// a keep / drop choice per conflict, the title, objective and summary to write,
-// then Save (mergeCheckpoints). A modal <dialog> like Compare; Esc closes it.
+// what the merge drops (and which branch removed it), and per conflict a choice
+// that starts undecided (keep one branch's text, or drop it; Save merge waits for
+// all of them), the title, objective and summary to write, then Save (mergeCheckpoints). A modal <dialog> like Compare; Esc closes it.
 import { emit, h, replace } from "../dom.js";
 import { name } from "./compare-view.js";
 
 const FIELDS = [["decisions", "Decisions", "DECISIONS"], ["tasks", "Tasks", "TASKS"],
   ["openQuestions", "Open questions", "OPEN_QUESTIONS"], ["entities", "Entities", "ENTITIES"]];
-const ORIGINS = { ANCESTOR: "kept", OURS: "ours", THEIRS: "theirs", BOTH: "both" };
+/** Where a merged item comes from, in branch names rather than ours/theirs. */
+function origin(value, into, from) {
+  return { ANCESTOR: "kept", OURS: `from ${into}`, THEIRS: `from ${from}`, BOTH: "both" }[value];
+}
 
 export class MergeView extends HTMLElement {
   connectedCallback() {
@@ -26,17 +30,47 @@ export class MergeView extends HTMLElement {
     const { ours, theirs, commonAncestor, fastForward, upToDate } = preview;
     this.errors = h("p", { class: "error", role: "alert" });
     const choices = [];
+    const into = preview.into;
+    const save = h("button", { type: "button", class: "small primary", disabled: upToDate,
+      onclick: () => emit(this, "merge-checkpoints", { input: input() }) },
+    fastForward ? "Fast-forward" : "Save merge");
+    const left = h("span", { class: "conflicts-left" });
+    // A conflict starts undecided: Save merge stays off until each one is.
+    const decide = () => {
+      const open = choices.filter((choice) => !choice.decision()).length;
+      save.disabled = upToDate || open > 0;
+      left.textContent = open ? ` ${open} left to decide.` : " All decided.";
+    };
     const fields = FIELDS.map(([key, label, field]) => {
-      const { items, conflicts } = preview[key];
+      const { items, itemConflicts, dropped } = preview[key];
       const rows = items.map((item) => h("li", { dataset: { origin: item.origin } },
-        item.text, " ", h("span", { class: "badge muted" }, ORIGINS[item.origin])));
-      for (const conflict of conflicts) {
-        const keep = h("input", { type: "checkbox", checked: true,
-          "aria-label": `Keep “${conflict.text}”` });
-        choices.push({ field, item: conflict.text, input: keep });
-        rows.push(h("li", { class: "conflict", dataset: { origin: conflict.origin } },
-          h("label", {}, keep, " ", conflict.text),
-          " ", h("span", { class: "badge" }, `conflict: removed by ${conflict.origin === "OURS" ? "theirs" : "ours"}`)));
+        item.text, " ", h("span", { class: "badge muted" }, origin(item.origin, into, theirs.branchName)),
+        item.matchedBy === "SIMILARITY" ? h("span", { class: "badge muted" }, "matched by text") : null));
+      for (const conflict of itemConflicts) {
+        const group = `merge-${key}-${conflict.id}`;
+        const option = (text, value, what) => {
+          const radio = h("input", { type: "radio", name: group, value,
+            onchange: decide, "aria-label": what });
+          return h("label", { class: "choice" }, radio, " ", what);
+        };
+        const options = [
+          conflict.intoText === null ? null
+            : option(conflict.intoText, "INTO", `Keep ${conflict.intoBranch}'s “${conflict.intoText}”`),
+          conflict.fromText === null ? null
+            : option(conflict.fromText, "FROM", `Keep ${conflict.fromBranch}'s “${conflict.fromText}”`),
+          option(null, "DROP", `Drop “${conflict.ancestorText ?? conflict.intoText ?? conflict.fromText}”`),
+        ];
+        const row = h("li", { class: "conflict", dataset: { id: conflict.id } },
+          h("span", { class: "badge" }, `conflict: ${conflict.description}`),
+          conflict.matchedBy === "SIMILARITY" ? h("span", { class: "badge muted" }, "matched by text") : null,
+          h("div", { role: "radiogroup", "aria-label": `Resolve: ${conflict.description}` }, options));
+        choices.push({ field, id: conflict.id,
+          decision: () => row.querySelector(`input[name="${group}"]:checked`)?.value });
+        rows.push(row);
+      }
+      for (const item of dropped) {
+        rows.push(h("li", { class: "dropped", dataset: { id: item.id } },
+          h("s", {}, item.text), " ", h("span", { class: "badge muted" }, `dropped: removed on ${item.removedOn}`)));
       }
       return h("section", { dataset: { field: key } }, h("h3", {}, label),
         rows.length ? h("ul", {}, rows) : h("p", { class: "muted" }, "—"));
@@ -48,26 +82,26 @@ export class MergeView extends HTMLElement {
     summary.value = preview.suggestedSummary;
     const input = () => ({ spaceId, into: preview.into, from: theirs.id, title: title.value,
       objective: objective.value, summary: summary.value,
-      resolutions: choices.map(({ field, item, input: box }) => ({ field, item, keep: box.checked })) });
+      resolutions: choices.map(({ field, id, decision }) => (decision() === "DROP"
+        ? { field, itemId: id, keep: false } : { field, itemId: id, take: decision() })) });
     const what = branch ? `${branch}'s head` : "this checkpoint";
     const note = upToDate ? `Branch ${preview.into} already contains ${what}.`
       : fastForward ? `Fast-forward: ${preview.into} moves to ${what}; nothing new is saved.`
         : preview.conflictCount === 0 ? "No conflicts: every item merges cleanly."
-          : `${preview.conflictCount} conflict(s): choose for each whether to keep it.`;
+          : `${preview.conflictCount} conflict(s): for each, keep one branch's text or drop it.`;
     replace(this.body,
       h("p", {}, "Into ", h("strong", {}, preview.into), " (head ", name(ours), ") from ",
         branch ? ["branch ", h("strong", {}, branch), " (head ", name(theirs), ")"] : name(theirs)),
       h("p", {}, "Common ancestor: ", commonAncestor ? name(commonAncestor) : "none"),
-      h("p", { class: `merge-note${fastForward ? " fast-forward" : " muted"}` }, note),
+      h("p", { class: `merge-note${fastForward ? " fast-forward" : " muted"}` }, note,
+        preview.conflictCount && !fastForward && !upToDate ? left : null),
       fastForward || upToDate ? null : h("div", { class: "merge-fields" }, fields),
       fastForward || upToDate ? null : h("div", { class: "merge-text" },
         h("label", {}, "Title ", title), h("label", {}, "Objective ", objective),
         h("label", {}, "Summary ", summary)),
       this.errors,
-      h("div", { class: "actions" },
-        h("button", { type: "button", class: "small primary", disabled: upToDate,
-          onclick: () => emit(this, "merge-checkpoints", { input: input() }) },
-        fastForward ? "Fast-forward" : "Save merge")));
+      h("div", { class: "actions" }, save));
+    if (!fastForward) decide();
     if (!this.dialog.open) this.dialog.showModal();
   }
 

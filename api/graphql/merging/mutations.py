@@ -72,7 +72,8 @@ class MergeCheckpointsInput:
     )
     resolutions: list[MergeResolutionInput] = strawberry.field(
         default_factory=list,
-        description="One per conflict previewMerge reported: keep or drop the item.",
+        description="One per conflict previewMerge reported (`itemConflicts`): take one "
+        "branch's text, keep the only text there is, or drop the item. None is chosen for you.",
     )
 
 
