@@ -134,3 +134,41 @@ def test_export_and_import_keep_item_ids_and_verify(decisions: list[str], tasks:
     document = to_document(export, exported_at=datetime(2025, 1, 1, tzinfo=UTC))
     read = from_document(document)  # verifies every hash
     assert read.spaces[0].checkpoints[0].content == content
+
+
+texts_strategy = st.lists(st.sampled_from(["Fly", "fly!", "Drive", "Walk", "Swim"]), max_size=5)
+
+
+@given(decisions=texts_strategy, keep=st.lists(st.booleans(), min_size=5, max_size=5))
+def test_carry_forward_and_save_preserve_every_kept_items_identity(
+    decisions: list[str], keep: list[bool]
+) -> None:
+    # A parent with stored ids (or, for an old one, implicit ids): the form
+    # sends back the items it keeps, some edited, with their ids, plus one new.
+    parent = checkpoint(
+        1,
+        body=CheckpointContent(
+            title="p",
+            decisions=tuple(decisions),
+            item_ids=ItemIds(decisions=tuple(f"id{i}" for i in range(len(decisions)))),
+        ),
+    )
+    for tip in (
+        parent,
+        dataclasses.replace(parent, content=dataclasses.replace(parent.content, item_ids=None)),
+    ):
+        carried = carry_forward(tip)
+        kept = [
+            (item_id, f"{text} (edited)" if index % 2 else text)
+            for index, (item_id, text) in enumerate(
+                zip(carried.item_ids.decisions, carried.decisions, strict=True)
+            )
+            if keep[index]
+        ]
+        sent = [*kept, (None, "Something new")]
+        content = CheckpointContent(title="next", decisions=tuple(t for _, t in sent))
+        saved = assign_ids(
+            content, {"decisions": [i for i, _ in sent]}, tip, new_id=lambda: "fresh"
+        )
+        assert saved.item_ids is not None
+        assert saved.item_ids.decisions == (*(i for i, _ in kept), "fresh")
