@@ -246,3 +246,36 @@ def test_open_the_conversation_a_checkpoint_came_from(page: Page, server: Smriti
     details.get_by_role("button", name="Open source conversation").click()
     expect(page).to_have_url(re.compile(f"session={original}$"))
     expect(page.locator("#turn-1")).to_be_focused()
+
+
+ITEMS = """query($s: ID!) { session(id: $s) { space { lineage(first: 10) { edges { node {
+  title decisionItems { id text } } } } } } }"""
+
+
+def test_an_item_edited_in_the_form_keeps_its_identity(page: Page, server: SmritiServer) -> None:
+    open_app(page, server.base_url)
+    create_space(page, "Coast")
+    new_session(page, "Coast")
+    sid = session_id(page)
+    send(page, "Plan the Queensland coast.")
+    save_checkpoint(page, "Base", decisions=["Rent a campervan", "Start in Cairns"])
+    send(page, "Beach roads?")
+    # The carried campervan is edited, "Start in Cairns" removed, one item added.
+    page.get_by_role("button", name="Save checkpoint").first.click()
+    form = page.locator("checkpoint-form")
+    form.get_by_label("Title").fill("4WD")
+    items = form.locator("list-editor[label=Decisions] textarea")
+    expect(items).to_have_count(2)
+    items.first.fill("Rent a 4WD campervan")
+    form.get_by_role("button", name="Remove Decisions item 2").click()
+    form.get_by_role("button", name="Add decisions item").click()
+    items.last.fill("Drive on sand")
+    form.get_by_role("button", name="Save checkpoint").click()
+    expect(form).to_be_hidden()
+    edges = gql(server.base_url, ITEMS, s=sid)["session"]["space"]["lineage"]["edges"]
+    found = {e["node"]["title"]: e["node"]["decisionItems"] for e in edges}
+    rent, _cairns = found["Base"]
+    edited, added = found["4WD"]
+    assert edited == {"id": rent["id"], "text": "Rent a 4WD campervan"}
+    assert added["text"] == "Drive on sand"
+    assert added["id"] not in {i["id"] for i in found["Base"]}
