@@ -162,6 +162,10 @@ def content_security_policy(page: str) -> str:
     )
 
 
+# Loaded after GraphiQL's own scripts and before the page's inline one, which
+# makes the fetcher: it sends each operation as the document says (see the file).
+FETCHER_SCRIPT = '<script src="/graphiql-fetcher.js"></script>'
+
 NOTEBOOK_LINK = (
     '<link rel="stylesheet" href="/graphiql-home.css">',
     '<a id="smriti-home" href="/">\u2190 Back to the notebook</a>',
@@ -169,8 +173,11 @@ NOTEBOOK_LINK = (
 
 
 def with_notebook_link(page: str) -> str:
-    """The page with a link back to the notebook (styled by a same-origin stylesheet)."""
+    """The page with a link back to the notebook (styled by a same-origin stylesheet)
+    and Smriti's fetcher script, just before the page's inline script."""
     stylesheet, link = NOTEBOOK_LINK
-    return page.replace("</head>", f"{stylesheet}\n</head>", 1).replace(
-        "<body>", f"<body>\n{link}", 1
+    return (
+        page.replace("</head>", f"{stylesheet}\n</head>", 1)
+        .replace("<body>", f"<body>\n{link}", 1)
+        .replace("<script>", f"{FETCHER_SCRIPT}\n<script>", 1)
     )

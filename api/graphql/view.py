@@ -10,11 +10,12 @@ import json
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote, urlencode
 
 from cross_web import AsyncHTTPRequestAdapter, HTTPException
 from graphql import GraphQLError, parse
 from starlette.requests import HTTPConnection, Request
-from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 from strawberry.http import GraphQLHTTPResponse, GraphQLRequestData
@@ -260,10 +261,19 @@ class SmritiGraphQL(GraphQL[Context, None]):
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         """Who is asking, settled before Strawberry sees the request.
 
+        A browser opening a GraphiQL link (`/graphql?query=…`, Accept naming
+        text/html) is sent to the page with the document in its editor
+        (``graphiql_link``): such a GET is never executed.
+
         Accounts mode: an HTTP request (query, mutation, SSE) without valid
         credentials gets 401; a browser's POST from another origin 403. A
         websocket may name its caller in connection_init instead (TransportWSHandler).
         """
+        if scope["type"] == "http":
+            link = graphiql_link(Request(scope, receive))
+            if link is not None:
+                await RedirectResponse(link, 303)(scope, receive, send)
+                return
         state = scope.setdefault("state", {})
         if not await self.auth.accounts_mode(HTTPConnection(scope)):
             state["actor"] = await self.auth.local_actor()
@@ -273,8 +283,10 @@ class SmritiGraphQL(GraphQL[Context, None]):
             actor = await self.auth.actor_for(credential) if credential else None
             if actor is None:
                 if request.method == "GET" and "text/html" in request.headers.get("accept", ""):
-                    # GraphiQL: sign in first, then come back.
-                    await RedirectResponse("/login.html?next=/graphql", 303)(scope, receive, send)
+                    # GraphiQL: sign in first, then come back (to its link's document).
+                    back = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+                    location = f"/login.html?next={quote(back, safe='/')}"
+                    await RedirectResponse(location, 303)(scope, receive, send)
                     return
                 await unauthenticated()(scope, receive, send)
                 return
@@ -289,7 +301,14 @@ class SmritiGraphQL(GraphQL[Context, None]):
             actor = await self.auth.actor_for(credential) if credential else None
             state["actor"] = actor
             state["credential"] = credential if actor else None
-        await super().__call__(scope, receive, send)
+        if scope["type"] != "http":
+            await super().__call__(scope, receive, send)
+            return
+        try:
+            response = await self.run(Request(scope, receive))
+        except HTTPException as exc:
+            response = refusal(exc)
+        await response(scope, receive, send)
 
     async def get_context(self, request: Request | WebSocket, response: Any) -> Context:
         state = request.scope.get("state", {})
@@ -301,6 +320,40 @@ class SmritiGraphQL(GraphQL[Context, None]):
             credential=state.get("credential"),
             over_websocket=isinstance(request, WebSocket),
         )
+
+
+def refusal(exc: HTTPException) -> Response:
+    """A request refused before it ran, as a GraphQL error response.
+
+    Strawberry answers these in plain text; GraphiQL's fetcher (and most
+    clients) read every answer as JSON, so a text body showed there as
+    "Unexpected token 'A'…" instead of the reason.
+    """
+    return JSONResponse(
+        {"data": None, "errors": [{"message": exc.reason, "extensions": {"code": "BAD_REQUEST"}}]},
+        status_code=exc.status_code,
+    )
+
+
+def graphiql_link(request: Request) -> str | None:
+    """Where a browser opening `/graphql?query=…` is sent: GraphiQL's page with
+    the document in its editor (the page reads `q`, `variables` and `headers`),
+    or None for any other request.
+
+    A link is a navigation (a GET whose Accept names text/html); Strawberry would
+    run its `query` and show the answer, or a bare refusal for a subscription.
+    """
+    params = request.query_params
+    if (
+        request.method != "GET"
+        or "text/html" not in request.headers.get("accept", "")
+        or "query" not in params
+    ):
+        return None
+    kept = {"q": params["query"]} | {
+        name: params[name] for name in ("variables", "headers") if name in params
+    }
+    return f"{request.url.path}?{urlencode(kept, quote_via=quote)}"
 
 
 def operation_type(

@@ -113,6 +113,12 @@ async def test_sign_in_sets_a_safe_cookie_and_sign_out_ends_it(settings: Setting
         # GraphiQL without a session: sign in first.
         page = await http.get("/graphql", headers={"Accept": "text/html"})
         assert (page.status_code, page.headers["location"]) == (303, "/login.html?next=/graphql")
+        # ...and back to the link's document: `q` stays encoded inside `next`.
+        page = await http.get("/graphql?q=%7B%20a%20%7D", headers={"Accept": "text/html"})
+        assert (page.status_code, page.headers["location"]) == (
+            303,
+            "/login.html?next=/graphql%3Fq%3D%257B%2520a%2520%257D",
+        )
 
 
 async def test_https_cookies_are_secure(settings: Settings) -> None:

@@ -29,6 +29,11 @@ async def post(gql: GraphQLClient, body: bytes, **headers: str) -> httpx.Respons
     )
 
 
+def refused(message: str) -> dict[str, object]:
+    """The body of a request refused before it ran."""
+    return {"data": None, "errors": [{"message": message, "extensions": {"code": "BAD_REQUEST"}}]}
+
+
 # --- bodies ---------------------------------------------------------------------
 
 
@@ -53,16 +58,17 @@ async def test_a_malformed_body_is_a_400_that_says_why(
     gql: GraphQLClient, body: bytes, message: str
 ) -> None:
     response = await post(gql, body)
-    assert (response.status_code, response.text) == (400, message)
+    # A GraphQL error response: GraphiQL and other clients read every answer as JSON.
+    assert (response.status_code, response.json()) == (400, refused(message))
 
 
 async def test_a_malformed_get_parameter_is_a_400(gql: GraphQLClient) -> None:
     response = await gql.http.get(
         "/graphql", params={"query": "{ __typename }", "variables": "[" * 5_000}
     )
-    assert (response.status_code, response.text) == (
+    assert (response.status_code, response.json()) == (
         400,
-        "The request body is JSON nested too deeply.",
+        refused("The request body is JSON nested too deeply."),
     )
 
 
@@ -237,10 +243,12 @@ async def test_a_subscription_without_a_stream_transport_is_a_406(gql: GraphQLCl
         json={"query": STREAM, "variables": {"s": sid}},
         headers={"Accept": "application/json"},
     )
-    assert (response.status_code, response.text) == (
+    assert (response.status_code, response.json()) == (
         406,
-        "A subscription is a stream: send it with `Accept: text/event-stream` (graphql-sse) "
-        "or over a websocket (graphql-transport-ws).",
+        refused(
+            "A subscription is a stream: send it with `Accept: text/event-stream` "
+            "(graphql-sse) or over a websocket (graphql-transport-ws)."
+        ),
     )
     assert (await gql(TURNS, s=sid))["session"]["lastSequenceNumber"] == 0
 
@@ -308,3 +316,31 @@ async def test_healthz_answers_ok_with_the_version(gql: GraphQLClient) -> None:
         200,
         {"status": "ok", "version": __version__},
     )
+
+
+@pytest.mark.parametrize(
+    ("params", "location"),
+    [
+        (
+            {"query": "subscription { x }", "variables": '{"a": 1}', "operationName": "X"},
+            "/graphql?q=subscription%20%7B%20x%20%7D&variables=%7B%22a%22%3A%201%7D",
+        ),
+        (
+            {"query": "{ __typename }", "headers": "{}"},
+            "/graphql?q=%7B%20__typename%20%7D&headers=%7B%7D",
+        ),
+    ],
+)
+async def test_a_browser_opening_a_graphiql_link_is_sent_to_graphiql_with_it(
+    gql: GraphQLClient, params: dict[str, str], location: str
+) -> None:
+    # GraphiQL's page reads its document from `q` (and percent-decodes it, `+` included).
+    response = await gql.http.get(
+        "/graphql", params=params, headers={"Accept": "text/html,*/*;q=0.8"}
+    )
+    assert (response.status_code, response.headers["location"]) == (303, location)
+
+
+async def test_a_get_query_that_does_not_ask_for_html_is_run(gql: GraphQLClient) -> None:
+    response = await gql.http.get("/graphql", params={"query": "{ __typename }"})
+    assert (response.status_code, response.json()["data"]) == (200, {"__typename": "Query"})

@@ -53,9 +53,10 @@ def test_a_get_never_starts_a_subscription_whatever_the_accept(
         headers=headers,
         timeout=30,
     )
-    assert (response.status_code, response.text) == (
+    message = "Subscriptions are not allowed over GET: use a POST or a websocket."
+    assert (response.status_code, response.json()) == (
         405,
-        "Subscriptions are not allowed over GET: use a POST or a websocket.",
+        {"data": None, "errors": [{"message": message, "extensions": {"code": "BAD_REQUEST"}}]},
     )
     assert last_sequence(server, sid) == 0
 
