@@ -9,6 +9,11 @@ mailto ones, no images; fenced code stays code); so is every other text a user
 wrote, titles and names included. A notebook shows the user's turns and the
 model's as Markdown cells (a reply is prose, not the output of a code cell) and
 each checkpoint as a Markdown cell of its fields.
+
+Dates in the text read as people write them ("1 May 2024, 12:00 UTC"); the
+notebook's metadata (and the JSON export) keep the exact timestamps. A reply
+whose lines were meant as lines keeps one line per line when rendered
+(``block(..., hard_breaks=True)``).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from .hashing import utc_timestamp
@@ -55,6 +61,34 @@ def file_stem(title: str, fallback: str) -> str:
     return stem
 
 
+_MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
+
+
+def readable_date(moment: datetime) -> str:
+    """A moment as people write it, to the minute, in UTC: "1 May 2024, 12:00 UTC".
+
+    Month names are English whatever the machine's locale (strftime's %B is not).
+    A naive datetime is taken as UTC, as utc_timestamp does.
+    """
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    utc = moment.astimezone(UTC)
+    return f"{utc.day} {_MONTHS[utc.month - 1]} {utc.year}, {utc:%H:%M} UTC"
+
+
 @dataclass(frozen=True, slots=True)
 class LineageBranch:
     name: str
@@ -82,8 +116,8 @@ def turn_markdown(turn: Turn) -> str:
         model = f"{turn.provider}/{turn.model}" if turn.provider else turn.model
         who = f"{who} ({inline(model)})"
     note = _finish_note(turn)
-    heading = f"### {turn.sequence_number}. {who} · {utc_timestamp(turn.created_at)}{note}"
-    return f"{heading}\n\n{block(turn.content.strip())}\n"
+    heading = f"### {turn.sequence_number}. {who} · {readable_date(turn.created_at)}{note}"
+    return f"{heading}\n\n{block(turn.content.strip(), hard_breaks=True)}\n"
 
 
 # Why a reply ended, beside its heading (the web UI says the same); a reply that
@@ -114,7 +148,7 @@ def checkpoint_markdown(checkpoint: Checkpoint, *, parent_hash: str | None = Non
         f"### Checkpoint `{checkpoint.short_hash}` · {inline(content.title)}",
         "",
         f"- Branch: {inline(checkpoint.branch_name)}",
-        f"- Saved: {utc_timestamp(checkpoint.created_at)} by {inline(checkpoint.author_agent)}",
+        f"- Saved: {readable_date(checkpoint.created_at)} by {inline(checkpoint.author_agent)}",
         f"- Hash: `{checkpoint.hash}`",
     ]
     if parent_hash is not None:
@@ -144,7 +178,7 @@ def session_markdown(session: Session, items: Sequence[Item]) -> str:
     header = (
         f"# {title}\n\n"
         f"Branch {inline(session.branch_name)} · model {model}"
-        f" · started {utc_timestamp(session.created_at)}\n"
+        f" · started {readable_date(session.created_at)}\n"
     )
     return "\n".join([header, *(_item_markdown(i) for i in items)])
 

@@ -24,6 +24,12 @@ its indentation when every line of it is indented as much (else it starts at the
 margin, where no container can end it). An inline code span is kept as written
 unless it holds a ``|`` (a table row is split there before code is seen).
 Indented code and code in a quote are escaped like prose: ``<`` reads ``&lt;`` there.
+
+With ``hard_breaks``, a line of prose followed by another (a single newline, as a
+reply writes an address or a poem) ends with a backslash, CommonMark's hard line
+break, so a viewer shows one line per line instead of joining them into one
+paragraph. Not in code, nor around list items, headings, tables, quotes,
+thematic breaks or indented lines, where a newline already means something.
 """
 
 from __future__ import annotations
@@ -39,18 +45,26 @@ _SAFE_URL = r"(?:https?://|mailto:)[^\s()<>\\`&\"'|]*"
 _LINK = re.compile(r"(!?)\[([^\[\]\n]*)\]\((" + _SAFE_URL + r")\)")
 _PUNCTUATION = frozenset(string.punctuation)
 _ESCAPED = {"<": "&lt;", "[": "\\[", "]": "\\]", "~": "\\~"}
+# Lines whose newline is already structure: a list item, heading, table row, quote,
+# thematic break or setext underline, or an indented line (code, a list's inside).
+_STRUCTURED = re.compile(r"\s|[-*+] |[-*+]$|\d{1,9}[.)]( |$)|#|\||>|[-_*=]{3,}\s*$|[-=]+\s*$")
 
 
-def block(text: str) -> str:
+def block(text: str, *, hard_breaks: bool = False) -> str:
     """Markdown written by a user or a model, for a block of its own (a turn, a
-    summary): safe, with its fenced code still code."""
+    summary): safe, with its fenced code still code; with ``hard_breaks``, its
+    single newlines between lines of prose kept as line breaks."""
     lines = _lines(text)
     out: list[str] = []
     index = 0
     while index < len(lines):
         opened = _FENCE_OPEN.fullmatch(lines[index])
         if opened is None or (opened.group(2)[0] == "`" and "`" in opened.group(3)):
-            out.append(_escape(lines[index]))
+            line = _escape(lines[index])
+            following = lines[index + 1] if index + 1 < len(lines) else ""
+            if hard_breaks and _prose(lines[index]) and _prose(following):
+                line = _hard_break(line)
+            out.append(line)
             index += 1
             continue
         indent, fence, info = opened.groups()
@@ -64,6 +78,19 @@ def block(text: str) -> str:
             out.append("")
         out.extend(_fenced(indent, info, body))
     return "\n".join(out)
+
+
+def _prose(line: str) -> bool:
+    """A line of a paragraph: not blank, not structure, not a code fence."""
+    return bool(line.strip()) and not _STRUCTURED.match(line) and not _FENCE_OPEN.match(line)
+
+
+def _hard_break(line: str) -> str:
+    """The line, ending in a hard break: a backslash, unless it ends in an escaping
+    one already (that one is the break; another would make it a literal backslash)."""
+    line = line.rstrip()
+    trailing = len(line) - len(line.rstrip("\\"))
+    return line if trailing % 2 else line + "\\"
 
 
 def inline(text: str) -> str:

@@ -136,5 +136,5 @@ def test_markdown_says_why_a_reply_ended(
         interrupted=interrupted,
     )
     assert documents.turn_markdown(ended).splitlines()[0] == (
-        f"### 2. Model (offline/echo) · 2024-05-01T12:00:02.000000Z{note}"
+        f"### 2. Model (offline/echo) · 1 May 2024, 12:00 UTC{note}"
     )

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime, timedelta, timezone
 
 import nbformat
+import pytest
 
 from api.domain import documents, export_format
 from api.domain.types import CheckpointContent, Space
@@ -32,18 +34,41 @@ def test_session_markdown_is_exact() -> None:
     text = documents.session_markdown(
         session(last=2), documents.in_order([turn(1), turn(2)], [saved])
     )
+    # Dates as people write them (the JSON export keeps exact timestamps).
     assert text == (
         "# A session\n\n"
-        "Branch main · model offline/echo · started 2024-05-01T12:00:00.000000Z\n"
-        "\n### 1. You · 2024-05-01T12:00:01.000000Z\n\nturn 1\n"
-        "\n### 2. Model (offline/echo) · 2024-05-01T12:00:02.000000Z\n\nturn 2\n"
+        "Branch main · model offline/echo · started 1 May 2024, 12:00 UTC\n"
+        "\n### 1. You · 1 May 2024, 12:00 UTC\n\nturn 1\n"
+        "\n### 2. Model (offline/echo) · 1 May 2024, 12:00 UTC\n\nturn 2\n"
         f"\n### Checkpoint `{saved.hash[:7]}` · Plan\n\n"
         "- Branch: main\n"
-        "- Saved: 2024-05-01T12:07:00.000000Z by user\n"
+        "- Saved: 1 May 2024, 12:07 UTC by user\n"
         f"- Hash: `{saved.hash}`\n\n"
         "**Summary:** We fly.\n\n"
         "**Decisions:**\n\n- Book it\n\n"
         "**Tasks:**\n\n- Pack\n- Go\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("moment", "written"),
+    [
+        (datetime(2024, 5, 1, 12, 0, 59, tzinfo=UTC), "1 May 2024, 12:00 UTC"),
+        (datetime(2024, 12, 31, 23, 5), "31 December 2024, 23:05 UTC"),  # naive: UTC
+        (
+            datetime(2025, 1, 1, 1, 30, tzinfo=timezone(timedelta(hours=5, minutes=30))),
+            "31 December 2024, 20:00 UTC",
+        ),
+    ],
+)
+def test_dates_read_as_people_write_them(moment: datetime, written: str) -> None:
+    assert documents.readable_date(moment) == written
+
+
+def test_a_reply_meant_as_lines_keeps_its_lines() -> None:
+    poem = turn(2, content="Roses are red,\nviolets are blue.\n\n- a list\n- stays")
+    assert documents.turn_markdown(poem).endswith(
+        "\n\nRoses are red,\\\nviolets are blue.\n\n- a list\n- stays\n"
     )
 
 
@@ -69,7 +94,9 @@ def test_the_notebook_is_valid_nbformat_4() -> None:
     nbformat.validate(parsed)
     assert [c.id for c in parsed.cells] == ["session-1", "turn-1", "checkpoint-7", "turn-2"]
     assert {c.cell_type for c in parsed.cells} == {"markdown"}
-    assert parsed.cells[1].source == "### 1. You · 2024-05-01T12:00:01.000000Z\n\nturn 1\n"
+    assert parsed.cells[1].source == "### 1. You · 1 May 2024, 12:00 UTC\n\nturn 1\n"
+    # The metadata keeps the exact moment.
+    assert parsed.cells[1].metadata["smriti"]["createdAt"] == "2024-05-01T12:00:01.000000Z"
     assert parsed.cells[2].metadata["smriti"] == {"checkpoint": saved.hash, "branch": "main"}
 
 
@@ -136,7 +163,7 @@ def test_hostile_checkpoint_fields_are_written_inert() -> None:
     assert documents.checkpoint_markdown(saved) == (
         f"### Checkpoint `{saved.hash[:7]}` · &lt;script>alert(1)&lt;/script>\n\n"
         "- Branch: main\n"
-        "- Saved: 2024-05-01T12:07:00.000000Z by user\n"
+        "- Saved: 1 May 2024, 12:07 UTC by user\n"
         f"- Hash: `{saved.hash}`\n\n"
         "**Objective:** \\[go\\](javascript:alert(2))\n\n"
         "**Summary:**\n\n"

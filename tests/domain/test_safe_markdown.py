@@ -96,9 +96,44 @@ TRICKS = [
 ]
 
 
-@pytest.mark.parametrize("text", TRICKS)
-def test_no_trick_gets_html_through(text: str) -> None:
-    assert LIVE.search(VIEWER.render(block(text))) is None
+@pytest.mark.parametrize("hard_breaks", [False, True])
+@pytest.mark.parametrize("text", TRICKS + [text for text, _ in HOSTILE])
+def test_no_trick_gets_html_through(text: str, hard_breaks: bool) -> None:
+    assert LIVE.search(VIEWER.render(block(text, hard_breaks=hard_breaks))) is None
+
+
+LINES = [
+    # A reply's lines meant as lines: each ends in a hard break but the last.
+    ("Roses are red,\nviolets are blue.", "Roses are red,\\\nviolets are blue."),
+    ("12 Main St\nSpringfield\n\nNext.", "12 Main St\\\nSpringfield\n\nNext."),
+    # A line ending in a backslash that escapes nothing is a break already;
+    # one ending in an escaped backslash gets its break after it.
+    ("a \\\nb", "a \\\nb"),
+    ("a \\\\\nb", "a \\\\\\\nb"),
+    # Where a newline is structure already: lists, headings, tables, quotes,
+    # setext headings, indented lines, code.
+    ("- a\n- b\nmore of b", "- a\n- b\nmore of b"),
+    ("1. a\n2) b", "1. a\n2) b"),
+    ("# Title\ntext", "# Title\ntext"),
+    ("| a |\n|---|", "| a |\n|---|"),
+    ("> a\n> b", "> a\n> b"),
+    ("Title\n---", "Title\n---"),
+    ("Title\n===", "Title\n==="),
+    ("text\n    indented", "text\n    indented"),
+    ("text\n```\nx\ny\n```\nafter", "text\n\n```\nx\ny\n```\nafter"),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), LINES)
+def test_lines_meant_as_lines_stay_lines(text: str, expected: str) -> None:
+    assert block(text, hard_breaks=True) == expected
+
+
+def test_a_poem_renders_one_line_per_line() -> None:
+    html = VIEWER.render(block("one\ntwo\nthree", hard_breaks=True))
+    assert html == "<p>one<br />\ntwo<br />\nthree</p>\n"
+    # Without hard_breaks (checkpoint fields), as before: one paragraph.
+    assert block("one\ntwo") == "one\ntwo"
 
 
 def test_inline_is_one_line() -> None:
