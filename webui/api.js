@@ -178,7 +178,11 @@ export async function loadTurns(id, before = null) {
 export async function loadLineage(spaceId) {
   const data = await request(LINEAGE, { id: spaceId });
   const space = data.space;
-  return space ? { branches: space.branches, nodes: nodes(space.lineage),
+  // The first checkpoint that fails verification carries why (its cell and node say so).
+  const broken = data.verifyLineage?.firstBroken;
+  const marked = nodes(space?.lineage ?? { edges: [] }).map((node) => broken?.checkpoint.id === node.id
+    ? { ...node, broken: broken.reason } : node);
+  return space ? { branches: space.branches, nodes: marked,
     verification: data.verifyLineage,
     space: { id: space.id, name: space.name, viewerRole: space.viewerRole, members: space.members } }
     : null;

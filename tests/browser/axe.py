@@ -17,9 +17,9 @@ from playwright.sync_api import Page
 
 from tests.support.repository import REPOSITORY_ROOT
 
-AXE_VERSION = "4.10.3"
-# dist.integrity of axe-core@4.10.3 in the npm registry (the tarball's SHA-512).
-AXE_INTEGRITY = "sha512-Xm7bpRXnDSX2YE2YFfBk2FnF0ep6tmG7xPh8iHee8MIcrgq762Nkce856dYtJYLkuIoYZvGfTs/PbZhideTcEg=="
+AXE_VERSION = "4.14.1"
+# dist.integrity of axe-core@4.14.1 in the npm registry (the tarball's SHA-512).
+AXE_INTEGRITY = "sha512-FHfa+lmNjQZfJz1q8wKqIDwC6DExcHt/pkjNQb09a3NPjCKg2rhu5qb2S4r76ASyFNNtuFooJpZe37OgudVGtQ=="
 CACHE = REPOSITORY_ROOT / ".cache" / "axe-core" / AXE_VERSION
 # What the issue asks to be free of; moderate and minor findings are reported, not failed.
 BLOCKING = ("serious", "critical")

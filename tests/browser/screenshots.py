@@ -56,7 +56,7 @@ def build(page: Page, base_url: str) -> str:
     save_checkpoint(
         page, "New Zealand extension", decisions=["Fly into Sydney", "Add a week in NZ"]
     )
-    page.get_by_role("button", name=re.compile("^Checkpoint [0-9a-f]{7} Australia plan")).click()
+    page.get_by_role("button", name=re.compile("^[0-9a-f]{7} Australia plan")).click()
     page.locator("checkpoint-details").get_by_role("button", name="Mount").click()
     expect(page.locator("context-badge")).to_have_text(re.compile("^MOUNTED"))
     send(page, "What should we pack for **Sydney** in `October`?")
@@ -76,7 +76,7 @@ def shoot(browser: Browser, base_url: str, sid: str, scheme: str) -> None:
     page = context.new_page()
     open_app(page, base_url, f"/?session={sid}")
     expect(page.locator("context-badge")).to_have_text(re.compile("^MOUNTED"))
-    page.get_by_role("button", name=re.compile("^Checkpoint [0-9a-f]{7} Australia plan")).click()
+    page.get_by_role("button", name=re.compile("^[0-9a-f]{7} Australia plan")).click()
     page.locator("checkpoint-cell summary").first.click()
     page.locator(".centre").evaluate("el => el.scrollTop = el.scrollHeight")
     page.wait_for_timeout(300)
@@ -98,14 +98,14 @@ def shoot(browser: Browser, base_url: str, sid: str, scheme: str) -> None:
     page.keyboard.press("Escape")
 
     # The review of merging the Tasmania variant into main (nothing is saved).
-    page.get_by_role("button", name=re.compile("^Checkpoint [0-9a-f]{7} Tasmania variant")).click()
+    page.get_by_role("button", name=re.compile("^[0-9a-f]{7} Tasmania variant")).click()
     details.get_by_label("Merge into branch").select_option("main")
     details.get_by_role("button", name="Merge into…").click()
     expect(page.get_by_role("dialog", name="Merge checkpoints")).to_be_visible()
     page.wait_for_timeout(200)
     page.screenshot(path=OUT / "merge-review.png")
     page.keyboard.press("Escape")
-    page.get_by_role("button", name=re.compile("^Checkpoint [0-9a-f]{7} Australia plan")).click()
+    page.get_by_role("button", name=re.compile("^[0-9a-f]{7} Australia plan")).click()
 
     page.locator("session-header").get_by_role("button", name="Save checkpoint").click()
     page.locator("checkpoint-form").get_by_role("button", name="Draft with AI").click()
@@ -139,7 +139,7 @@ def shoot_phone(browser: Browser, base_url: str, sid: str) -> None:
     page.wait_for_timeout(300)
     page.screenshot(path=OUT / "notebook-phone.png")
     page.locator("#right-toggle").tap()
-    page.get_by_role("button", name=re.compile("^Checkpoint [0-9a-f]{7} Australia plan")).tap()
+    page.get_by_role("button", name=re.compile("^[0-9a-f]{7} Australia plan")).tap()
     page.wait_for_timeout(300)
     page.screenshot(path=OUT / "lineage-phone.png")
     context.close()

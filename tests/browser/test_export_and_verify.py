@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from pathlib import Path
 
-from playwright.sync_api import Page, expect
+import pytest
+from playwright.sync_api import Browser, Page, expect
 
-from tests.browser.support import database_pk, gql, open_app
+from tests.browser.support import database_pk, gql, open_app, open_lineage
 from tests.support.servers import SmritiServer
 
 SPACE = "mutation($n: String!) { createSpace(input: {name: $n}) { space { id } } }"
@@ -43,6 +45,54 @@ def test_verified_then_alarm_after_tampering(
         f"⚠ Lineage altered: checkpoint {second['shortHash']} “Second”: its hash does not match."
     )
     expect(head.locator(".verified")).to_have_count(0)
+    # The broken checkpoint is marked on the graph and in its notebook cell.
+    node = page.locator(f"lineage-graph g.node[data-id='{second['id']}']")
+    expect(node).to_have_class(re.compile(r"\bbroken\b"))
+    expect(node).to_have_attribute(
+        "aria-label",
+        f"{second['shortHash']} ⚠ altered Second main, checkpoint on main (head): "
+        "its hash does not match",
+    )
+    expect(page.locator("lineage-graph g.node.broken")).to_have_count(1)
+    cell = page.locator(f"checkpoint-cell[data-checkpoint='{second['id']}']")
+    expect(cell.locator(".broken-tag")).to_have_text("⚠ altered: its hash does not match")
+    expect(page.locator("checkpoint-cell .broken-tag")).to_have_count(1)
+
+
+@pytest.mark.parametrize("width", [390, 1440])
+def test_the_alarm_has_room(
+    browser: Browser, server: SmritiServer, database: Path, width: int
+) -> None:
+    base = server.base_url
+    space = gql(base, SPACE, n="Audited at a width")["createSpace"]["space"]["id"]
+    session = gql(base, SESSION, s=space)["createSession"]["session"]["id"]
+    title = "A checkpoint with a long title that the alarm repeats in full"
+    saved = gql(base, CHECKPOINT, s=session, t=title)["createCheckpoint"]["checkpoint"]
+    with sqlite3.connect(database) as db:
+        db.execute("DROP TRIGGER IF EXISTS checkpoint_immutable")
+        db.execute(
+            "UPDATE checkpoint SET summary = 'edited' WHERE id = ?", (database_pk(saved["id"]),)
+        )
+    context = browser.new_context(viewport={"width": width, "height": 844})
+    page = context.new_page()
+    open_app(page, base, f"/?session={session}")
+    open_lineage(page)
+    alarm = page.locator("lineage-graph .pane-head [role=alert]")
+    expect(alarm).to_contain_text(title)
+    # A row of its own (beside the pane's title it was squeezed into a narrow column),
+    # all of its text inside it; and the node's mark in view.
+    room = alarm.evaluate(
+        """(el) => {
+          const head = el.closest(".pane-head");
+          const box = el.getBoundingClientRect();
+          const mark = el.closest("lineage-graph").querySelector(".broken-tag")
+            .getBoundingClientRect();
+          return [box.width >= head.clientWidth - 1, el.scrollWidth <= el.clientWidth,
+            box.right <= window.innerWidth, mark.right <= window.innerWidth];
+        }"""
+    )
+    assert room == [True, True, True, True]
+    context.close()
 
 
 def test_export_downloads_the_session_and_the_space(page: Page, server: SmritiServer) -> None:

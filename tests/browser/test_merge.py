@@ -23,7 +23,7 @@ from tests.support.servers import SmritiServer
 def test_merge_a_branch_resolving_a_conflict(page: Page, server: SmritiServer) -> None:
     lab = lineage_with_a_conflict(server.base_url)
     open_app(page, server.base_url, f"/?session={lab['main']}")
-    page.get_by_role("button", name=re.compile(f"^Checkpoint {lab['a1']['shortHash']} A1")).click()
+    page.get_by_role("button", name=re.compile(f"^{lab['a1']['shortHash']} A1")).click()
     details = page.locator("checkpoint-details")
     details.get_by_label("Merge into branch").select_option("main")
     details.get_by_role("button", name="Merge into…").click()
@@ -78,7 +78,7 @@ def test_a_fast_forward_moves_the_branch_tag(page: Page, server: SmritiServer) -
     a1 = gql(base_url, CREATE_CHECKPOINT, input={"sessionId": alt, "title": "A1"})
     short = a1["createCheckpoint"]["checkpoint"]["shortHash"]
     open_app(page, base_url, f"/?session={main}")
-    page.get_by_role("button", name=re.compile(f"^Checkpoint {short} A1")).click()
+    page.get_by_role("button", name=re.compile(f"^{short} A1")).click()
     details = page.locator("checkpoint-details")
     details.get_by_label("Merge into branch").select_option("main")
     details.get_by_role("button", name="Merge into…").click()
@@ -174,7 +174,7 @@ def test_merge_a_branch_from_the_branch_list_keeping_a_conflict(
     expect(node).to_have_attribute(
         "aria-label",
         re.compile(
-            f"^Checkpoint [0-9a-f]{{7}} Alt merged into main on main, merge of alt "
+            f"^[0-9a-f]{{7}} Alt merged into main main, checkpoint on main, merge of alt "
             f"\\({a1['shortHash']}\\) into main \\(head\\)$"
         ),
     )

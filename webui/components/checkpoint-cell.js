@@ -55,6 +55,9 @@ export class CheckpointCell extends HTMLElement {
           h("span", { class: "hash" }, cp.shortHash), " ",
           h("span", { class: "cp-title" }, cp.title),
           h("span", { class: "tag" }, cp.branchName),
+          cp.broken ? h("span", { class: "broken-tag" }, "⚠ altered: ",
+            cp.broken === "MISSING_PARENT" ? "its parent is missing" : "its hash does not match")
+            : null,
           by && cp.author ? h("span", { class: "byline muted" }, byline(cp.author)) : null),
         h("div", { class: "cp-body" }, checkpointBody(cp),
           h("div", { class: "actions" },

@@ -12,7 +12,9 @@ export const name = (cp) => [h("span", { class: "hash" }, cp.shortHash), " ", cp
 export class CompareView extends HTMLElement {
   connectedCallback() {
     if (this.dialog) return;
-    this.body = h("div", { class: "compare-body" });
+    // It scrolls sideways on a phone: focusable, so a keyboard can scroll it too.
+    this.body = h("div", { class: "compare-body", tabindex: "0", role: "region",
+      "aria-label": "Comparison" });
     this.dialog = h("dialog", { class: "compare", "aria-label": "Compare checkpoints" },
       h("div", { class: "dialog-head" }, h("h2", {}, "Compare checkpoints"),
         h("button", { type: "button", class: "icon", "aria-label": "Close comparison",

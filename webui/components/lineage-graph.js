@@ -116,14 +116,28 @@ export class LineageGraph extends HTMLElement {
         marks.append(svg("rect", { class: `mark ${shade.join(" ")}`, x: 2, y: y - ROW / 2 + 2,
           width: "100%", height: ROW - 4, rx: 5 }));
       }
-      const label = svg("text", { x: labelX, y: y + 4 },
-        svg("tspan", { class: "hash" }, node.shortHash), svg("tspan", { dx: 6 }, clip(node.title)));
-      for (const name of headsOf(node)) label.append(svg("tspan", { dx: 6, class: "head-tag" }, name));
+      const broken = brokenReason(node, verification);
+      if (broken) classes.push("broken");
+      const title = clip(node.title);
+      const heads = headsOf(node);
+      // The alarm's mark sits by the hash, where a long title cannot push it out of view.
+      // Words are apart by spaces, not offsets: the text read out is the text shown.
+      const words = [svg("tspan", { class: "hash" }, node.shortHash),
+        broken ? svg("tspan", { class: "broken-tag" }, "⚠ altered") : null,
+        svg("tspan", {}, title), ...heads.map((name) => svg("tspan", { class: "head-tag" }, name))]
+        .filter(Boolean);
+      const label = svg("text", { x: labelX, y: y + 4, class: "label" },
+        ...words.flatMap((word, index) => (index ? [" ", word] : [word])));
+      // The accessible name starts with the text shown (WCAG 2.5.3, label in name),
+      // then says the rest: the whole title when it is cut, the branch, the state.
+      const shown = [node.shortHash, broken ? "⚠ altered" : null, title, ...heads]
+        .filter(Boolean).join(" ");
       const item = svg("g", { class: classes.join(" "), tabindex: "0", role: "button",
         "data-id": node.id,
-        "aria-label": `Checkpoint ${node.shortHash} ${node.title} on ${node.branchName}` +
+        "aria-label": `${shown}${title === node.title ? "" : ` (${node.title})`}` +
+          `, checkpoint on ${node.branchName}` +
           `${mergeNote(node, byId)}${isHead(node) ? " (head)" : ""}` +
-          `${node.id === mountedId ? " (mounted)" : ""}` },
+          `${node.id === mountedId ? " (mounted)" : ""}${broken ? `: ${broken}` : ""}` },
         svg("rect", { class: "hit", x: 2, y: y - ROW / 2 + 2, width: "100%", height: ROW - 4, rx: 5 }),
         svg("circle", { cx: x, cy: y, r: isHead(node) ? 6 : 5 }),
         node.mergeParent ? svg("circle", { class: "merge-ring", cx: x, cy: y, r: 9 }) : null, label);
@@ -155,6 +169,13 @@ function mergeNote(node, byId) {
   return `, merge of ${what} into ${node.branchName}`;
 }
 
+/** Why ``node`` fails verification (the first checkpoint that does), else null. */
+export function brokenReason(node, verification) {
+  const first = verification && !verification.ok ? verification.firstBroken : null;
+  if (!first || first.checkpoint.id !== node.id) return null;
+  return first.reason === "MISSING_PARENT" ? "its parent is missing" : "its hash does not match";
+}
+
 /** "Verified" when every hash and parent link of the space recomputes; an alarm naming
  * the first checkpoint that does not (its stored fields were changed behind Smriti). */
 function verifiedMark(verification) {
@@ -163,8 +184,8 @@ function verifiedMark(verification) {
     return h("span", { class: "verified", title: `All ${verification.checked} checkpoint ` +
       "hashes and parent links recompute." }, "✓ verified");
   }
-  const { checkpoint, reason } = verification.firstBroken;
-  const why = reason === "MISSING_PARENT" ? "its parent is missing" : "its hash does not match";
+  const { checkpoint } = verification.firstBroken;
+  const why = brokenReason(checkpoint, verification);
   return h("span", { class: "tampered", role: "alert" },
     `⚠ Lineage altered: checkpoint ${checkpoint.shortHash} “${checkpoint.title}”: ${why}.`);
 }
