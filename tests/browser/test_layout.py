@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from api.store.database import sqlite_url
-from tests.browser.support import HIT, SIDEWAYS, open_app, warm_up
+from tests.browser.support import HIT, SIDEWAYS, gql, open_app, seed_turns, warm_up
 from tests.support.servers import SmritiServer
 
 SIZES = [(360, 740), (390, 844), (820, 1180), (1024, 768), (1160, 800), (1280, 800), (1440, 900)]
@@ -126,4 +126,75 @@ def test_touch_targets_are_at_least_44_px_without_hover(
     )
     expect(rename).to_be_visible()
     assert float(rename.evaluate("el => getComputedStyle(el.parentElement).opacity")) == 1
+    context.close()
+
+
+def test_the_phone_top_bar_is_one_row_with_the_title_and_a_menu(
+    browser: Browser, server: SmritiServer
+) -> None:
+    title = "Lisbon in spring"
+    sid = gql(
+        server.base_url,
+        "mutation($t: String!) { createSession(input: {title: $t}) { session { id } } }",
+        t=title,
+    )["createSession"]["session"]["id"]
+    context = browser.new_context(
+        viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True
+    )
+    page = context.new_page()
+    open_app(page, server.base_url, f"/?session={sid}")
+    rows = """() => new Set([...document.querySelector('.topbar').children]
+        .filter((el) => el.getClientRects().length)
+        .map((el) => { const r = el.getBoundingClientRect(); return Math.round(r.top + r.height / 2); })
+      ).size"""
+    assert page.evaluate(rows) == 1
+    expect(page.locator("#session-title")).to_have_text(title)
+    expect(page.locator("#session-title")).to_be_visible()
+    assert page.locator("#session-title").evaluate("el => el.getBoundingClientRect().width") > 60
+    bar = page.locator(".topbar")
+    expect(bar.get_by_role("link", name="GraphiQL")).to_be_hidden()
+    expect(bar.get_by_role("button", name="Keyboard shortcuts")).to_be_hidden()
+    expect(page.get_by_role("searchbox", name="Search")).to_be_hidden()
+    menu = bar.get_by_role("button", name="Menu")
+    expect(menu).to_have_attribute("aria-expanded", "false")
+    menu.tap()
+    expect(menu).to_have_attribute("aria-expanded", "true")
+    expect(bar.get_by_role("link", name="GraphiQL")).to_be_visible()
+    expect(bar.get_by_role("button", name="Keyboard shortcuts")).to_be_visible()
+    expect(page.get_by_role("searchbox", name="Search")).to_be_visible()
+    menu.tap()
+    expect(page.get_by_role("searchbox", name="Search")).to_be_hidden()
+    # `/` opens the menu to the search field.
+    page.locator("body").press("/")
+    expect(page.get_by_role("searchbox", name="Search")).to_be_focused()
+    context.close()
+
+
+def test_a_short_screen_gives_the_conversation_the_room(
+    browser: Browser, server: SmritiServer, database: Path
+) -> None:
+    space = gql(
+        server.base_url, 'mutation { createSpace(input: {name: "Roomy"}) { space { id } } }'
+    )
+    sid = gql(
+        server.base_url,
+        "mutation($s: ID!) { createSession(input: {spaceId: $s}) { session { id } } }",
+        s=space["createSpace"]["space"]["id"],
+    )["createSession"]["session"]["id"]
+    seed_turns(database, sid, 20)
+    context = browser.new_context(viewport={"width": 1024, "height": 768})
+    page = context.new_page()
+    open_app(page, server.base_url, f"/?session={sid}")
+    expect(page.locator("turn-cell").last).to_be_visible()
+    page.locator("#scroller").evaluate("el => el.scrollTo(0, el.scrollHeight)")
+    # The conversation's height on screen: between the session header (while it stays
+    # on top) and the message box: 345 px of the 718 below the top bar before, 468 now.
+    room = page.evaluate(
+        """() => {
+          const box = (selector) => document.querySelector(selector).getBoundingClientRect();
+          const top = Math.max(box("#scroller").top, box("session-header").bottom);
+          return Math.round(box("composer-cell").top - top);
+        }"""
+    )
+    assert room >= 450, room
     context.close()

@@ -15,6 +15,8 @@ export class SearchBox extends HTMLElement {
   }
 
   focusInput() {
+    // On a phone the field is in the top bar's menu: open it first (topbar.js).
+    if (!this.input.checkVisibility()) this.dispatchEvent(new Event("reveal", { bubbles: true }));
     this.input.focus();
     this.input.select();
   }
