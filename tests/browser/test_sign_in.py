@@ -120,3 +120,26 @@ def test_an_admin_keeps_a_model_for_admins(
     expect(options.first).to_have_text("offline/echo")
     expect(options.nth(1)).to_have_text("offline/extractor")
     other.context.close()
+
+
+def test_signed_in_the_phone_top_bar_is_one_row_with_the_account_in_the_menu(
+    browser: Browser, server: SmritiServer
+) -> None:
+    context = browser.new_context(
+        viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True
+    )
+    page = context.new_page()
+    page.goto(server.base_url + "/")
+    sign_in(page, server)
+    bar = page.locator(".topbar")
+    expect(bar.locator(".account")).to_be_attached()  # account.js has added its controls
+    rows = """() => new Set([...document.querySelector('.topbar').children]
+        .filter((el) => el.getClientRects().length)
+        .map((el) => { const r = el.getBoundingClientRect(); return Math.round(r.top + r.height / 2); })
+      ).size"""
+    assert page.evaluate(rows) == 1  # four rows before
+    expect(bar.get_by_role("button", name="Sign out")).to_be_hidden()
+    bar.get_by_role("button", name="Menu").tap()
+    expect(bar.get_by_role("button", name="Sign out")).to_be_visible()
+    expect(bar.get_by_role("button", name="API tokens")).to_be_visible()
+    context.close()
