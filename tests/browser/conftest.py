@@ -85,7 +85,7 @@ def lab_server(
         "  openai:\n    api_key_env: SMRITI_TEST_UNSET_OPENAI_KEY\n    models: [gpt-4o-mini]\n"
     )
     with SmritiServer(sqlite_url(database), providers=providers) as running:
-        warm_up(running.base_url)
+        warm_up(running.base_url, "lab/my-model")
         yield running
 
 

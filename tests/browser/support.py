@@ -46,14 +46,18 @@ def gql(base_url: str, query: str, **variables: Any) -> dict[str, Any]:
     return data
 
 
-def warm_up(base_url: str) -> None:
-    """Make the server import LiteLLM now (token counting needs it), leaving nothing behind."""
+def warm_up(base_url: str, model: str | None = None) -> None:
+    """Load what the first message to ``model`` would (for a LiteLLM model: LiteLLM,
+    whose import takes 4-7 s on a busy machine, more than a test waits for a reply,
+    since test servers do not preload it), leaving nothing behind."""
     created = gql(base_url, "mutation { createSession(input: {}) { session { id } } }")
     sid = created["createSession"]["session"]["id"]
     gql(
         base_url,
-        'query($s: ID!) { contextPreview(input: {sessionId: $s, content: "hi"}) { mode } }',
+        'query($s: ID!, $m: String) { contextPreview(input: {sessionId: $s, content: "hi", '
+        "model: $m}) { mode } }",
         s=sid,
+        m=model,
     )
     gql(base_url, "mutation($s: ID!) { deleteSession(input: {id: $s}) { deletedId } }", s=sid)
 
