@@ -25,7 +25,7 @@ const SESSION_FIELDS = `id title branchName model memoryScope lastSequenceNumber
 const ITEM_FIELDS = `decisionItems { id text } taskItems { id text }
   openQuestionItems { id text } entityItems { id text }`;
 const CHECKPOINT_FIELDS = `id shortHash hash title objective summary decisions tasks
-  openQuestions entities ${ITEM_FIELDS} branchName createdAt parent { id shortHash }
+  openQuestions entities ${ITEM_FIELDS} branchName createdAt baseSequence parent { id shortHash }
   mergeParent { id shortHash } sourceSession { id title } sourceTurnRange { first last }
   author { name viaToken }`;
 

@@ -1,11 +1,14 @@
-// <smriti-app>: the root component and the one owner of state. Children get
-// state pushed down (properties) and send CustomEvents up; this module turns
-// those events into API calls (api.js) and a new state.
+// <smriti-app>: the root component; it holds the store (store.js, the one UI
+// state, changed only by its named actions) and renders from it. Children get
+// state pushed down (properties) and send CustomEvents up; handlers.js turns
+// those events into API calls (api.js) and actions.
 import * as api from "./api.js";
 import { loadDraft, saveDraft } from "./drafts.js";
-import { access, placements, sessionTitle, unanswered } from "./format.js";
+import { access, sessionTitle, unanswered } from "./format.js";
 import { keyAction } from "./keyboard.js";
-import { HANDLERS, inFlight } from "./handlers.js";
+import { HANDLERS } from "./handlers.js";
+import * as actions from "./store.js";
+import { EMPTY_LINEAGE, inFlight, Store } from "./store.js";
 import "./components/space-list.js";
 import "./components/session-header.js";
 import "./components/notebook-view.js";
@@ -28,7 +31,8 @@ const PREVIEW_DEBOUNCE_MS = 300;
 // CHECKING meanwhile: ask again this often, this many times at most.
 const PROVIDERS_RECHECK_MS = 1000;
 const PROVIDERS_RECHECKS = 10;
-const EMPTY_LINEAGE = { branches: [], nodes: [] };
+// Changes that only the notebook shows.
+const NOTEBOOK_ONLY = new Set(["turns", "hasOlder", "cursor", "loadingOlder"]);
 
 /** Why Mount is off in the lineage details (when it is). */
 function mountHint(may, session) {
@@ -40,14 +44,7 @@ function mountHint(may, session) {
 export class SmritiApp extends HTMLElement {
   constructor() {
     super();
-    this.state = {
-      spaces: [], unattached: [], providers: [], chatDefault: "offline/echo",
-      session: null, model: null, turns: [], hasOlder: false, cursor: null, loadingOlder: false,
-      lineage: EMPTY_LINEAGE, placements: new Map(), plan: null, showContext: false,
-      pending: null, selectedId: null, formOpen: false, drawer: null,
-      accounts: false, me: null, spaceView: null,
-    };
-    this.previewTicket = 0;
+    this.store = new Store();
     this.onEvent = (event) => HANDLERS[event.type]?.call(this, event.detail ?? {});
     this.onKey = (event) => this.key(event);
     this.onPopState = () => this.openFromUrl();
@@ -74,6 +71,7 @@ export class SmritiApp extends HTMLElement {
     this.ui.help.addEventListener("click", this.onHelp);
     for (const toggle of [this.ui.leftToggle, this.ui.rightToggle]) toggle.addEventListener("click", this.onToggle);
     this.ui.scrim.addEventListener("click", this.onScrim);
+    this.unsubscribe = this.store.subscribe((state, change, previous) => this.changed(change, previous));
     this.start();
   }
 
@@ -85,13 +83,12 @@ export class SmritiApp extends HTMLElement {
     for (const toggle of [this.ui.leftToggle, this.ui.rightToggle]) toggle.removeEventListener("click", this.onToggle);
     this.ui.scrim.removeEventListener("click", this.onScrim);
     clearTimeout(this.providersTimer);
+    this.unsubscribe();
   }
 
   async start() {
     try {
-      await api.detectFeatures();
-      const account = await api.loadAccount();
-      Object.assign(this.state, { accounts: account.accounts, me: account.name });
+      this.dispatch(actions.accountLoaded, await api.loadAccount());
       await this.loadProviders();
       await this.refreshSidebar();
       await this.openFromUrl();
@@ -101,11 +98,26 @@ export class SmritiApp extends HTMLElement {
     }
   }
 
-  /** Merge a change into the state and push it down. */
-  set(change) {
-    // Counts every change of the session, so a reload that started before one can tell.
-    if ("session" in change) this.sessionChanges = (this.sessionChanges ?? 0) + 1;
-    Object.assign(this.state, change);
+  /** The state now (frozen: change it with `dispatch`). */
+  get state() {
+    return this.store.state;
+  }
+
+  /** Run one of store.js's named actions; true when it changed the state. */
+  dispatch(action, ...args) {
+    return this.store.dispatch(action, ...args);
+  }
+
+  /** After each change: render what it touches (streamed text and paging: the
+   * notebook alone; a plan: the badge and status line; otherwise everything). */
+  changed(change, previous) {
+    const keys = Object.keys(change);
+    const { pending } = this.state;
+    if (keys.every((key) => key === "planAsked")) return;
+    if (keys.every((key) => key === "plan" || key === "planAsked")) return this.renderContext();
+    const textOnly = keys.length === 1 && keys[0] === "pending" && pending && previous.pending
+      && pending.status === previous.pending.status && pending.userSaved === previous.pending.userSaved;
+    if (textOnly || keys.every((key) => NOTEBOOK_ONLY.has(key))) return this.renderNotebook();
     this.render();
   }
 
@@ -167,7 +179,7 @@ export class SmritiApp extends HTMLElement {
   toggleDrawer(side) {
     const open = side && side !== this.state.drawer && this.isDrawer(side) ? side : null;
     const closing = this.state.drawer;
-    this.set({ drawer: open });
+    this.dispatch(actions.drawerSet, open);
     if (open) this.ui[open].focus({ preventScroll: true });
     else if (closing && this.isDrawer(closing)) this.ui[`${closing}Toggle`].focus();
   }
@@ -211,8 +223,7 @@ export class SmritiApp extends HTMLElement {
   }
 
   async refreshSidebar() {
-    const { spaces, unattached } = await api.loadSidebar();
-    this.set({ spaces, unattached });
+    this.dispatch(actions.sidebarLoaded, await api.loadSidebar());
   }
 
   async openFromUrl() {
@@ -225,9 +236,7 @@ export class SmritiApp extends HTMLElement {
 
   closeSession({ push = true } = {}) {
     if (push) history.pushState({}, "", "/");
-    this.set({ session: null, turns: [], hasOlder: false, lineage: EMPTY_LINEAGE,
-      placements: new Map(), plan: null, pending: null, selectedId: null, formOpen: false,
-      spaceView: null });
+    this.dispatch(actions.sessionClosed);
   }
 
   /** A space on its own, no session open: its lineage and members (how a viewer reads it). */
@@ -235,8 +244,7 @@ export class SmritiApp extends HTMLElement {
     if (push && new URLSearchParams(location.search).get("space") !== id) {
       history.pushState({ space: id }, "", `/?space=${encodeURIComponent(id)}`);
     }
-    this.closeSession({ push: false });
-    this.set({ spaceView: id });
+    this.dispatch(actions.spaceOpened, id);
     await this.refreshLineage();
     if (this.state.spaceView === id && !this.state.lineage.space) {
       this.toast("That space no longer exists.");
@@ -254,70 +262,59 @@ export class SmritiApp extends HTMLElement {
     if (push && new URLSearchParams(location.search).get("session") !== id) {
       history.pushState({ session: id }, "", `/?session=${encodeURIComponent(id)}`);
     }
-    this.state.session = null; // a new notebook, even when reopening the same session
-    this.render();
+    this.dispatch(actions.sessionClosed); // a new notebook, even when reopening the same session
     this.ui.composer.setModels(this.state.providers, session.model);
     this.ui.composer.value = loadDraft(id);
-    this.set({ session, model: session.model, turns: page.turns, hasOlder: page.hasOlder,
-      cursor: page.cursor, loadingOlder: false, pending: null, selectedId: null, formOpen: false,
-      plan: null, spaceView: null });
+    this.dispatch(actions.sessionOpened, session, page);
     this.refreshPreview(); // not awaited: the notebook is usable before the preview arrives
     await this.refreshLineage();
   }
 
   /** The session as the server has it now (title, mount, space…). */
   async reloadSession() {
-    const id = this.state.session?.id;
-    if (!id) return;
-    const changes = this.sessionChanges;
-    const session = await api.loadSession(id);
+    const asked = this.state.session;
+    if (!asked) return;
     // Meanwhile the user may have opened a space or another session, or changed this
-    // one (shared it, mounted…): then this answer is older than what is shown.
-    if (session && this.sessionChanges === changes) this.set({ session });
+    // one (shared it, mounted…): then sessionReloaded drops this older answer.
+    this.dispatch(actions.sessionReloaded, await api.loadSession(asked.id), asked);
   }
 
   /** The next older page; while one is loading, that one (callers may loop on it). */
   loadOlder() {
     const s = this.state;
     if (!s.session || !s.hasOlder) return Promise.resolve();
-    if (!s.loadingOlder) this.older = this.fetchOlder().finally(() => { s.loadingOlder = false; });
+    if (this.dispatch(actions.olderRequested)) this.older = this.fetchOlder(s.session.id, s.cursor);
     return this.older;
   }
 
-  async fetchOlder() {
-    const s = this.state;
-    // Only the notebook changes while paging: render just it.
-    s.loadingOlder = true;
-    const sessionId = s.session.id;
+  async fetchOlder(sessionId, cursor) {
     let page = null;
     try {
-      page = await api.loadTurns(sessionId, s.cursor);
+      page = await api.loadTurns(sessionId, cursor);
     } catch (error) {
       this.toast(error.message);
     }
-    if (this.state.session?.id !== sessionId || !page) return;
-    Object.assign(this.state, { turns: [...page.turns, ...this.state.turns],
-      hasOlder: page.hasOlder, cursor: page.cursor, loadingOlder: false });
-    this.renderNotebook();
+    this.dispatch(actions.olderLoaded, sessionId, page);
   }
 
-  async refreshLineage() {
-    const { session, spaceView } = this.state;
-    const spaceId = session ? session.space?.id : spaceView;
-    const lineage = spaceId ? (await api.loadLineage(spaceId)) ?? EMPTY_LINEAGE : EMPTY_LINEAGE;
-    if (session?.id !== this.state.session?.id || spaceView !== this.state.spaceView) return;
-    const nodes = [...lineage.nodes];
-    const forked = session?.forkedFrom && nodes.find((n) => n.id === session.forkedFrom.id);
-    const placed = placements(nodes, session?.id);
-    // A fork starts from its checkpoint: show it at the top of the notebook.
-    if (forked && !placed.get(0)?.includes(forked)) placed.set(0, [forked, ...(placed.get(0) ?? [])]);
-    this.set({ lineage, placements: placed });
+  /**
+   * The lineage of the space shown; with `plan`, the context preview too, in the
+   * same change: after a checkpoint is saved or a branch moves (merge, fast-forward),
+   * the graph, the notebook's cells, the badge and the `ctx:` line move together.
+   */
+  async refreshLineage({ plan = false } = {}) {
+    const key = actions.lineageKey(this.state);
+    const spaceId = this.state.session ? this.state.session.space?.id : key.spaceView;
+    const [lineage, preview] = await Promise.all([
+      spaceId ? api.loadLineage(spaceId) : null,
+      plan ? this.askPreview() : null]);
+    this.dispatch(actions.lineageLoaded, key, lineage ?? EMPTY_LINEAGE, preview);
   }
 
   /** The providers for the model picker, asked again while one is still being checked. */
   async loadProviders(recheck = 0) {
     const providers = await api.loadProviders();
-    Object.assign(this.state, { providers: providers.providers, chatDefault: providers.chatDefault });
+    this.dispatch(actions.providersLoaded, providers);
     if (this.state.session) this.ui.composer.setModels(this.state.providers, this.state.model);
     clearTimeout(this.providersTimer);
     if (recheck < PROVIDERS_RECHECKS && providers.providers.some((p) => p.reachability === "CHECKING")) {
@@ -328,17 +325,22 @@ export class SmritiApp extends HTMLElement {
 
   /** contextPreview for what is in the composer now: the badge and status line. */
   async refreshPreview() {
+    const preview = await this.askPreview();
+    if (preview) this.dispatch(actions.planLoaded, preview.request, preview.plan);
+  }
+
+  /** contextPreview for the open session and what is typed: {request, plan}, null when it
+   * failed. The request is the newest asked (planRequested); planLoaded shows only its plan. */
+  async askPreview() {
     const { session, model } = this.state;
-    if (!session) return;
-    const ticket = ++this.previewTicket;
+    if (!session) return null;
+    const request = { sessionId: session.id, content: this.ui.composer.value, model };
+    this.dispatch(actions.planRequested, request);
     try {
-      const plan = await api.previewContext({ sessionId: session.id,
-        content: this.ui.composer.value, model });
-      if (ticket !== this.previewTicket || session.id !== this.state.session?.id) return;
-      this.state.plan = plan;
-      this.renderContext();
+      return { request, plan: await api.previewContext(request) };
     } catch (error) {
       this.toast(error.message);
+      return null;
     }
   }
 

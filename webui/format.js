@@ -88,12 +88,13 @@ export function finishLabel(turn) {
 
 export const sessionTitle = (session) => session?.title || "Untitled session";
 
-/** Checkpoints saved from this session, keyed by the turn they follow (0 = the top). */
+/** Checkpoints saved from this session, keyed by the turn they follow (0 = the top):
+ * the session's last turn when saved (its baseSequence), as the exports place them. */
 export function placements(nodes, sessionId) {
   const after = new Map();
   for (const node of nodes) {
     if (node.sourceSession?.id !== sessionId) continue;
-    const at = node.sourceTurnRange?.last ?? 0;
+    const at = node.baseSequence ?? node.sourceTurnRange?.last ?? 0;
     if (!after.has(at)) after.set(at, []);
     after.get(at).push(node);
   }

@@ -1,10 +1,13 @@
 // What <smriti-app> does for each CustomEvent its children send up. Each handler
-// runs with `this` = the app (the one owner of state); none keeps state of its own.
+// runs with `this` = the app; it reads `this.state` and changes it only through
+// store.js's named actions (`this.dispatch`); none keeps state of its own.
 import * as api from "./api.js";
 import { loadDraft } from "./drafts.js";
 import { carriedFrom } from "./format.js";
 import { forgetKey, keyFor, rememberKey } from "./message-keys.js";
 import { searchHandlers } from "./search-handlers.js";
+import * as actions from "./store.js";
+import { inFlight } from "./store.js";
 
 const newKey = () =>
   globalThis.crypto?.randomUUID?.() ?? `${Date.now()}-${Math.random().toString(16).slice(2)}`;
@@ -12,36 +15,25 @@ const newKey = () =>
 const STOP_POLLS = 20; // × 100 ms: the server saves a stopped reply right after the stream closes
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A message is on its way (one at a time). */
-export const inFlight = (pending) => Boolean(pending) && pending.status !== "error";
-
 /** A new message (new idempotencyKey), sent at once. */
 function startSend(app, content, model) {
-  if (inFlight(app.state.pending)) return undefined;
-  app.set({ pending: { content, model, key: newKey(), status: "sending", errors: [],
-    userSaved: false, text: "", stoppable: true, controller: null } });
-  return deliver(app);
+  const started = app.dispatch(actions.sendStarted, { content, model, key: newKey(),
+    status: "sending", errors: [], userSaved: false, text: "", stoppable: true, controller: null });
+  return started ? deliver(app) : undefined;
 }
 
 /** Continue a cut-off reply (continueReply): the rest streams in as the next reply,
  * written by the reply's own model. */
 function startContinue(app, reply) {
-  if (inFlight(app.state.pending) || !reply) return undefined;
-  app.set({ pending: { continues: reply.sequenceNumber, turnId: reply.id, content: "",
-    model: reply.provider ? `${reply.provider}/${reply.model}` : null, key: newKey(),
-    status: "streaming", errors: [], userSaved: true, text: "", stoppable: true, controller: null } });
-  return deliver(app);
+  if (!reply) return undefined;
+  const started = app.dispatch(actions.sendStarted, { continues: reply.sequenceNumber,
+    turnId: reply.id, content: "", model: reply.provider ? `${reply.provider}/${reply.model}` : null,
+    key: newKey(), status: "streaming", errors: [], userSaved: true, text: "", stoppable: true,
+    controller: null });
+  return started ? deliver(app) : undefined;
 }
 
 const continuing = (pending) => pending.continues !== undefined;
-
-/** Turns not yet in the notebook, in order. */
-function withNew(turns, more) {
-  const known = new Set(turns.map((turn) => turn.sequenceNumber));
-  const added = more.filter((turn) => turn && !known.has(turn.sequenceNumber));
-  return added.length ? [...turns, ...added.sort((a, b) => a.sequenceNumber - b.sequenceNumber)]
-    : turns;
-}
 
 /**
  * messageStream (continueReplyStream for a continuation); when no stream can be
@@ -54,11 +46,7 @@ async function* replyEvents(app, input, controller, key) {
     yield* (continued ? api.streamContinuation : api.streamMessage)(input, controller.signal);
   } catch (error) {
     if (!(error instanceof api.StreamUnavailable)) throw error;
-    const pending = app.state.pending;
-    if (pending?.key === key) {
-      app.state.pending = { ...pending, stoppable: false }; // a mutation cannot be stopped
-      app.renderNotebook();
-    }
+    app.dispatch(actions.pendingChanged, key, { stoppable: false }); // a mutation cannot be stopped
     yield* (continued ? api.continueReplyEvents : api.sendMessageEvents)(input);
   }
 }
@@ -73,13 +61,10 @@ async function deliver(app) {
   const key = app.state.pending.key;
   const sessionId = app.state.session.id;
   const controller = new AbortController();
+  // Another session opened, or the message dismissed: its key is no longer the
+  // pending one, and the actions below drop what still arrives for it.
   const ours = () => app.state.session?.id === sessionId && app.state.pending?.key === key;
-  const update = (change, { full = false } = {}) => {
-    if (!ours()) return;
-    app.state.pending = { ...app.state.pending, ...change };
-    if (full) app.set({}); else app.renderNotebook(); // a piece of text: only the notebook
-  };
-  update({ controller });
+  app.dispatch(actions.pendingChanged, key, { controller });
   const pending = app.state.pending;
   const input = continuing(pending) ? { turnId: pending.turnId }
     : { sessionId, content: pending.content, model: pending.model, idempotencyKey: key };
@@ -89,12 +74,12 @@ async function deliver(app) {
       // Another session opened meanwhile: let the reply finish (it is saved) unseen.
       if (!ours()) continue;
       if (event.__typename === "StreamUserTurn") {
-        app.state.turns = withNew(app.state.turns, [event.userTurn]);
         rememberKey(sessionId, event.userTurn.sequenceNumber, key);
         const status = app.state.pending.status === "sending" ? "streaming" : app.state.pending.status;
-        update({ userSaved: true, userSeq: event.userTurn.sequenceNumber, status }, { full: true });
+        app.dispatch(actions.turnsArrived, sessionId, [event.userTurn], key,
+          { userSaved: true, userSeq: event.userTurn.sequenceNumber, status });
       } else if (event.__typename === "StreamDelta") {
-        update({ text: app.state.pending.text + event.delta });
+        app.dispatch(actions.pendingChanged, key, { text: app.state.pending.text + event.delta });
       } else if (event.__typename === "StreamAssistantTurn") {
         outcome = { reply: event.assistantTurn };
       } else if (event.__typename === "StreamFailed") {
@@ -111,20 +96,22 @@ async function deliver(app) {
     if (!ours()) return;
   }
   const done = app.state.pending;
-  const turns = withNew(app.state.turns, [outcome.reply, outcome.partial]);
+  const turns = [outcome.reply, outcome.partial];
   const answer = outcome.reply ?? outcome.partial;
   if (answer?.replyToSequence) forgetKey(sessionId, answer.replyToSequence);
   if (outcome.errors?.length) {
     // With a partial reply saved, the exchange is answered: Retry asks again (new key).
-    app.set({ turns, pending: { ...done, status: "error", errors: outcome.errors, text: "",
-      controller: null, answered: Boolean(outcome.partial) } });
+    app.dispatch(actions.replyFinished, key, turns, { ...done, status: "error",
+      errors: outcome.errors, text: "", controller: null, answered: Boolean(outcome.partial) });
   } else {
-    app.set({ turns, pending: null });
+    app.dispatch(actions.replyFinished, key, turns, null);
     if (done.userSaved) app.saveDraft(app.ui.composer.value); // sent: the draft is what is typed now
     else if (outcome.stopped && !app.ui.composer.value) app.ui.composer.value = done.content; // never sent
   }
+  // The session's automatic title, once written: the header and the sidebar take it
+  // from the same change (sessionReloaded).
   await Promise.all([app.reloadSession(), app.refreshPreview()]);
-  if (!app.state.session?.title) setTimeout(() => app.refreshSidebar().then(() => app.reloadSession()), 1500);
+  if (!app.state.session?.title) setTimeout(() => app.reloadSession(), 1500);
 }
 
 /** After Stop: the turns the server saved (the reply, or the continuation, marked
@@ -142,11 +129,11 @@ async function settleStopped(app, sessionId, key) {
     if (app.state.session?.id !== sessionId || app.state.pending?.key !== key) return;
     const pending = app.state.pending;
     const found = page?.turns ?? [];
-    app.state.turns = withNew(app.state.turns, found);
     // Stopped before the server said so, the message may still have been saved.
     const user = pending.userSaved ? null : found.find((turn) => turn.role === "USER"
       && turn.sequenceNumber > before && turn.content === pending.content);
-    if (user) app.state.pending = { ...pending, userSaved: true, userSeq: user.sequenceNumber };
+    app.dispatch(actions.turnsArrived, sessionId, found, key,
+      user ? { userSaved: true, userSeq: user.sequenceNumber } : null);
     const { userSeq, continues } = app.state.pending;
     const replied = found.some((turn) => turn.role === "ASSISTANT" && (continues !== undefined
       ? turn.continuesSequence === continues : turn.replyToSequence === userSeq));
@@ -157,8 +144,8 @@ async function settleStopped(app, sessionId, key) {
 
 async function sessionChange(app, payload) {
   if (app.failed(payload)) return;
-  app.set({ session: payload.session });
-  await Promise.all([app.refreshLineage(), app.refreshPreview(), app.refreshSidebar()]);
+  app.dispatch(actions.sessionChanged, payload.session);
+  await Promise.all([app.refreshLineage({ plan: true }), app.refreshSidebar()]);
 }
 
 /** After a member change: the dialog, the session, the lineage pane and the sidebar. */
@@ -176,7 +163,7 @@ async function membersChanged(app, spaceId, payload, userName, note) {
 
 export const HANDLERS = {
   "select-space"({ id }) {
-    this.set({ drawer: null });
+    this.dispatch(actions.drawerSet, null);
     return this.openSpace(id);
   },
   async "open-members"({ spaceId }) {
@@ -200,11 +187,11 @@ export const HANDLERS = {
     await sessionChange(this, await api.updateSession({ id: this.state.session.id, visibility }));
   },
   "select-session"({ id }) {
-    this.set({ drawer: null });
+    this.dispatch(actions.drawerSet, null);
     return this.openSession(id);
   },
   "start-new-space"() {
-    if (this.isDrawer("left")) this.set({ drawer: "left" });
+    if (this.isDrawer("left")) this.dispatch(actions.drawerSet, "left");
     this.ui.spaces.startNewSpace();
   },
   async "create-space"({ name }) {
@@ -221,7 +208,7 @@ export const HANDLERS = {
     await this.refreshSidebar();
   },
   async "create-session"({ spaceId }) {
-    this.set({ drawer: null });
+    this.dispatch(actions.drawerSet, null);
     const payload = await api.createSession(spaceId ? { spaceId } : {});
     if (this.failed(payload)) return;
     await this.refreshSidebar();
@@ -230,7 +217,7 @@ export const HANDLERS = {
   },
   async "rename-session"({ id, title }) {
     const payload = await api.updateSession({ id, title });
-    if (!this.failed(payload) && this.state.session?.id === id) this.set({ session: payload.session });
+    if (!this.failed(payload)) this.dispatch(actions.sessionChanged, payload.session);
     await this.refreshSidebar();
   },
   async "delete-session"({ id }) {
@@ -276,14 +263,14 @@ export const HANDLERS = {
   async "fork-checkpoint"({ id, branchName = null }) {
     const payload = await api.forkSession({ checkpointId: id, branchName });
     if (this.failed(payload)) return;
-    this.set({ drawer: null });
+    this.dispatch(actions.drawerSet, null);
     await this.refreshSidebar();
     await this.openSession(payload.session.id);
   },
   "select-checkpoint"({ id }) {
     // "Show in lineage" from the notebook: on a narrow screen the lineage is a drawer.
     const drawer = id && this.isDrawer("right") ? "right" : this.state.drawer;
-    this.set({ selectedId: id, drawer });
+    this.dispatch(actions.checkpointSelected, id, drawer);
     if (id) this.ui.details.scrollIntoView({ block: "nearest" });
   },
   async compare({ a, b }) {
@@ -300,11 +287,13 @@ export const HANDLERS = {
     const payload = await api.mergeCheckpoints(input);
     if (payload.errors.length) return this.ui.merge.fail(payload.errors);
     this.ui.merge.close();
-    await this.refreshLineage();
-    this.set({ selectedId: payload.checkpoint.id });
+    // The branch moved (a merge checkpoint, or a fast-forward): when it is the open
+    // session's, the badge and the `ctx:` line move with the graph, in one change.
+    await this.refreshLineage({ plan: true });
+    this.dispatch(actions.checkpointSelected, payload.checkpoint.id);
   },
   async "open-source"({ sessionId, seq }) {
-    this.set({ drawer: null });
+    this.dispatch(actions.drawerSet, null);
     if (this.state.session?.id !== sessionId) await this.openSession(sessionId);
     if (seq === null) return;
     while (!this.state.turns.some((t) => t.sequenceNumber <= seq) && this.state.hasOlder) {
@@ -320,14 +309,14 @@ export const HANDLERS = {
     this.previewSoon();
   },
   "model-change"({ model }) {
-    this.set({ model });
+    this.dispatch(actions.modelChosen, model);
     return this.refreshPreview();
   },
   "toggle-context"() {
-    this.set({ showContext: !this.state.showContext });
+    this.dispatch(actions.contextToggled);
   },
   "close-context"() {
-    this.set({ showContext: false });
+    this.dispatch(actions.contextClosed);
   },
   send({ content, model }) {
     if (inFlight(this.state.pending)) return undefined;
@@ -344,7 +333,8 @@ export const HANDLERS = {
     }
     // A partial reply was saved: the exchange is answered, so ask again as a new message.
     if (pending.answered) return startSend(this, pending.content, pending.model);
-    this.set({ pending: { ...pending, status: "sending", errors: [], text: "", stoppable: true } });
+    this.dispatch(actions.pendingChanged, pending.key,
+      { status: "sending", errors: [], text: "", stoppable: true });
     return deliver(this);
   },
   /** Retry a question left without a reply: with its key when this browser sent it
@@ -355,14 +345,15 @@ export const HANDLERS = {
     if (!question) return undefined;
     const key = keyFor(this.state.session.id, seq);
     if (!key) return startSend(this, question.content, this.state.model);
-    this.set({ pending: { content: question.content, model: this.state.model, key, status: "sending",
-      errors: [], userSaved: true, userSeq: seq, text: "", stoppable: true, controller: null } });
+    this.dispatch(actions.sendStarted, { content: question.content, model: this.state.model, key,
+      status: "sending", errors: [], userSaved: true, userSeq: seq, text: "", stoppable: true,
+      controller: null });
     return deliver(this);
   },
   "stop-stream"() {
     const pending = this.state.pending;
     if (!inFlight(pending) || !pending.stoppable || !pending.controller) return;
-    this.set({ pending: { ...pending, status: "stopping" } });
+    this.dispatch(actions.pendingChanged, pending.key, { status: "stopping" });
     pending.controller.abort();
   },
   "continue-reply"({ seq }) {
@@ -375,19 +366,19 @@ export const HANDLERS = {
     return startSend(this, question.content, this.state.model);
   },
   "discard-send"() {
-    this.set({ pending: null });
+    this.dispatch(actions.pendingDiscarded);
     this.saveDraft(this.ui.composer.value || loadDraft(this.state.session.id));
   },
   "open-checkpoint-form"() {
     if (this.state.formOpen) return this.ui.form.focusTitle(); // keep what was typed
     this.ui.form.start(carriedFrom(this.state.lineage, this.state.session.branchName));
     this.ui.form.status = {};
-    this.set({ formOpen: true });
+    this.dispatch(actions.formOpened);
     this.ui.form.scrollIntoView({ block: "nearest" });
     this.ui.form.focusTitle();
   },
   "close-checkpoint-form"() {
-    this.set({ formOpen: false });
+    this.dispatch(actions.formClosed);
   },
   async "draft-checkpoint"() {
     this.ui.form.status = { busy: true, note: "Drafting…" };
@@ -408,9 +399,10 @@ export const HANDLERS = {
     const payload = await api.createCheckpoint({ sessionId: this.state.session.id, ...value });
     this.ui.form.status = { errors: payload.errors };
     if (payload.errors.length) return;
-    this.set({ formOpen: false });
+    this.dispatch(actions.formClosed);
     this.toast(`Saved checkpoint ${payload.checkpoint.shortHash}`);
-    await Promise.all([this.refreshLineage(), this.refreshPreview()]);
+    await this.refreshLineage({ plan: true });
+    this.ui.notebook.scrollToCheckpoint(payload.checkpoint.id);
   },
 };
 

@@ -3,6 +3,7 @@
 // Like handlers.js, each runs with `this` = the app. Opening reuses the app's own
 // handlers (`open-source` pages back to a turn, `select-checkpoint` shows one).
 import * as api from "./api.js";
+import { drawerSet } from "./store.js";
 
 /** Show a checkpoint in its space's lineage: open a session of that space first when
  * the open session is in another (the one it was made in, else the newest). */
@@ -14,7 +15,7 @@ async function showCheckpoint(app, handlers, checkpoint) {
     if (!target) {
       return app.toast(`Space ${checkpoint.space.name} has no session yet: start one in it to see its lineage.`);
     }
-    app.set({ drawer: null });
+    app.dispatch(drawerSet, null);
     await app.openSession(target.id);
   }
   handlers["select-checkpoint"].call(app, { id: checkpoint.id });
@@ -24,7 +25,7 @@ async function showCheckpoint(app, handlers, checkpoint) {
 /** Bring a space into view in the spaces pane (its drawer on a narrow screen). */
 async function showSpace(app, id) {
   if (!app.state.spaces.some((space) => space.id === id)) await app.refreshSidebar();
-  if (app.isDrawer("left")) app.set({ drawer: "left" });
+  if (app.isDrawer("left")) app.dispatch(drawerSet, "left");
   if (!app.ui.spaces.showSpace(id)) app.toast("That space no longer exists.");
 }
 

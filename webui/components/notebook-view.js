@@ -255,6 +255,14 @@ export class NotebookView extends HTMLElement {
     if (top > rootTop - 800) this.requestOlder();
   }
 
+  /** Bring a checkpoint's cell into view (a checkpoint just saved); false when it has none. */
+  scrollToCheckpoint(id) {
+    const cell = this.checkpointCells.get(id);
+    if (!cell?.isConnected) return false;
+    cell.scrollIntoView({ block: "nearest" });
+    return true;
+  }
+
   /** Bring a turn into view and focus it (it must be loaded). */
   scrollToSequence(seq) {
     const cell = this.cells.get(seq);

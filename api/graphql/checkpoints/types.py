@@ -103,6 +103,10 @@ class Checkpoint(relay.Node):
     source_turn_range: TurnRange | None = strawberry.field(
         description="The turns of the source session it was made from."
     )
+    base_sequence: int = strawberry.field(
+        description="The source session's last sequence number when it was saved: it sits "
+        "after that turn in the session's notebook and exports (0: before any turn)."
+    )
     created_at: datetime = strawberry.field(description="When it was saved (part of the hash).")
     domain_checkpoint: strawberry.Private[domain.Checkpoint]
 
@@ -117,6 +121,7 @@ class Checkpoint(relay.Node):
             **items_of(item_ids(checkpoint), content),
             author_agent=checkpoint.author_agent,
             source_turn_range=TurnRange.from_domain(checkpoint.source_turn_range),
+            base_sequence=checkpoint.base_sequence,
             created_at=checkpoint.created_at,
             domain_checkpoint=checkpoint,
         )

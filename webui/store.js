@@ -1,0 +1,188 @@
+// The UI's state and the only ways to change it. The state is private to the
+// Store: `store.state` is a frozen snapshot (assigning to it throws), and
+// `store.dispatch(action, ...args)` runs one of the named actions below, which
+// returns the change to make (or null: nothing to change), applies it and tells
+// the subscribers once. Components get state pushed down by <smriti-app>; none
+// writes it.
+//
+// Answers that arrive late are settled here, in the action, not by counters
+// beside the state: an answer names what it answers (the session shown when it
+// was asked, the preview request, the message's key), and an action drops it when
+// that is no longer what is shown.
+import { placements } from "./format.js";
+
+export const EMPTY_LINEAGE = { branches: [], nodes: [] };
+
+export const INITIAL = {
+  spaces: [], unattached: [], providers: [], chatDefault: "offline/echo",
+  session: null, model: null, turns: [], hasOlder: false, cursor: null, loadingOlder: false,
+  lineage: EMPTY_LINEAGE, placements: new Map(), plan: null, planAsked: null, showContext: false,
+  pending: null, selectedId: null, formOpen: false, drawer: null,
+  accounts: false, me: null, spaceView: null,
+};
+
+export class Store {
+  #state;
+  #subscribers = new Set();
+
+  constructor(state = INITIAL) {
+    this.#state = Object.freeze({ ...state });
+  }
+
+  get state() {
+    return this.#state;
+  }
+
+  /** Call `subscriber(state, change, previous)` after each change; returns the unsubscribe. */
+  subscribe(subscriber) {
+    this.#subscribers.add(subscriber);
+    return () => this.#subscribers.delete(subscriber);
+  }
+
+  /** Run a named action; true when it changed the state. */
+  dispatch(action, ...args) {
+    const previous = this.#state;
+    const change = action(previous, ...args);
+    if (!change) return false;
+    this.#state = Object.freeze({ ...previous, ...change });
+    for (const subscriber of this.#subscribers) subscriber(this.#state, change, previous);
+    return true;
+  }
+}
+
+/** A message is on its way (one at a time). */
+export const inFlight = (pending) => Boolean(pending) && pending.status !== "error";
+
+// --- Actions: (state, ...args) => change | null ------------------------------
+
+export const accountLoaded = (state, { accounts, name }) => ({ accounts, me: name });
+export const providersLoaded = (state, { providers, chatDefault }) => ({ providers, chatDefault });
+export const drawerSet = (state, drawer) => ({ drawer });
+export const modelChosen = (state, model) => ({ model });
+export const contextToggled = (state) => ({ showContext: !state.showContext });
+export const contextClosed = () => ({ showContext: false });
+export const checkpointSelected = (state, id, drawer = state.drawer) => ({ selectedId: id, drawer });
+export const formOpened = () => ({ formOpen: true });
+export const formClosed = () => ({ formOpen: false });
+
+export const sidebarLoaded = (state, { spaces, unattached }) => ({ spaces, unattached });
+
+/** No session and no space open. */
+export const sessionClosed = () => ({
+  session: null, turns: [], hasOlder: false, cursor: null, loadingOlder: false,
+  lineage: EMPTY_LINEAGE, placements: new Map(), plan: null, planAsked: null, pending: null,
+  selectedId: null, formOpen: false, spaceView: null,
+});
+
+/** A space opened on its own (?space=). */
+export const spaceOpened = (state, id) => ({ ...sessionClosed(), spaceView: id });
+
+/** A session opened: a new notebook (even when it is the one open), its newest turns. */
+export function sessionOpened(state, session, page) {
+  return { ...sessionClosed(), ...titled(state, session), session, model: session.model,
+    turns: page.turns, hasOlder: page.hasOlder, cursor: page.cursor };
+}
+
+/**
+ * The open session as a mutation returned it (renamed, attached, mounted…): the
+ * header, the sidebar, the badge's inputs all change at once. Dropped when another
+ * session is open by now.
+ */
+export function sessionChanged(state, session) {
+  if (!session || state.session?.id !== session.id) return null;
+  return { ...titled(state, session), session };
+}
+
+/** The open session as loaded again, asked while `asked` was shown: dropped when
+ * anything changed the session since (it is older than what is shown). */
+export function sessionReloaded(state, session, asked) {
+  if (state.session !== asked) return null;
+  return sessionChanged(state, session);
+}
+
+/** The sidebar's rows with this session's title (where it is listed). */
+function titled({ spaces, unattached }, session) {
+  if (!session) return { spaces, unattached };
+  const retitle = (rows) => (rows.some((row) => row.id === session.id && row.title !== session.title)
+    ? rows.map((row) => (row.id === session.id ? { ...row, title: session.title } : row)) : rows);
+  const changed = spaces.map((space) => {
+    const sessions = retitle(space.sessions);
+    return sessions === space.sessions ? space : { ...space, sessions };
+  });
+  return { spaces: changed.some((space, i) => space !== spaces[i]) ? changed : spaces,
+    unattached: retitle(unattached) };
+}
+
+export const olderRequested = (state) => (state.loadingOlder ? null : { loadingOlder: true });
+
+/** An older page of `sessionId` (null: it failed): dropped when another session is open. */
+export function olderLoaded(state, sessionId, page) {
+  if (state.session?.id !== sessionId) return null;
+  if (!page) return { loadingOlder: false };
+  return { turns: [...page.turns, ...state.turns], hasOlder: page.hasOlder, cursor: page.cursor,
+    loadingOlder: false };
+}
+
+/** Where a lineage answer belongs: the session or space shown when it was asked. */
+export const lineageKey = (state) => ({ sessionId: state.session?.id ?? null, spaceView: state.spaceView });
+
+/**
+ * The space's lineage and, when given, the preview asked with it ({request, plan}:
+ * the badge, the `ctx:` line, the graph and the notebook's checkpoint cells move
+ * together; its plan only while it is still the newest asked). Dropped when another
+ * session or space is shown by now.
+ */
+export function lineageLoaded(state, key, lineage, preview = null) {
+  if (key.sessionId !== (state.session?.id ?? null) || key.spaceView !== state.spaceView) return null;
+  const { session } = state;
+  const placed = placements(lineage.nodes, session?.id);
+  // A fork starts from its checkpoint: show it at the top of the notebook.
+  const forked = session?.forkedFrom && lineage.nodes.find((n) => n.id === session.forkedFrom.id);
+  if (forked && !placed.get(0)?.includes(forked)) placed.set(0, [forked, ...(placed.get(0) ?? [])]);
+  const change = { lineage, placements: placed };
+  const current = preview && state.planAsked === preview.request;
+  return current ? { ...change, plan: preview.plan, planAsked: null } : change;
+}
+
+/** A contextPreview asked: only the newest one asked is shown when it answers. */
+export const planRequested = (state, request) => ({ planAsked: request });
+
+export function planLoaded(state, request, plan) {
+  if (state.planAsked !== request || state.session?.id !== request.sessionId) return null;
+  return { plan, planAsked: null };
+}
+
+/** A message (or a continuation) starts: one at a time. */
+export const sendStarted = (state, pending) => (inFlight(state.pending) ? null : { pending });
+
+/** The message with this key, changed (dropped when it is no longer the one shown). */
+export function pendingChanged(state, key, change) {
+  if (state.pending?.key !== key) return null;
+  return { pending: { ...state.pending, ...change } };
+}
+
+/** Saved turns of `sessionId` (and the pending message's change), new ones only. */
+export function turnsArrived(state, sessionId, turns, key = null, change = null) {
+  if (state.session?.id !== sessionId) return null;
+  const result = { turns: withNew(state.turns, turns) };
+  if (key !== null && change && state.pending?.key === key) {
+    result.pending = { ...state.pending, ...change };
+  }
+  return result;
+}
+
+/** The message with this key is done: its turns in, the error cell (or none). */
+export function replyFinished(state, key, turns, pending) {
+  if (state.pending?.key !== key) return null;
+  return { turns: withNew(state.turns, turns), pending };
+}
+
+export const pendingDiscarded = () => ({ pending: null });
+
+/** Turns not yet in the notebook, in order. */
+export function withNew(turns, more) {
+  const known = new Set(turns.map((turn) => turn.sequenceNumber));
+  const added = more.filter((turn) => turn && !known.has(turn.sequenceNumber));
+  return added.length ? [...turns, ...added.sort((a, b) => a.sequenceNumber - b.sequenceNumber)]
+    : turns;
+}
