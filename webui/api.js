@@ -7,12 +7,9 @@ export { StreamUnavailable };
 const ENDPOINT = "/graphql";
 const ERRORS = "errors { code message field }";
 
-// Turn fields shared by every document (`...TurnFields`). `contentHtml` (the
-// server's sanitised Markdown) is used once the schema has it.
+// Turn fields shared by every document (`...TurnFields`); `contentHtml` is the
+// server's sanitised Markdown.
 const TURN_FRAGMENT = `fragment TurnFields on Turn {
-  id role content provider model sequenceNumber interrupted finishReason providerFinishReason
-  replyToSequence continuesSequence author { name viaToken } }`;
-const TURN_FRAGMENT_HTML = `fragment TurnFields on Turn {
   id role content contentHtml provider model sequenceNumber interrupted finishReason
   providerFinishReason replyToSequence continuesSequence author { name viaToken } }`;
 const SPACE_ACCESS = "viewerRole members { userName role }";
@@ -29,7 +26,6 @@ const CHECKPOINT_FIELDS = `id shortHash hash title objective summary decisions t
   mergeParent { id shortHash } sourceSession { id title } sourceTurnRange { first last }
   author { name viaToken }`;
 
-export const TURN_FIELDS_PROBE = `{ __type(name: "Turn") { fields { name } } }`;
 export const SIDEBAR = `{
   spaces(first: 100) { edges { node { id name viewerRole
     sessions(first: 100) { edges { node { id title authorName visibility } } } } } }
@@ -122,10 +118,13 @@ export class ApiError extends Error {
   }
 }
 
-let turnFragment = TURN_FRAGMENT;
-
 const withFragments = (query) =>
-  query.includes("...TurnFields") ? `${query}\n${turnFragment}` : query;
+  query.includes("...TurnFields") ? `${query}\n${TURN_FRAGMENT}` : query;
+
+/** The sign-in page, coming back here after (accounts mode, once signed out). */
+export function toLogin() {
+  location.assign(`/login.html?next=${encodeURIComponent(location.pathname + location.search)}`);
+}
 
 async function request(query, variables = {}) {
   const document = withFragments(query);
@@ -139,6 +138,7 @@ async function request(query, variables = {}) {
   } catch (error) {
     throw new ApiError(`The server could not be reached (${error.message}).`);
   }
+  if (response.status === 401) toLogin(); // the sign-in ended (accounts mode)
   const body = await response.json().catch(() => null);
   if (!body || body.errors?.length) {
     const error = body?.errors?.[0];
@@ -149,14 +149,6 @@ async function request(query, variables = {}) {
 
 const nodes = (connection) => connection.edges.map((edge) => edge.node);
 const run = async (doc, name, input) => (await request(doc, { input }))[name];
-
-/** Use server-rendered Markdown when the schema offers it. */
-export async function detectFeatures() {
-  const data = await request(TURN_FIELDS_PROBE);
-  const names = new Set((data.__type?.fields ?? []).map((field) => field.name));
-  turnFragment = names.has("contentHtml") ? TURN_FRAGMENT_HTML : TURN_FRAGMENT;
-  return { contentHtml: names.has("contentHtml") };
-}
 
 export async function loadSidebar() {
   const data = await request(SIDEBAR);
@@ -188,12 +180,37 @@ export async function loadLineage(spaceId) {
     : null;
 }
 
-/** Who is signed in: {mode: "accounts" | "local", name} (account.js handles a 401). */
-export async function loadAccount() {
+/** Who is signed in, as /auth/me says ({mode: "accounts" | "local", name, isAdmin});
+ * null when nobody is (a 401: account.js goes to the sign-in page). */
+export async function loadMe() {
   const response = await fetch("/auth/me", { headers: { accept: "application/json" } });
-  const body = await response.json().catch(() => null);
-  return { accounts: body?.mode === "accounts", name: body?.name ?? null };
+  if (response.status === 401) return null;
+  return (await response.json().catch(() => null)) ?? {};
 }
+
+/** {accounts, name}: whether the server has accounts, and who is signed in. */
+export async function loadAccount() {
+  const me = await loadMe();
+  return { accounts: me?.mode === "accounts", name: me?.name ?? null };
+}
+
+export const signOut = () => fetch("/auth/logout", { method: "POST" });
+
+// The account dialogs (account.js): API tokens, and which models are kept for admins.
+export const API_TOKENS = `{ viewer { apiTokens { id name prefix readOnly createdAt lastUsedAt
+  expiresAt revokedAt } } }`;
+export const CREATE_API_TOKEN = mutation("createApiToken", "CreateApiTokenInput",
+  "secret apiToken { id }");
+export const REVOKE_API_TOKEN = mutation("revokeApiToken", "RevokeApiTokenInput", "apiToken { id }");
+export const MODEL_ACCESS = "{ providers { adminsOnly providers { name available models } } }";
+export const SET_MODEL_ACCESS = mutation("setModelAccess", "SetModelAccessInput", "model adminsOnly");
+
+export const loadApiTokens = async () => (await request(API_TOKENS)).viewer.apiTokens;
+export const createApiToken = (input) => run(CREATE_API_TOKEN, "createApiToken", input);
+export const revokeApiToken = (id) => run(REVOKE_API_TOKEN, "revokeApiToken", { id });
+/** {adminsOnly: ["provider/model"…], providers: [{name, available, models}]}. */
+export const loadModelAccess = async () => (await request(MODEL_ACCESS)).providers;
+export const setModelAccess = (input) => run(SET_MODEL_ACCESS, "setModelAccess", input);
 
 export const loadMembers = async (spaceId) => (await request(MEMBERS, { id: spaceId })).space;
 export const previewContext = async (input) =>
