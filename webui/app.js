@@ -298,17 +298,19 @@ export class SmritiApp extends HTMLElement {
   }
 
   /**
-   * The lineage of the space shown; with `plan`, the context preview too, in the
-   * same change: after a checkpoint is saved or a branch moves (merge, fast-forward),
-   * the graph, the notebook's cells, the badge and the `ctx:` line move together.
+   * The lineage of the space shown; with `plan`, the context preview too, and with
+   * `session`, the open session as a mutation just returned it: all in one change.
+   * After a checkpoint is saved, a branch moves (merge, fast-forward) or the session
+   * is attached, mounted…, the header, the graph, the notebook's cells, the badge and
+   * the `ctx:` line move together.
    */
-  async refreshLineage({ plan = false } = {}) {
+  async refreshLineage({ plan = false, session = null } = {}) {
     const key = actions.lineageKey(this.state);
-    const spaceId = this.state.session ? this.state.session.space?.id : key.spaceView;
+    const spaceId = this.state.session ? (session ?? this.state.session).space?.id : key.spaceView;
     const [lineage, preview] = await Promise.all([
       spaceId ? api.loadLineage(spaceId) : null,
       plan ? this.askPreview() : null]);
-    this.dispatch(actions.lineageLoaded, key, lineage ?? EMPTY_LINEAGE, preview);
+    this.dispatch(actions.lineageLoaded, key, lineage ?? EMPTY_LINEAGE, preview, session);
   }
 
   /** The providers for the model picker, asked again while one is still being checked. */

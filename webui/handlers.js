@@ -144,8 +144,9 @@ async function settleStopped(app, sessionId, key) {
 
 async function sessionChange(app, payload) {
   if (app.failed(payload)) return;
-  app.dispatch(actions.sessionChanged, payload.session);
-  await Promise.all([app.refreshLineage({ plan: true }), app.refreshSidebar()]);
+  // The header (space, mount), the badge, the `ctx:` line and the lineage: one change.
+  await Promise.all([app.refreshLineage({ plan: true, session: payload.session }),
+    app.refreshSidebar()]);
 }
 
 /** After a member change: the dialog, the session, the lineage pane and the sidebar. */

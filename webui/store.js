@@ -127,19 +127,22 @@ export function olderLoaded(state, sessionId, page) {
 export const lineageKey = (state) => ({ sessionId: state.session?.id ?? null, spaceView: state.spaceView });
 
 /**
- * The space's lineage and, when given, the preview asked with it ({request, plan}:
- * the badge, the `ctx:` line, the graph and the notebook's checkpoint cells move
- * together; its plan only while it is still the newest asked). Dropped when another
+ * The space's lineage and, when given, the preview asked with it ({request, plan};
+ * its plan only while it is still the newest asked) and the open session as a
+ * mutation returned it: the header, the sidebar, the badge, the `ctx:` line, the
+ * graph and the notebook's checkpoint cells move together. Dropped when another
  * session or space is shown by now.
  */
-export function lineageLoaded(state, key, lineage, preview = null) {
+export function lineageLoaded(state, key, lineage, preview = null, changed = null) {
   if (key.sessionId !== (state.session?.id ?? null) || key.spaceView !== state.spaceView) return null;
-  const { session } = state;
+  if (changed && changed.id !== key.sessionId) return null;
+  const session = changed ?? state.session;
   const placed = placements(lineage.nodes, session?.id);
   // A fork starts from its checkpoint: show it at the top of the notebook.
   const forked = session?.forkedFrom && lineage.nodes.find((n) => n.id === session.forkedFrom.id);
   if (forked && !placed.get(0)?.includes(forked)) placed.set(0, [forked, ...(placed.get(0) ?? [])]);
   const change = { lineage, placements: placed };
+  if (changed) Object.assign(change, titled(state, changed), { session });
   const current = preview && state.planAsked === preview.request;
   return current ? { ...change, plan: preview.plan, planAsked: null } : change;
 }
