@@ -145,3 +145,24 @@ async def test_compare_checkpoints(gql: GraphQLClient) -> None:
         "tasks": {"onlyA": ["Write docs"], "onlyB": [], "shared": []},
         "commonAncestor": {"title": "Base"},
     }
+
+
+BASES = """query($id: ID!) { space(id: $id) { lineage(first: 10) { edges { node {
+  title baseSequence sourceTurnRange { first last } } } } } }"""
+
+
+async def test_base_sequence_is_the_last_turn_when_saved_even_with_no_new_turns(
+    gql: GraphQLClient,
+) -> None:
+    space = await create_space(gql)
+    sid = (await create_session(gql, spaceId=space, title="t"))["id"]
+    await checkpoint(gql, sid, "Before any turn")
+    await send(gql, sid, "Day one in Hobart.")
+    await checkpoint(gql, sid, "Hobart")
+    await checkpoint(gql, sid, "Hobart again")  # nothing new since "Hobart"
+    data = await gql(BASES, id=space)
+    assert [e["node"] for e in data["space"]["lineage"]["edges"]] == [
+        {"title": "Before any turn", "baseSequence": 0, "sourceTurnRange": None},
+        {"title": "Hobart", "baseSequence": 2, "sourceTurnRange": {"first": 1, "last": 2}},
+        {"title": "Hobart again", "baseSequence": 2, "sourceTurnRange": None},
+    ]
