@@ -58,6 +58,7 @@ def test_after_a_merge_the_badge_and_ctx_line_show_the_new_head(
     graph.get_by_role("button", name="Branch alt", exact=True).click()
     graph.get_by_role("group", name="Branch alt").get_by_role("button", name="Merge into…").click()
     dialog = merge_dialog(page)
+    dialog.get_by_label("Keep alt's “use SQLite!”").check()  # the one conflict, decided
     dialog.get_by_label("Merge title").fill("Merged alt")
     dialog.get_by_role("button", name="Save merge").click()
     expect(dialog).to_be_hidden()
