@@ -1,4 +1,4 @@
-"""`smriti mcp`: the reading tools over stdio, for an agent on this machine.
+"""`smriti mcp`: the tools over stdio, for an agent on this machine.
 
 It talks to the local database (--database or SMRITI_DATABASE_URL), as the
 local user or, once there are accounts, the one --user names, with all
@@ -39,7 +39,7 @@ async def _serve(settings: Settings, user: str | None) -> None:
     from ..services.base import Services
     from .server import serve_stdio
 
-    # The providers, for a fork's default model (nothing here calls a model).
+    # The providers: a fork's default model, and send_message's model calls.
     services = Services(settings=settings, registry=provider_registry(settings))
     async with operator.opened(settings.database_url, create=False):
         if user is None:
@@ -59,4 +59,8 @@ async def _serve(settings: Settings, user: str | None) -> None:
                 except NotFound:
                     return None
 
-        await serve_stdio(caller, services)
+        try:
+            await serve_stdio(caller, services)
+        finally:
+            # A reply being saved, a session's title: finished before the database closes.
+            await services.drain()

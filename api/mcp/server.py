@@ -24,10 +24,11 @@ from ..domain.brief import continuation_prompt
 from ..errors import ErrorCode, SmritiError
 from ..services.base import Services
 from . import resources, tools
+from .conversation import CONVERSATION_TOOLS
 from .tools import TOOLS as READING_TOOLS
 from .writing import WRITING_TOOLS
 
-TOOLS = (*READING_TOOLS, *WRITING_TOOLS)
+TOOLS = (*READING_TOOLS, *WRITING_TOOLS, *CONVERSATION_TOOLS)
 BY_NAME = {tool.name: tool for tool in TOOLS}
 _T = TypeVar("_T")
 CONTINUE = "continue_from_checkpoint"
@@ -42,14 +43,20 @@ INSTRUCTIONS = (
     "decisions, tasks, open questions) in spaces, with branches like git. Start with "
     "list_spaces, then list_checkpoints for where the work stands, search for what was "
     "decided, show_checkpoint for one in full. To continue from a checkpoint, fork it "
-    "and save_checkpoint into the session fork gives you; preview_merge, then merge."
+    "and save_checkpoint into the session fork gives you; preview_merge, then merge. "
+    "start_session and send_message hold a conversation with a model through Smriti."
 )
 
 
-def tool_error(code: ErrorCode, message: str, field: str | None = None) -> types.CallToolResult:
+def tool_error(
+    code: ErrorCode, message: str, field: str | None = None, done: dict[str, Any] | None = None
+) -> types.CallToolResult:
     return types.CallToolResult(
         content=[types.TextContent(text=f"{code.value}: {message}")],
-        structured_content={"error": {"code": code.value, "message": message, "field": field}},
+        structured_content={
+            "error": {"code": code.value, "message": message, "field": field},
+            **(done or {}),
+        },
         is_error=True,
     )
 
@@ -97,6 +104,9 @@ def build_server(caller: Caller, services: Services) -> Server[Any]:
             answer, text = await tool.run(services, actor, params.arguments or {})
         except SmritiError as exc:
             return tool_error(exc.code, exc.message, exc.field)
+        except tools.ToolFailure as failure:
+            error = failure.error
+            return tool_error(error.code, error.message, error.field, failure.done)
         return types.CallToolResult(
             content=[types.TextContent(text=text)], structured_content=answer
         )

@@ -18,8 +18,8 @@ from ..domain.accounts import Actor
 from ..domain.brief import render_state
 from ..domain.pages import PageRequest
 from ..domain.search_query import Kind
-from ..domain.types import MAIN_BRANCH, Checkpoint, Space
-from ..errors import InputError, NotFound
+from ..domain.types import CONTENT_LIST_FIELDS, MAIN_BRANCH, Checkpoint, Session, Space, Turn
+from ..errors import InputError, NotFound, SmritiError
 from ..services import checkpoints, reading, state, transfer
 from ..services import search as search_service
 from ..services.base import Services
@@ -38,6 +38,16 @@ class Tool:
     output_schema: dict[str, Any]
     run: Callable[[Services, Actor, Mapping[str, Any]], Awaitable[Result]]
     writes: bool = False  # refused for a read-only token, as GraphQL's mutations are
+
+
+class ToolFailure(Exception):
+    """A typed error after something was written: the tool error carries
+    ``done`` beside GraphQL's code and words (send_message's kept user turn)."""
+
+    def __init__(self, error: SmritiError, done: dict[str, Any]) -> None:
+        super().__init__(error.message)
+        self.error = error
+        self.done = done
 
 
 # --- arguments ---------------------------------------------------------------
@@ -151,6 +161,13 @@ _CHECKPOINT = {
 }
 
 
+_COMPARED = {
+    "type": "object",
+    "properties": {"onlyA": _STRINGS, "onlyB": _STRINGS, "shared": _STRINGS},
+    "required": ["onlyA", "onlyB", "shared"],
+}
+
+
 def _object(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
     return {
         "type": "object",
@@ -216,11 +233,27 @@ async def search(_services: Services, actor: Actor, args: Mapping[str, Any]) -> 
         offset=0,
     )
     found = [
-        {"kind": hit.kind.name.lower(), "id": hit.found.id, "snippet": hit.snippet.text}
+        {
+            "kind": hit.kind.name.lower(),
+            "id": hit.found.id,
+            **_follow(hit.found),
+            "snippet": hit.snippet.text,
+        }
         for hit in hits.hits
     ]
     text = "\n".join(f"{h['kind']} {h['id']}: {h['snippet']}" for h in found) or "No matches."
     return {"hits": found, "hasMore": hits.has_next}, text
+
+
+def _follow(found: Turn | Checkpoint | Session | Space) -> dict[str, Any]:
+    """What an agent needs to follow a hit with the other tools."""
+    if isinstance(found, Turn):
+        return {"sessionId": found.session_id, "sequenceNumber": found.sequence_number}
+    if isinstance(found, Checkpoint):
+        return {"checkpointId": found.id, "spaceId": found.space_id}
+    if isinstance(found, Session):
+        return {"sessionId": found.id, "spaceId": found.space_id}
+    return {"spaceId": found.id}
 
 
 async def show_checkpoint(_services: Services, actor: Actor, args: Mapping[str, Any]) -> Result:
@@ -255,6 +288,34 @@ async def list_checkpoints(_services: Services, actor: Actor, args: Mapping[str,
     line = [head, *await reading.ancestors(actor, head, first - 1)]
     text = "\n".join(_line(c) for c in line)
     return {"branch": branch, "checkpoints": [checkpoint_json(c) for c in line]}, text
+
+
+async def compare_checkpoints(_services: Services, actor: Actor, args: Mapping[str, Any]) -> Result:
+    _no_others(args, {"a", "b"})
+    a_id, b_id = _id(args, "a"), _id(args, "b")
+    assert a_id is not None and b_id is not None
+    found = await checkpoints.compare(actor, a_id, b_id)
+    ancestor = found.common_ancestor
+    answer: dict[str, Any] = {
+        "a": checkpoint_json(found.a),
+        "b": checkpoint_json(found.b),
+        **{
+            f.name: {
+                "onlyA": list(getattr(found, f.attr).only_a),
+                "onlyB": list(getattr(found, f.attr).only_b),
+                "shared": list(getattr(found, f.attr).shared),
+            }
+            for f in CONTENT_LIST_FIELDS
+        },
+        "commonAncestor": checkpoint_json(ancestor) if ancestor else None,
+    }
+    lines = [f"a: {_line(found.a)}", f"b: {_line(found.b)}"]
+    lines.append(f"common ancestor: {_line(ancestor)}" if ancestor else "no common ancestor")
+    for f in CONTENT_LIST_FIELDS:
+        compared = getattr(found, f.attr)
+        for sign, items in (("-", compared.only_a), ("+", compared.only_b)):
+            lines += [f"{f.label} {sign} {item}" for item in items]
+    return answer, "\n".join(lines)
 
 
 async def verify_lineage(_services: Services, actor: Actor, args: Mapping[str, Any]) -> Result:
@@ -358,7 +419,9 @@ TOOLS: tuple[Tool, ...] = (
         description="Full-text search over everything you can read: messages, checkpoints "
         "(their decisions, tasks, questions), sessions and spaces, best match first. Words "
         'in any order (all required), "a phrase" in quotes, word* for a prefix; at most 500 '
-        "characters and 20 terms. Optionally only one space.",
+        "characters and 20 terms. Optionally only one space. Each hit says how to follow "
+        "it: a turn's sessionId and sequenceNumber, a checkpoint's checkpointId (for "
+        "show_checkpoint) and spaceId, a session's sessionId and spaceId, a space's spaceId.",
         input_schema=_object(
             {
                 "query": {"type": "string", "minLength": 1, "description": "What to look for."},
@@ -376,6 +439,14 @@ TOOLS: tuple[Tool, ...] = (
                         "properties": {
                             "kind": {"enum": [kind.name.lower() for kind in Kind]},
                             "id": _ID,
+                            "sessionId": {**_ID, "description": "A turn's or a session's."},
+                            "sequenceNumber": {**_ID, "description": "A turn's, in its session."},
+                            "checkpointId": {**_ID, "description": "A checkpoint's."},
+                            "spaceId": {
+                                "type": ["integer", "null"],
+                                "description": "A checkpoint's, a session's (null: in no "
+                                "space) or a space's.",
+                            },
                             "snippet": {"type": "string"},
                         },
                         "required": ["kind", "id", "snippet"],
@@ -423,6 +494,31 @@ TOOLS: tuple[Tool, ...] = (
             ["branch", "checkpoints"],
         ),
         run=list_checkpoints,
+    ),
+    Tool(
+        name="compare_checkpoints",
+        title="Compare two checkpoints",
+        description="What two checkpoints (of any branches) share and where they differ: "
+        "for decisions, tasks, open questions and entities, the items only in a, only in b, "
+        "and in both (matched ignoring case, punctuation and spacing), and the nearest "
+        "checkpoint both descend from (null when they share none).",
+        input_schema=_object(
+            {
+                "a": {**_ID, "description": "A checkpoint id."},
+                "b": {**_ID, "description": "Another."},
+            },
+            ["a", "b"],
+        ),
+        output_schema=_object(
+            {
+                "a": _CHECKPOINT,
+                "b": _CHECKPOINT,
+                **{f.name: _COMPARED for f in CONTENT_LIST_FIELDS},
+                "commonAncestor": {**_CHECKPOINT, "type": ["object", "null"]},
+            },
+            ["a", "b", *(f.name for f in CONTENT_LIST_FIELDS), "commonAncestor"],
+        ),
+        run=compare_checkpoints,
     ),
     Tool(
         name="verify_lineage",

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..domain.accounts import Actor
 from ..domain.carry import CarriedState
+from ..domain.checkpoint_markdown import parse_checkpoint_markdown
 from ..domain.merge import Conflict, Merge, MergedItem, Origin, Resolution
 from ..domain.types import CONTENT_FIELDS, CONTENT_LIST_FIELDS, CheckpointContent, Session
 from ..errors import InputError
@@ -140,11 +141,24 @@ async def fork(services: Services, actor: Actor, args: Mapping[str, Any]) -> Res
     return _session_json(session), f"Forked into {where}: session {session.id}."
 
 
+def _content_or_markdown(args: Mapping[str, Any]) -> CheckpointContent:
+    """The structured fields, or the Markdown that holds them: not both."""
+    if "markdown" not in args:
+        return _content(args)
+    given = next((name for name in _BY_NAME if name in args), None)
+    if given is not None:
+        raise InputError(
+            f"Give the checkpoint as `markdown` or as fields, not both: `{given}` is a field.",
+            field=given,
+        )
+    return parse_checkpoint_markdown(_text(args, "markdown"))
+
+
 async def save_checkpoint(services: Services, actor: Actor, args: Mapping[str, Any]) -> Result:
-    _no_others(args, {"sessionId", "dryRun", *_BY_NAME})
+    _no_others(args, {"sessionId", "dryRun", "markdown", *_BY_NAME})
     session_id = _id(args, "sessionId")
     assert session_id is not None
-    content = _content(args)
+    content = _content_or_markdown(args)
     if _flag(args, "dryRun"):
         checked, carried = await checkpoints.check(actor, session_id, content)
         answer = {"saved": False, "content": checked.by_name(), "carried": _carried_json(carried)}
@@ -299,12 +313,23 @@ WRITING_TOOLS: tuple[Tool, ...] = (
         title="Save a checkpoint",
         description="Save where the work stands as a checkpoint on the session's branch: "
         "a title, the objective, a summary, and the decisions, tasks, open questions and "
-        "entities as they now stand (the whole lists, not only what changed). With "
+        "entities as they now stand (the whole lists, not only what changed). Give them "
+        "as fields (`title` at least), or all as `markdown`: `# Title`, then `## Objective`, "
+        "`## Summary` (text under each) and `## Decisions`, `## Tasks`, `## Open questions`, "
+        "`## Entities` (one `- item` a line), as the export writes them. With "
         "`dryRun` nothing is saved: you get the checkpoint as it would be saved and the "
         "items the branch head carries, to compare.",
         input_schema=_object(
-            {"sessionId": _ID, "dryRun": {"type": "boolean", "default": False}, **_CONTENT_INPUT},
-            ["sessionId", "title"],
+            {
+                "sessionId": _ID,
+                "dryRun": {"type": "boolean", "default": False},
+                "markdown": {
+                    **_TEXT,
+                    "description": "The whole checkpoint as Markdown, instead of the fields.",
+                },
+                **_CONTENT_INPUT,
+            },
+            ["sessionId"],
         ),
         output_schema={
             "type": "object",

@@ -29,9 +29,18 @@ READING_TOOLS = [
     "search",
     "show_checkpoint",
     "list_checkpoints",
+    "compare_checkpoints",
     "verify_lineage",
 ]
-WRITING_TOOLS = ["create_space", "fork", "save_checkpoint", "preview_merge", "merge"]
+WRITING_TOOLS = [
+    "create_space",
+    "fork",
+    "save_checkpoint",
+    "preview_merge",
+    "merge",
+    "start_session",
+    "send_message",
+]
 
 
 @pytest.fixture(params=["stdio", "http"])
@@ -40,9 +49,13 @@ def transport(request: pytest.FixtureRequest) -> str:
 
 
 @asynccontextmanager
-async def agent(database_url: str, transport: str = "stdio") -> AsyncIterator[ClientSession]:
+async def agent(
+    database_url: str, transport: str = "stdio", providers: Path | None = None
+) -> AsyncIterator[ClientSession]:
+    """The SDK's client on `smriti mcp` (stdio) or `smriti serve`'s /mcp (http);
+    ``providers``: the providers.yaml the server uses (default: the bundled one)."""
     if transport == "http":
-        with SmritiServer(database_url) as server:
+        with SmritiServer(database_url, providers=providers) as server:
             async with (
                 streamable_http_client(f"{server.base_url}/mcp") as (read, write),
                 ClientSession(read, write) as session,
@@ -53,7 +66,11 @@ async def agent(database_url: str, transport: str = "stdio") -> AsyncIterator[Cl
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "api", "mcp", "--database", database_url],
-        env={**os.environ, "LITELLM_OFFLINE_MODE": "true"},
+        env={
+            **os.environ,
+            "LITELLM_OFFLINE_MODE": "true",
+            **({"SMRITI_PROVIDERS_FILE": str(providers)} if providers else {}),
+        },
     )
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
@@ -79,6 +96,37 @@ async def test_the_tools_are_listed_with_their_schemas(database_url: str, transp
     output = by_name["verify_lineage"].output_schema
     assert output is not None and output["required"] == ["ok", "checked", "firstBroken"]
     assert all(by_name[name].annotations.read_only_hint for name in READING_TOOLS)  # type: ignore[union-attr]
+    assert by_name["compare_checkpoints"].input_schema["required"] == ["a", "b"]
+    compared = by_name["compare_checkpoints"].output_schema
+    assert compared is not None and compared["required"] == [
+        "a",
+        "b",
+        "decisions",
+        "tasks",
+        "openQuestions",
+        "entities",
+        "commonAncestor",
+    ]
+    saving = by_name["save_checkpoint"].input_schema
+    assert saving["required"] == ["sessionId"]
+    assert saving["properties"]["markdown"]["type"] == "string"
+    assert by_name["start_session"].input_schema["required"] == []
+    assert by_name["start_session"].input_schema["properties"]["memoryScope"] == {
+        "enum": ["LATEST_1", "LATEST_3"]
+    }
+    assert by_name["send_message"].input_schema["required"] == ["sessionId", "content"]
+    sent = by_name["send_message"].output_schema
+    assert sent is not None and sent["required"] == ["userTurn", "reply", "finishReason"]
+    hit = by_name["search"].output_schema["properties"]["hits"]["items"]  # type: ignore[index]
+    assert list(hit["properties"]) == [
+        "kind",
+        "id",
+        "sessionId",
+        "sequenceNumber",
+        "checkpointId",
+        "spaceId",
+        "snippet",
+    ]
 
 
 async def test_each_tool_answers_as_graphql_does(
@@ -95,7 +143,17 @@ async def test_each_tool_answers_as_graphql_does(
           search(query: "left", spaceId: $s) { edges { kind node {
             ... on Checkpoint { id } ... on Turn { id } ... on Session { id } ... on Space { id }
           } } }
-        }""",
+          turnHits: search(query: "step", first: 50) { ...followed }
+          sessionHits: search(query: "reader", first: 50) { ...followed }
+          spaceHits: search(query: "lineage", first: 50) { ...followed }
+          checkpointHits: search(query: "left", first: 50) { ...followed }
+        }
+        fragment followed on SearchHitConnection { edges { kind node {
+          ... on Checkpoint { id space { id } }
+          ... on Turn { id sequenceNumber session { id } }
+          ... on Session { id inSpace: space { id } }
+          ... on Space { id }
+        } } }""",
         s=built["space"],
         c=c2["id"],
     )
@@ -107,6 +165,10 @@ async def test_each_tool_answers_as_graphql_does(
         alt = await call(session, "list_checkpoints", spaceId=space, branch="alt", first=1)
         verified = await call(session, "verify_lineage", spaceId=space)
         found = await call(session, "search", query="left", spaceId=space)
+        follow = {
+            kind: await call(session, "search", query=query, first=50)
+            for kind, query in FOLLOWED.items()
+        }
     assert [(s["id"], s["name"], s["description"]) for s in spaces["spaces"]] == [
         (key(e["node"]["id"]), e["node"]["name"], e["node"]["description"])
         for e in graphql["spaces"]["edges"]
@@ -126,6 +188,34 @@ async def test_each_tool_answers_as_graphql_does(
     hits = [(h["kind"], h["id"]) for h in found["hits"]]
     assert hits == [(e["kind"].lower(), key(e["node"]["id"])) for e in graphql["search"]["edges"]]
     assert ("checkpoint", key(built["alt"]["id"])) in hits
+    # Each hit says how to follow it, as GraphQL's node does.
+    for kind in FOLLOWED:
+        hits = follow[kind]["hits"]
+        assert [{k: v for k, v in h.items() if k != "snippet"} for h in hits] == [
+            _followed(e["kind"], e["node"]) for e in graphql[f"{kind}Hits"]["edges"]
+        ]
+        assert kind in {h["kind"] for h in hits}
+
+
+# A search that finds each kind of hit (GraphQL's alias: the kind + "Hits").
+FOLLOWED = {"turn": "step", "session": "reader", "space": "lineage", "checkpoint": "left"}
+
+
+def _followed(kind: str, node: dict[str, Any]) -> dict[str, Any]:
+    """A GraphQL search hit as the search tool answers it (without its snippet)."""
+    hit = {"kind": kind.lower(), "id": key(node["id"])}
+    if kind == "TURN":
+        return {
+            **hit,
+            "sessionId": key(node["session"]["id"]),
+            "sequenceNumber": node["sequenceNumber"],
+        }
+    if kind == "CHECKPOINT":
+        return {**hit, "checkpointId": key(node["id"]), "spaceId": key(node["space"]["id"])}
+    if kind == "SESSION":
+        space = node["inSpace"]
+        return {**hit, "sessionId": key(node["id"]), "spaceId": key(space["id"]) if space else None}
+    return {**hit, "spaceId": key(node["id"])}
 
 
 async def test_mistakes_carry_the_codes_and_words_of_graphql(

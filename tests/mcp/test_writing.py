@@ -205,12 +205,15 @@ def writes(space: int, session: int, checkpoint: int) -> list[tuple[str, dict[st
         ("save_checkpoint", {"sessionId": session, "title": "Nope"}),
         ("save_checkpoint", {"sessionId": session, "title": "Nope", "dryRun": True}),
         ("merge", {"spaceId": space, "into": "main", "fromId": checkpoint, "title": "Nope"}),
+        ("save_checkpoint", {"sessionId": session, "markdown": "# Nope"}),
+        ("start_session", {"spaceId": space, "title": "Nope"}),
+        ("send_message", {"sessionId": session, "content": "Nope"}),
     ]
 
 
 EVERYTHING = """{ spaces(first: 50) { edges { node { id branches { name head { id } }
   lineage(first: 100) { edges { node { id } } } } } }
-  sessions(first: 50) { edges { node { id } } } }"""
+  sessions(first: 50) { edges { node { id lastSequenceNumber } } } }"""
 
 
 async def test_a_read_only_token_cannot_write_and_nothing_is_written(database_url: str) -> None:
@@ -262,6 +265,8 @@ async def test_a_read_only_token_cannot_write_and_nothing_is_written(database_ur
         "fork",
         "save_checkpoint",
         "merge",
+        "start_session",
+        "send_message",
     ]
 
 
