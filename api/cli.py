@@ -45,12 +45,9 @@ def _parser() -> argparse.ArgumentParser:
     _json_option(verify)
     _database_option(verify)
     _user_option(verify)
-    mcp = commands.add_parser(
-        "mcp",
-        help="Serve the reading tools to an agent over stdio (Model Context Protocol).",
-    )
-    _database_option(mcp)
-    _user_option(mcp)
+    from .mcp.cli import add_commands as add_agent_commands
+
+    add_agent_commands(commands, argparse.RawDescriptionHelpFormatter)
     export = commands.add_parser(
         "export",
         help="Write spaces or sessions as a document.",
@@ -222,6 +219,12 @@ def main(argv: list[str] | None = None) -> int:
         from .mcp import cli as mcp_cli
 
         return mcp_cli.run(args)
+    from .mcp.cli import COMMANDS
+
+    if args.command in COMMANDS:
+        from .mcp import cli as mcp_cli
+
+        return mcp_cli.run_command(args)
     if args.command in ("verify", "export", "import"):
         from . import lineage_cli
 

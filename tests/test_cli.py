@@ -43,8 +43,10 @@ def test_each_exit_status_means_one_thing_and_smriti_help_lists_them() -> None:
         exits.DATABASE,
         exits.NOT_FOUND,
         exits.ADDRESS_IN_USE,
+        exits.REFUSED,
+        exits.CONFLICT,
     )
-    assert statuses == (0, 1, 2, 3, 4, 5)
+    assert statuses == (0, 1, 2, 3, 4, 5, 6, 7)
     shown = smriti("--help")
     assert shown.returncode == 0
     listed = shown.stdout.split("exit status:\n", 1)[1].split("\n\n", 1)[0]
@@ -55,6 +57,8 @@ def test_each_exit_status_means_one_thing_and_smriti_help_lists_them() -> None:
         "3",
         "4",
         "5",
+        "6",
+        "7",
     ]
     assert "  5  address in use: serve cannot listen on --host/--port\n" in shown.stdout
 

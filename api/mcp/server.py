@@ -71,6 +71,24 @@ async def _answering(work: Awaitable[_T]) -> _T:
         raise MCPError(number, exc.message, {"code": exc.code.value, "field": exc.field}) from None
 
 
+async def call_tool_as(
+    services: Services, actor: Actor, name: str, arguments: dict[str, Any]
+) -> types.CallToolResult:
+    """One tool call as ``actor``: what a client gets, a typed error as a tool error.
+    The server answers with it, and so does `smriti spaces` and its kin locally."""
+    tool = BY_NAME.get(name)
+    if tool is None:
+        return tool_error(ErrorCode.INVALID, f"No tool named {name[:100]!r}.")
+    try:
+        answer, text = await tool.run(services, actor, arguments)
+    except SmritiError as exc:
+        return tool_error(exc.code, exc.message, exc.field)
+    except tools.ToolFailure as failure:
+        error = failure.error
+        return tool_error(error.code, error.message, error.field, failure.done)
+    return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=answer)
+
+
 def build_server(caller: Caller, services: Services) -> Server[Any]:
     async def list_tools(
         _ctx: ServerRequestContext[Any, Any], _params: types.PaginatedRequestParams | None
@@ -94,22 +112,12 @@ def build_server(caller: Caller, services: Services) -> Server[Any]:
     async def call_tool(
         ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        tool = BY_NAME.get(params.name)
-        if tool is None:
+        if params.name not in BY_NAME:
             return tool_error(ErrorCode.INVALID, f"No tool named {params.name[:100]!r}.")
         actor = await caller(ctx)
         if actor is None:
             return tool_error(ErrorCode.UNAUTHENTICATED, "Send `Authorization: Bearer smr_…`.")
-        try:
-            answer, text = await tool.run(services, actor, params.arguments or {})
-        except SmritiError as exc:
-            return tool_error(exc.code, exc.message, exc.field)
-        except tools.ToolFailure as failure:
-            error = failure.error
-            return tool_error(error.code, error.message, error.field, failure.done)
-        return types.CallToolResult(
-            content=[types.TextContent(text=text)], structured_content=answer
-        )
+        return await call_tool_as(services, actor, params.name, params.arguments or {})
 
     async def list_resources(
         ctx: ServerRequestContext[Any, Any], _params: types.PaginatedRequestParams | None

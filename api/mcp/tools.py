@@ -222,13 +222,25 @@ async def space_state(services: Services, actor: Actor, args: Mapping[str, Any])
     return answer, brief
 
 
+_KINDS = {kind.name.lower(): kind for kind in Kind}
+
+
+def _kinds(args: Mapping[str, Any]) -> list[Kind] | None:
+    value = args.get("kinds")
+    if value is None:
+        return None
+    if not isinstance(value, list) or not value or any(one not in _KINDS for one in value):
+        raise InputError(f"`kinds` is a list of {', '.join(_KINDS)}.", field="kinds")
+    return [_KINDS[one] for one in value]
+
+
 async def search(_services: Services, actor: Actor, args: Mapping[str, Any]) -> Result:
-    _no_others(args, {"query", "spaceId", "first"})
+    _no_others(args, {"query", "spaceId", "kinds", "first"})
     hits = await search_service.search(
         actor,
         _text(args, "query", ""),
         space_id=_id(args, "spaceId", required=False),
-        kinds=None,
+        kinds=_kinds(args),
         first=_count(args, "first", 10),
         offset=0,
     )
@@ -421,11 +433,17 @@ TOOLS: tuple[Tool, ...] = (
         'in any order (all required), "a phrase" in quotes, word* for a prefix; at most 500 '
         "characters and 20 terms. Optionally only one space. Each hit says how to follow "
         "it: a turn's sessionId and sequenceNumber, a checkpoint's checkpointId (for "
-        "show_checkpoint) and spaceId, a session's sessionId and spaceId, a space's spaceId.",
+        "show_checkpoint) and spaceId, a session's sessionId and spaceId, a space's spaceId. Optionally only some kinds.",
         input_schema=_object(
             {
                 "query": {"type": "string", "minLength": 1, "description": "What to look for."},
                 "spaceId": {**_ID, "description": "Only this space."},
+                "kinds": {
+                    "type": "array",
+                    "items": {"enum": [kind.name.lower() for kind in Kind]},
+                    "minItems": 1,
+                    "description": "Only these kinds of object (default: all).",
+                },
                 "first": {"type": "integer", "minimum": 1, "maximum": MAX_PAGE, "default": 10},
             },
             ["query"],
