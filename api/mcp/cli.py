@@ -26,6 +26,7 @@ import argparse
 import asyncio
 import os
 import sys
+import textwrap
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
@@ -74,8 +75,8 @@ def add_commands(commands: Any, formatter: type[argparse.HelpFormatter]) -> None
     def command(name: str, help_text: str, tool: str, prints: str, **kw: Any) -> Any:
         parser = commands.add_parser(
             name,
-            help=help_text,
-            description=f"{help_text}. It calls the MCP tool {tool}, as an agent would.",
+            help=f"{help_text}.",
+            description=_wrapped(f"{help_text}. It calls the MCP tool {tool}, as an agent would."),
             epilog=f"--json prints {prints}.\n\n{WHERE}",
             formatter_class=formatter,
             **kw,
@@ -84,9 +85,13 @@ def add_commands(commands: Any, formatter: type[argparse.HelpFormatter]) -> None
 
     mcp = commands.add_parser(
         "mcp",
-        help="Serve the tools to an agent over stdio (Model Context Protocol).",
-        description="Serve Smriti's MCP tools, resources and prompt over stdio: the local "
-        "database's, or with --url a running server's (forwarded, as SMRITI_TOKEN).",
+        help="Serve the MCP tools to an agent over stdio (the local database's, or with "
+        "--url a server's).",
+        description=_wrapped(
+            "Serve Smriti's MCP tools, resources and prompt to an agent over stdio (Model "
+            "Context Protocol): the local database's, or with --url a running server's, each "
+            "request forwarded as the API token in SMRITI_TOKEN."
+        ),
         epilog=WHERE,
         formatter_class=formatter,
     )
@@ -153,8 +158,10 @@ def add_commands(commands: Any, formatter: type[argparse.HelpFormatter]) -> None
     listing = which.add_parser(
         "list",
         help="A branch's checkpoints, its head first.",
-        description="A branch's checkpoints, its head first, back through its parents "
-        "(it calls the MCP tool list_checkpoints).",
+        description=_wrapped(
+            "A branch's checkpoints, its head first, back through its parents (it calls the "
+            "MCP tool list_checkpoints)."
+        ),
         epilog=f'--json prints {{"branch", "checkpoints": [{CHECKPOINT_FIELDS}]}}.\n\n{WHERE}',
         formatter_class=formatter,
     )
@@ -165,9 +172,11 @@ def add_commands(commands: Any, formatter: type[argparse.HelpFormatter]) -> None
     create = which.add_parser(
         "create",
         help="Save a checkpoint into a session (from Markdown or from fields).",
-        description="Save where the work stands as a checkpoint on a session's branch "
-        "(it calls the MCP tool save_checkpoint): from Markdown with the usual headings, or from "
-        "--title and the other fields. Lists are the whole lists as they now stand.",
+        description=_wrapped(
+            "Save where the work stands as a checkpoint on a session's branch (it calls the "
+            "MCP tool save_checkpoint): from Markdown with the usual headings, or from --title "
+            "and the other fields. Lists are the whole lists as they now stand."
+        ),
         epilog='--json prints {"saved": true, "checkpoint": '
         f"{CHECKPOINT_FIELDS}}}, or with --dry-run\n"
         '  {"saved": false, "content": the checkpoint as it would be saved, "carried": the\n'
@@ -236,10 +245,14 @@ def add_commands(commands: Any, formatter: type[argparse.HelpFormatter]) -> None
 
 
 CHECKPOINT_FIELDS = (
-    '{"id", "hash", "spaceId", "parentId", "mergeParentId", "branchName", "title",\n'
+    '\n  {"id", "hash", "spaceId", "parentId", "mergeParentId", "branchName", "title",\n'
     '  "objective", "summary", "decisions", "tasks", "openQuestions", "entities",\n'
     '  "authorAgent", "createdAt"}'
 )
+
+
+def _wrapped(text: str) -> str:
+    return textwrap.fill(text, width=80)
 
 
 def _where(parser: argparse.ArgumentParser, *, json: bool = True) -> None:
@@ -309,9 +322,6 @@ async def _search(call: Call, args: argparse.Namespace) -> types.CallToolResult:
 
 
 async def _show(call: Call, args: argparse.Namespace) -> types.CallToolResult:
-    by_hash = args.space is not None or args.hash is not None
-    if (args.id is not None) == by_hash or (by_hash and None in (args.space, args.hash)):
-        raise Usage("Give a checkpoint's number, or --space and --hash.")
     return await call(
         "show_checkpoint", _given(checkpointId=args.id, spaceId=args.space, hash=args.hash)
     )
@@ -333,7 +343,21 @@ def _markdown(path: str) -> str:
         raise Usage(f"Cannot read --markdown {path[:100]}: {exc.__class__.__name__}.") from None
 
 
-async def _create(call: Call, args: argparse.Namespace) -> types.CallToolResult:
+def _checked(args: argparse.Namespace) -> None:
+    """What argparse cannot say, said before anything is opened or called:
+    either a checkpoint's number or --space and --hash; --markdown or the
+    fields (the Markdown read now, into ``args.fields``)."""
+    if args.command != "checkpoint":
+        return
+    if args.checkpoint_command == "show":
+        by_hash = args.space is not None or args.hash is not None
+        if (args.id is not None) == by_hash or (by_hash and None in (args.space, args.hash)):
+            raise Usage("Give a checkpoint's number, or --space and --hash.")
+    if args.checkpoint_command == "create":
+        args.fields = _fields(args)
+
+
+def _fields(args: argparse.Namespace) -> dict[str, Any]:
     fields = _given(
         title=args.title,
         objective=args.objective,
@@ -346,13 +370,15 @@ async def _create(call: Call, args: argparse.Namespace) -> types.CallToolResult:
     if args.markdown is not None:
         if fields:
             raise Usage("Give --markdown or the fields (--title, …), not both.")
-        fields = {"markdown": _markdown(args.markdown)}
-    elif "title" not in fields:
+        return {"markdown": _markdown(args.markdown)}
+    if "title" not in fields:
         raise Usage("Give --markdown FILE, or --title and the other fields.")
-    return await call(
-        "save_checkpoint",
-        {"sessionId": args.session, **fields, **({"dryRun": True} if args.dry_run else {})},
-    )
+    return fields
+
+
+async def _create(call: Call, args: argparse.Namespace) -> types.CallToolResult:
+    dry_run = {"dryRun": True} if args.dry_run else {}
+    return await call("save_checkpoint", {"sessionId": args.session, **args.fields, **dry_run})
 
 
 async def _fork(call: Call, args: argparse.Namespace) -> types.CallToolResult:
@@ -421,7 +447,12 @@ def _token() -> str | None:
 def run_command(args: argparse.Namespace) -> int:
     """`smriti spaces`, `state`, `search`, `checkpoint …`, `fork`, `merge`."""
     run = RUNS[args.checkpoint_command if args.command == "checkpoint" else args.command]
-    result = _guarded(lambda: asyncio.run(_called(args, run)))
+
+    def work() -> types.CallToolResult:
+        _checked(args)
+        return asyncio.run(_called(args, run))
+
+    result = _guarded(work)
     if isinstance(result, int):
         return result
     text = "\n".join(part.text for part in result.content if part.type == "text")

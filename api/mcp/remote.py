@@ -14,7 +14,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import mcp_types as types
-from mcp import ClientSession
+from mcp import ClientSession, MCPError
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 
@@ -109,9 +109,13 @@ async def connected(url: str, token: str | None) -> AsyncIterator[ClientSession]
     except (Unreachable, Refused, SmritiError):
         raise
     except Exception as exc:
-        # The transport's task group wraps what failed in it; what the body
-        # raised (a tool's MCPError, say) is explained the same way.
-        raise _explained(exc, where, token, statuses) from None
+        # The transport's task group wraps what failed in it (an HTTP error
+        # comes as the SDK's MCPError); anything else is not the connection's.
+        if (statuses and statuses[-1] >= 400) or any(
+            isinstance(leaf, MCPError | httpx2.HTTPError) for leaf in _leaves(exc)
+        ):
+            raise _explained(exc, where, token, statuses) from None
+        raise
 
 
 async def call(

@@ -305,6 +305,19 @@ async def test_exit_statuses_not_found_usage_and_database(
         "",
         "smriti: Give --markdown FILE, or --title and the other fields.\n",
     )
+    missing_file = str(tmp_path / "none.md")
+    assert smriti(
+        "checkpoint", "create", "--session", "1", "--markdown", "-", "--title", "T", *db
+    ) == (
+        exits.USAGE,
+        "",
+        "smriti: Give --markdown or the fields (--title, …), not both.\n",
+    )
+    assert smriti("checkpoint", "create", "--session", "1", "--markdown", missing_file, *db) == (
+        exits.USAGE,
+        "",
+        f"smriti: Cannot read --markdown {missing_file}: FileNotFoundError.\n",
+    )
     status, out, err = smriti("state", "first", *db)
     assert (status, out) == (exits.USAGE, "")
     assert err.endswith("smriti: Argument SPACE: a number (1, 2, …), not 'first'.\n")
@@ -334,7 +347,8 @@ def test_smriti_help_lists_the_commands_for_scripts_and_agents() -> None:
     assert status == 0
     text = " ".join(out.split())
     for command, words in (
-        ("spaces", "List the spaces you can read"),
+        ("spaces", "List the spaces you can read."),
+        ("mcp", "Serve the MCP tools to an agent over stdio (the local database's, or with --url"),
         ("state", "Where a space stands: a continuation brief for a prompt"),
         ("checkpoint", "Checkpoints: show one, list a branch's, create one."),
         ("merge", "Merge a branch's head into another branch (or preview it with --dry-run)"),
@@ -342,5 +356,5 @@ def test_smriti_help_lists_the_commands_for_scripts_and_agents() -> None:
         assert f"{command} {words}" in text
     status, out, _ = smriti("checkpoint", "create", "--help")
     text = " ".join(out.split())
-    assert "It calls" not in text and "the MCP tool save_checkpoint" in text
+    assert "on a session's branch (it calls the MCP tool save_checkpoint): from Markdown" in text
     assert "--markdown FILE The checkpoint as Markdown (- for standard input)." in text

@@ -106,6 +106,11 @@ async def test_against_a_server_the_commands_answer_as_they_do_locally(
             f"smriti: The server at {server.base_url}/mcp needs an API token: set "
             "SMRITI_TOKEN (`smriti tokens create` makes one).\n",
         )
+        assert smriti("checkpoint", "show", env=remote) == (
+            exits.USAGE,
+            "",
+            "smriti: Give a checkpoint's number, or --space and --hash.\n",
+        )
         # A tool's own error comes back with its exit status.
         assert smriti("checkpoint", "show", "999", env=remote) == (
             exits.NOT_FOUND,
