@@ -569,4 +569,8 @@ async def _local(
                 except NotFound:
                     return None
 
-        yield services, caller
+        try:
+            yield services, caller
+        finally:
+            # A reply being saved, a session's title: finished before the database closes.
+            await services.drain()

@@ -433,7 +433,7 @@ TOOLS: tuple[Tool, ...] = (
         'in any order (all required), "a phrase" in quotes, word* for a prefix; at most 500 '
         "characters and 20 terms. Optionally only one space. Each hit says how to follow "
         "it: a turn's sessionId and sequenceNumber, a checkpoint's checkpointId (for "
-        "show_checkpoint) and spaceId, a session's sessionId and spaceId, a space's spaceId. Optionally only some kinds.",
+        "show_checkpoint) and spaceId, a session's sessionId and spaceId, a space's spaceId.",
         input_schema=_object(
             {
                 "query": {"type": "string", "minLength": 1, "description": "What to look for."},
