@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from api import exits
 from api.store.database import sqlite_url
 from tests.mcp.test_writing import CHECKPOINT, PREVIEW, counts
@@ -358,3 +360,72 @@ def test_smriti_help_lists_the_commands_for_scripts_and_agents() -> None:
     text = " ".join(out.split())
     assert "on a session's branch (it calls the MCP tool save_checkpoint): from Markdown" in text
     assert "--markdown FILE The checkpoint as Markdown (- for standard input)." in text
+
+
+def _takes_markdown() -> bool:
+    from api.mcp.server import BY_NAME
+
+    return "markdown" in BY_NAME["save_checkpoint"].input_schema["properties"]
+
+
+@pytest.mark.skipif(
+    not _takes_markdown(), reason="save_checkpoint takes `markdown` once branch mcp-tools lands"
+)
+async def test_checkpoint_create_passes_markdown_from_a_file_or_stdin(
+    gql: GraphQLClient, database_url: str, tmp_path: Path
+) -> None:
+    built = await forked_space(gql)
+    await gql.drain()
+    c2 = key(built["main"][2]["id"])
+    session = str(answer(database_url, "fork", str(c2), "--branch", "notes")["sessionId"])
+    notes = "# Route chosen\n\n## Objective\nGet there\n\n## Decisions\n- Take the night train\n"
+    (tmp_path / "notes.md").write_text(notes, encoding="utf-8")
+    dry = answer(
+        database_url,
+        "checkpoint",
+        "create",
+        "--session",
+        session,
+        "--markdown",
+        str(tmp_path / "notes.md"),
+        "--dry-run",
+    )
+    assert (dry["saved"], dry["content"]["title"], dry["content"]["objective"]) == (
+        False,
+        "Route chosen",
+        "Get there",
+    )
+    assert dry["content"]["decisions"] == ["Take the night train"]
+    status, out, err = smriti(
+        "checkpoint",
+        "create",
+        "--session",
+        session,
+        "--markdown",
+        "-",
+        "--json",
+        "--database",
+        database_url,
+        stdin=notes,
+    )
+    assert (status, err) == (0, "")
+    saved = json.loads(out)["checkpoint"]
+    full = (await gql(CHECKPOINT, c=_gid(saved["id"])))["checkpoint"]
+    assert (full["title"], full["decisions"], full["branchName"]) == (
+        "Route chosen",
+        ["Take the night train"],
+        "notes",
+    )
+    status, out, err = smriti(
+        "checkpoint",
+        "create",
+        "--session",
+        session,
+        "--markdown",
+        "-",
+        "--database",
+        database_url,
+        stdin="no heading first\n",
+    )
+    assert (status, out) == (exits.USAGE, "")
+    assert err.startswith("smriti: ") and err.count("\n") == 1
