@@ -233,10 +233,11 @@ def add_commands(commands: Any, formatter: type[argparse.HelpFormatter]) -> None
     merge.add_argument(
         "--resolve",
         action="append",
-        metavar="FIELD:keep|drop:ITEM",
+        metavar="FIELD:keep|drop|into|from:ITEM",
         type=_resolution,
-        help=f"Resolve a conflict: keep or drop ITEM of FIELD ({', '.join(FIELDS)}). "
-        "Repeat for each; an unresolved conflict refuses the merge (exit 7).",
+        help=f"Resolve a conflict over ITEM of FIELD ({', '.join(FIELDS)}): keep or drop "
+        "it, or for one edited on both sides take the --into or the --from text. Repeat for "
+        "each; an unresolved conflict refuses the merge (exit 7).",
     )
     merge.add_argument(
         "--dry-run", action="store_true", help="Preview the merge (preview_merge); write nothing."
@@ -287,13 +288,23 @@ def _number(text: str) -> int:
     return int(text)
 
 
+# --resolve's choices, as the merge tool's resolution says them.
+CHOICES: dict[str, dict[str, Any]] = {
+    "keep": {"keep": True},
+    "drop": {"keep": False},
+    "into": {"take": "INTO"},
+    "from": {"take": "FROM"},
+}
+
+
 def _resolution(text: str) -> dict[str, Any]:
     parts = text.split(":", 2)
-    if len(parts) != 3 or parts[0] not in FIELDS or parts[1] not in ("keep", "drop"):
+    if len(parts) != 3 or parts[0] not in FIELDS or parts[1] not in CHOICES:
         raise argparse.ArgumentTypeError(
-            f"FIELD:keep|drop:ITEM with FIELD one of {', '.join(FIELDS)}, not {text[:60]!r}"
+            f"FIELD:keep|drop|into|from:ITEM with FIELD one of {', '.join(FIELDS)}, "
+            f"not {text[:60]!r}"
         )
-    return {"field": parts[0], "item": parts[2], "keep": parts[1] == "keep"}
+    return {"field": parts[0], "item": parts[2], **CHOICES[parts[1]]}
 
 
 # --- running a command -----------------------------------------------------------

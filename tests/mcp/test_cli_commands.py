@@ -325,7 +325,7 @@ async def test_exit_statuses_not_found_usage_and_database(
     assert err.endswith("smriti: Argument SPACE: a number (1, 2, …), not 'first'.\n")
     status, _, err = smriti("merge", "--space", "1", "--from", "b", "--resolve", "x", *db)
     assert status == exits.USAGE
-    assert "FIELD:keep|drop:ITEM with FIELD one of decisions, tasks, openQuestions" in err
+    assert "FIELD:keep|drop|into|from:ITEM with FIELD one of decisions, tasks, openQuestions" in err
     assert smriti("search", "x", "--first", "500", *db) == (
         exits.USAGE,
         "",
