@@ -12,8 +12,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from api import exits
 from api.store.database import sqlite_url
 from tests.mcp.test_writing import CHECKPOINT, PREVIEW, counts
@@ -362,15 +360,6 @@ def test_smriti_help_lists_the_commands_for_scripts_and_agents() -> None:
     assert "--markdown FILE The checkpoint as Markdown (- for standard input)." in text
 
 
-def _takes_markdown() -> bool:
-    from api.mcp.server import BY_NAME
-
-    return "markdown" in BY_NAME["save_checkpoint"].input_schema["properties"]
-
-
-@pytest.mark.skipif(
-    not _takes_markdown(), reason="save_checkpoint takes `markdown` once branch mcp-tools lands"
-)
 async def test_checkpoint_create_passes_markdown_from_a_file_or_stdin(
     gql: GraphQLClient, database_url: str, tmp_path: Path
 ) -> None:
