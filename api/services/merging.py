@@ -6,6 +6,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from ..domain.accounts import Actor
+from ..domain.contradictions import (
+    Contradiction,
+    UnusableAnswer,
+    build_contradiction_messages,
+    heuristic_contradictions,
+    merge_sides,
+    parse_contradictions,
+)
 from ..domain.extraction import parse_draft
 from ..domain.hashing import checkpoint_hash
 from ..domain.identity import given_ids
@@ -24,6 +32,8 @@ from ..domain.validation import (
     validate_checkpoint_content,
 )
 from ..errors import ErrorCode, Forbidden, InputError, NotFound, ProviderError
+from ..providers import ModelRef
+from ..providers.offline import OFFLINE_PROVIDER
 from ..store import checkpoints
 from . import access, policy
 from .base import Services
@@ -38,6 +48,9 @@ class MergePlan:
     merge: Merge
     suggestion: CheckpointContent  # title, objective and summary only
     suggestion_model: str | None = None  # the model that wrote it; None: plain text
+    # Likely contradictions between the sides: warnings, never blocking.
+    warnings: tuple[Contradiction, ...] = ()
+    warnings_note: str | None = None  # why the model found none it could say
 
     @property
     def fast_forward(self) -> bool:
@@ -78,7 +91,10 @@ async def _plan(space_id: int, into: str, from_id: int) -> MergePlan:
     ours = known[ours_id]
     ancestor = known.get(ancestor_id) if ancestor_id is not None else None
     merge = merge_checkpoints(ancestor, ours, theirs)
-    return MergePlan(into, ours, theirs, ancestor, merge, _suggest(into, ours, theirs))
+    plan = MergePlan(into, ours, theirs, ancestor, merge, _suggest(into, ours, theirs))
+    if plan.fast_forward or plan.up_to_date:
+        return plan  # nothing is merged: nothing to contradict
+    return replace(plan, warnings=heuristic_contradictions(merge_sides(merge)))
 
 
 async def preview_with_draft(
@@ -87,25 +103,55 @@ async def preview_with_draft(
     """``preview``, its suggestion written by the background model (or for an
     actor who may not use it, the first model they may use) when that model
     answers; a failed or unavailable model, or none they may use, leaves the
-    plain-text one."""
+    plain-text one. The same model is asked for likely contradictions, unless
+    it is the offline model (then the heuristic's warnings stay); a failed
+    call or an unusable answer gives no warnings and a note, never an error."""
     plan = await preview(actor, space_id, into, from_id)
     if plan.up_to_date or plan.fast_forward:
         return plan  # nothing will be written: no draft needed
     registry = services.registry
     try:
         background = await access.background_model(registry, actor)
+    except Forbidden:
+        return plan  # no model this actor may use: plain text, heuristic warnings
+    try:
         completion = await registry.complete(
             build_merge_draft_messages(into, plan.ours, plan.theirs), background
         )
         drafted = parse_draft(completion.text)
-    except (ProviderError, Forbidden):
+    except ProviderError:
+        pass
+    else:
+        suggestion = CheckpointContent(
+            title=_clip(drafted.title, TITLE_MAX_CHARS) or plan.suggestion.title,
+            objective=_clip(drafted.objective, OBJECTIVE_MAX_CHARS),
+            summary=_clip(drafted.summary, SUMMARY_MAX_CHARS),
+        )
+        plan = replace(plan, suggestion=suggestion, suggestion_model=background.name)
+    return await _contradictions(services, plan, background)
+
+
+async def _contradictions(services: Services, plan: MergePlan, model: ModelRef) -> MergePlan:
+    """The plan with the model's contradiction warnings; the offline model
+    keeps the heuristic's. Only the two checkpoints' merged items and the
+    branch names are sent, and only when both sides changed one field."""
+    if model.provider == OFFLINE_PROVIDER:
         return plan
-    suggestion = CheckpointContent(
-        title=_clip(drafted.title, TITLE_MAX_CHARS) or plan.suggestion.title,
-        objective=_clip(drafted.objective, OBJECTIVE_MAX_CHARS),
-        summary=_clip(drafted.summary, SUMMARY_MAX_CHARS),
-    )
-    return replace(plan, suggestion=suggestion, suggestion_model=background.name)
+    sides = merge_sides(plan.merge)
+    if not sides:
+        return replace(plan, warnings=())
+    messages = build_contradiction_messages(plan.into, plan.theirs.branch_name, sides)
+    try:
+        completion = await services.registry.complete(messages, model)
+        found = parse_contradictions(completion.text, sides)
+    except (ProviderError, UnusableAnswer) as problem:
+        what = str(problem) if isinstance(problem, UnusableAnswer) else problem.message
+        return replace(
+            plan,
+            warnings=(),
+            warnings_note=f"{model.name} could not check for contradictions: {what}",
+        )
+    return replace(plan, warnings=found)
 
 
 async def merge(

@@ -61,10 +61,13 @@ async def keep(world: World, model: str) -> None:
     assert kept["setModelAccess"] == {"adminsOnly": True, "errors": []}
 
 
-async def lineage_of(world: World, actor: str) -> dict[str, Any]:
+async def lineage_of(
+    world: World, actor: str, *, idea: tuple[str, ...] = (), main: tuple[str, ...] = ()
+) -> dict[str, Any]:
     """A space of the owner's with ``actor`` as EDITOR, a session of ``actor``'s
     in it with one exchange, and a lineage that diverged: c1 on main, c2 on
-    branch idea, c3 on main after c1 (merging c2 into main is no fast-forward)."""
+    branch idea, c3 on main after c1 (merging c2 into main is no fast-forward);
+    c2 and c3 with the decisions ``idea`` and ``main``."""
     space = (
         await world.data("owner", 'mutation { createSpace(input: {name: "S"}) { space { id } } }')
     )["createSpace"]["space"]["id"]
@@ -87,8 +90,8 @@ async def lineage_of(world: World, actor: str) -> dict[str, Any]:
     assert (await world.data(actor, send, s=session))["sendMessage"]["errors"] == []
     await world.app.state.services.drain()  # its title is written in the background
     save = (
-        "mutation($s: ID!, $t: String!) { createCheckpoint(input: {sessionId: $s, title: $t}) "
-        f"{{ checkpoint {{ id }} {ERR} }} }}"
+        "mutation($s: ID!, $t: String!, $d: [String!]) { createCheckpoint(input: "
+        f"{{sessionId: $s, title: $t, decisions: $d}}) {{ checkpoint {{ id }} {ERR} }} }}"
     )
     c1 = (await world.data(actor, save, s=session, t="One"))["createCheckpoint"]["checkpoint"]
     fork = (
@@ -97,9 +100,10 @@ async def lineage_of(world: World, actor: str) -> dict[str, Any]:
     )
     forked = (await world.data(actor, fork, c=c1["id"]))["forkSession"]["session"]["id"]
     await world.data(actor, send, s=forked)
-    c2 = (await world.data(actor, save, s=forked, t="Two"))["createCheckpoint"]["checkpoint"]
+    saved = await world.data(actor, save, s=forked, t="Two", d=list(idea))
+    c2 = saved["createCheckpoint"]["checkpoint"]
     await world.data(actor, send, s=session)
-    await world.data(actor, save, s=session, t="Three")
+    await world.data(actor, save, s=session, t="Three", d=list(main))
     await world.data(actor, send, s=session)  # a window to draft from
     return {"space": space, "session": session, "c2": c2["id"]}
 
@@ -179,3 +183,25 @@ async def test_with_no_model_they_may_use_a_draft_says_so_and_calls_nothing(
         suggested = await world.data("editor", PREVIEW, s=lab["space"], f=lab["c2"])
         assert suggested["previewMerge"]["suggestionModel"] is None  # the plain-text one
         assert len(fake_openai.requests) == before
+
+
+async def test_the_contradictions_check_passes_the_same_model_check(
+    settings: Settings, fake_openai: FakeOpenAI
+) -> None:
+    async with accounts_app(settings) as world:
+        await keep(world, "lab/my-model")
+        fake_openai.reply("A title")
+        lab = await lineage_of(world, "editor", idea=("Take the train",), main=("Rent a van",))
+        fake_openai.reply(DRAFT)
+        fake_openai.reply(json.dumps({"contradictions": []}))
+        warned = await world.data(
+            "editor",
+            'query($s: ID!, $f: ID!) { previewMerge(input: {spaceId: $s, into: "main", '
+            "from: $f, draftWithModel: true}) { warnings { intoText } warningsNote } }",
+            s=lab["space"],
+            f=lab["c2"],
+        )
+        assert warned["previewMerge"] == {"warnings": [], "warningsNote": None}
+        # The title, the draft and the contradictions check: none to the kept model.
+        assert models_asked(fake_openai) == ["other-model", "other-model", "other-model"]
+        assert "Take the train" in json.dumps(fake_openai.requests[-1]["messages"])

@@ -438,3 +438,39 @@ async def test_the_background_model_drafts_the_text_when_asked(gql: GraphQLClien
         "suggestedSummary": "Docs matter.",
         "suggestionModel": None,
     }
+
+
+WARNINGS = """query($input: PreviewMergeInput!) { previewMerge(input: $input) {
+  warnings { field intoText fromText reason source } warningsNote } }"""
+
+
+async def test_with_the_offline_model_the_heuristic_warns_and_the_merge_still_saves(
+    gql: GraphQLClient,
+) -> None:
+    space = await create_space(gql)
+    main = (await create_session(gql, spaceId=space, title="main"))["id"]
+    await send(gql, main, "go")
+    base = await checkpoint(gql, main, "Base", decisions=["Go north"])
+    rail = await fork(gql, base["id"], "rail")
+    await checkpoint(gql, main, "M1", decisions=["Go north", "Rent a campervan for the coast"])
+    await send(gql, rail, "rail work")
+    r1 = await checkpoint(gql, rail, "R1", decisions=["Go north", "Do not rent a campervan"])
+    merging = {"spaceId": space, "into": "main", "from": r1["id"]}
+    warning = {
+        "field": "DECISIONS",
+        "intoText": "Rent a campervan for the coast",
+        "fromText": "Do not rent a campervan",
+        "reason": 'Both mention "campervan", and only one of them says it negatively.',
+        "source": "HEURISTIC",
+    }
+    for draft in (False, True):  # the offline background model: the heuristic either way
+        data = await gql(WARNINGS, input={**merging, "draftWithModel": draft})
+        assert data["previewMerge"] == {"warnings": [warning], "warningsNote": None}
+    # A warning never blocks: both decisions are merged.
+    saved = await gql(MERGE, input={**merging, "title": "Merged", "resolutions": []})
+    assert saved["mergeCheckpoints"]["errors"] == []
+    assert saved["mergeCheckpoints"]["checkpoint"]["decisions"] == [
+        "Go north",
+        "Rent a campervan for the coast",
+        "Do not rent a campervan",
+    ]

@@ -6,6 +6,7 @@ import enum
 
 import strawberry
 
+from ...domain.contradictions import Contradiction as DomainContradiction
 from ...domain.merge import Change, MatchedBy, Origin
 from ...domain.merge import Conflict as DomainConflict
 from ...domain.merge import Dropped as DomainDropped
@@ -240,6 +241,45 @@ class MergedField:
         )
 
 
+@strawberry.enum(description="What found a merge warning.")
+class MergeWarningSource(enum.Enum):
+    MODEL = strawberry.enum_value("MODEL", description="The background model.")
+    HEURISTIC = strawberry.enum_value(
+        "HEURISTIC",
+        description="A plain word-level heuristic (with the offline model, or without "
+        "draftWithModel): in decisions or tasks, the two items share a salient word and "
+        "only one is negated, or they start with opposite verbs (add/remove, use/avoid…). "
+        "It misses most contradictions and may flag compatible items.",
+    )
+
+
+@strawberry.type(
+    description="A likely contradiction between an item the branch merged into added or "
+    "edited and one the merged-in checkpoint added or edited, in the same list field. A "
+    "warning only: it changes nothing in the merge and never blocks mergeCheckpoints."
+)
+class MergeWarning:
+    field: CheckpointListField = strawberry.field(description="The list field of both items.")
+    into_item_id: str = strawberry.field(description="The identity of `into`'s item.")
+    into_text: str = strawberry.field(description="`into`'s item.")
+    from_item_id: str = strawberry.field(description="The identity of the merged-in item.")
+    from_text: str = strawberry.field(description="The merged-in checkpoint's item.")
+    reason: str = strawberry.field(description="Why they look contradictory, in one sentence.")
+    source: MergeWarningSource = strawberry.field(description="What found it.")
+
+    @classmethod
+    def from_domain(cls, found: DomainContradiction) -> MergeWarning:
+        return cls(
+            field=CheckpointListField(found.field),
+            into_item_id=found.into_id,
+            into_text=found.into_text,
+            from_item_id=found.from_id,
+            from_text=found.from_text,
+            reason=found.reason,
+            source=MergeWarningSource(found.source.value),
+        )
+
+
 @strawberry.type(description="What mergeCheckpoints would do; previewMerge writes nothing.")
 class MergePreview:
     into: str = strawberry.field(description="The branch merged into.")
@@ -278,6 +318,17 @@ class MergePreview:
         "summary; null when they are plain text joined from both sides (the model was not "
         "asked, is unavailable or failed, or the merge is a fast-forward)."
     )
+    warnings: list[MergeWarning] = strawberry.field(
+        description="Likely contradictions between the two sides' surviving items, for the "
+        "user to read and dismiss: never resolved, never blocking. From the background "
+        "model when `draftWithModel` is true and that model is not the offline one (in the "
+        "same model call rules as the draft), else from the word-level heuristic; empty "
+        "for a fast-forward or a branch already up to date."
+    )
+    warnings_note: str | None = strawberry.field(
+        description="Why there are no model warnings although the model was asked (it "
+        "failed, or its answer could not be used); null otherwise."
+    )
 
     @classmethod
     def from_domain(cls, plan: MergePlan) -> MergePreview:
@@ -300,4 +351,6 @@ class MergePreview:
             suggested_objective=plan.suggestion.objective,
             suggested_summary=plan.suggestion.summary,
             suggestion_model=plan.suggestion_model,
+            warnings=[MergeWarning.from_domain(w) for w in plan.warnings],
+            warnings_note=plan.warnings_note,
         )
