@@ -60,7 +60,8 @@ export const PREVIEW_MERGE = `query($input: PreviewMergeInput!) { previewMerge(i
   into fastForward upToDate conflictCount suggestedTitle suggestedObjective suggestedSummary
   ours { id shortHash title } theirs { id shortHash title branchName } commonAncestor { id shortHash title }
   decisions { ${MERGE_FIELD} } tasks { ${MERGE_FIELD} }
-  openQuestions { ${MERGE_FIELD} } entities { ${MERGE_FIELD} } } }`;
+  openQuestions { ${MERGE_FIELD} } entities { ${MERGE_FIELD} }
+  warnings { field intoText fromText reason source } warningsNote } }`;
 
 const mutation = (name, type, result) =>
   `mutation($input: ${type}!) { ${name}(input: $input) { ${result} ${ERRORS} } }`;

@@ -154,14 +154,14 @@ export class SmritiApp extends HTMLElement {
     ui.form.hidden = !s.formOpen;
     const mountedId = s.session?.mount?.checkpoint?.id ?? null;
     ui.lineage.state = { ...s.lineage, mountedId, selectedId: s.selectedId,
-      spaceName: space?.name, canMerge: may.canMerge };
+      spaceName: space?.name, canMerge: may.canMerge, currentBranch: s.session?.branchName ?? null };
     const checkpoint = s.lineage.nodes.find((node) => node.id === s.selectedId) ?? null;
     ui.details.state = { checkpoint, mountedId, nodes: s.lineage.nodes,
       branches: s.lineage.branches, attached: Boolean(s.session?.space) && !may.readOnly,
       role: may.role, canMerge: may.canMerge && Boolean(space), bylines: may.bylines,
       mountHint: mountHint(may, s.session),
       // With no session open (a space on its own): your sessions outside any space.
-      mountTargets: s.session ? [] : s.unattached };
+      mountTargets: s.session ? [] : s.unattached, currentBranch: s.session?.branchName ?? null };
     this.renderContext();
     this.renderDrawers();
   }

@@ -235,5 +235,117 @@ def test_a_branch_fast_forward_is_said_and_moves_the_head(page: Page, server: Sm
     # Both branches are at A1 now: neither can take the other.
     graph.get_by_role("button", name="Branch main", exact=True).click()
     expect(graph.get_by_role("group", name="Branch main")).to_have_text(
-        f"main · head {a1_short} A1 (on alt)Every other branch is at this checkpoint already."
+        f"main · head {a1_short} A1 (on alt)Every other branch contains this checkpoint already."
+    )
+
+
+def travel_lineage(base_url: str) -> dict[str, Any]:
+    """Base on main; main adds "Rent a campervan for the coast", rail adds "Do not rent
+    a campervan" (a contradiction the offline heuristic flags); sea is forked from Base
+    and has saved nothing."""
+    space_id = gql(base_url, 'mutation { createSpace(input: {name: "Trip"}) { space { id } } }')[
+        "createSpace"
+    ]["space"]["id"]
+    main = gql(
+        base_url,
+        'mutation($s: ID!) { createSession(input: {spaceId: $s, title: "m"}) { session { id } } }',
+        s=space_id,
+    )["createSession"]["session"]["id"]
+
+    def save(session: str, title: str, decisions: list[str]) -> dict[str, Any]:
+        data = gql(
+            base_url,
+            CREATE_CHECKPOINT,
+            input={"sessionId": session, "title": title, "decisions": decisions},
+        )
+        saved: dict[str, Any] = data["createCheckpoint"]["checkpoint"]
+        return saved
+
+    def fork(checkpoint_id: str, branch: str) -> str:
+        forked = gql(
+            base_url,
+            """mutation($c: ID!, $b: String!) { forkSession(input: {checkpointId: $c,
+               branchName: $b}) { session { id } } }""",
+            c=checkpoint_id,
+            b=branch,
+        )
+        session_id: str = forked["forkSession"]["session"]["id"]
+        return session_id
+
+    base = save(main, "Base", ["Go north"])
+    rail = fork(base["id"], "rail")
+    sea = fork(base["id"], "sea")
+    save(main, "M1", ["Go north", "Rent a campervan for the coast"])
+    r1 = save(rail, "R1", ["Go north", "Do not rent a campervan"])
+    return {"space": space_id, "main": main, "rail": rail, "sea": sea, "base": base, "r1": r1}
+
+
+def test_a_contradiction_is_a_warning_that_can_be_dismissed(
+    page: Page, server: SmritiServer
+) -> None:
+    lab = travel_lineage(server.base_url)
+    open_app(page, server.base_url, f"/?session={lab['main']}")
+    page.get_by_role("button", name=re.compile(f"^{lab['r1']['shortHash']} R1")).click()
+    details = page.locator("checkpoint-details")
+    expect(details.get_by_label("Merge into branch")).to_have_value("main")
+    details.get_by_role("button", name="Merge into…").click()
+    dialog = page.get_by_role("dialog", name="Merge checkpoints")
+    warnings = dialog.get_by_role("note", name="Merge warnings")
+    expect(warnings.locator("li")).to_have_text(
+        [
+            "Decisions: possible contradiction main's “Rent a campervan for the coast” and "
+            'rail\'s “Do not rent a campervan”. Both mention "campervan", and only one of them '
+            "says it negatively. (a word-level guess) Dismiss"
+        ]
+    )
+    # Never blocking: no conflicts, so Save merge is on with the warning shown.
+    save = dialog.get_by_role("button", name="Save merge")
+    expect(save).to_be_enabled()
+    warnings.get_by_role(
+        "button",
+        name="Dismiss the warning on “Rent a campervan for the coast” and “Do not rent a campervan”",
+    ).click()
+    expect(dialog.get_by_role("note", name="Merge warnings")).to_have_count(0)
+    # Dismissing only hides it: both decisions are still merged.
+    expect(dialog.locator("section[data-field=decisions] li")).to_have_text(
+        [
+            "Go north kept",
+            "Rent a campervan for the coast from main",
+            "Do not rent a campervan from rail",
+        ]
+    )
+    expect(save).to_be_enabled()
+    dialog.get_by_label("Merge title").fill("Trip merged")
+    save.click()
+    expect(dialog).to_be_hidden()
+    expect(page.locator("checkpoint-details li")).to_have_text(
+        ["Go north", "Rent a campervan for the coast", "Do not rent a campervan"]
+    )
+
+
+def test_merge_into_offers_only_branches_without_it_and_the_users_first(
+    page: Page, server: SmritiServer
+) -> None:
+    lab = travel_lineage(server.base_url)
+    open_app(page, server.base_url, f"/?session={lab['sea']}")  # the user is on sea
+    page.get_by_role("button", name=re.compile(f"^{lab['r1']['shortHash']} R1")).click()
+    details = page.locator("checkpoint-details")
+    into = details.get_by_label("Merge into branch")
+    expect(into.locator("option")).to_have_text(["sea", "main"])
+    expect(into).to_have_value("sea")
+    # Base is in every branch's history: nothing to merge anywhere.
+    page.get_by_role("button", name=re.compile(f"^{lab['base']['shortHash']} Base")).click()
+    expect(details).to_contain_text("Base")
+    expect(details.get_by_role("button", name="Merge into…")).to_have_count(0)
+    # A branch's panel: the same rule, the user's branch first.
+    graph = page.locator("lineage-graph")
+    graph.get_by_role("button", name="Branch rail", exact=True).click()
+    panel = graph.get_by_role("group", name="Branch rail")
+    expect(panel.get_by_label("Merge branch rail into")).to_have_value("sea")
+    expect(panel.get_by_label("Merge branch rail into").locator("option")).to_have_text(
+        ["sea", "main"]
+    )
+    graph.get_by_role("button", name="Branch sea", exact=True).click()
+    expect(graph.get_by_role("group", name="Branch sea")).to_contain_text(
+        "Every other branch contains this checkpoint already."
     )

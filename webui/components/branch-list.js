@@ -2,6 +2,7 @@
 // a button that opens the branch: its head, and "Merge into…" another branch, which
 // sends preview-merge with the branch's head as `from` (the review is merge-view's).
 import { emit, h, replace, sameState } from "../dom.js";
+import { mergeTargets } from "../merge-targets.js";
 
 const PANEL = "branch-panel";
 
@@ -39,11 +40,11 @@ export class BranchList extends HTMLElement {
   }
 
   panel(name) {
-    const { order, branches, nodes, canMerge = true } = this._state;
+    const { order, branches, nodes, canMerge = true, currentBranch = null } = this._state;
     const branch = branches.find((b) => b.name === name);
     const head = nodes.find((node) => node.id === branch.head?.id);
-    // Any branch can take this one except one whose head is already the same checkpoint.
-    const targets = branches.filter((b) => b.name !== name && b.head?.id !== branch.head?.id);
+    // Any other branch that does not contain its head yet, the one the user is on first.
+    const targets = branch.head ? mergeTargets(branches, nodes, branch.head.id, currentBranch, name) : [];
     const into = h("select", { "aria-label": `Merge branch ${name} into` },
       targets.map((b) => h("option", { value: b.name }, b.name)));
     const colour = `lane-${order.indexOf(name) % 6}`;
@@ -56,7 +57,7 @@ export class BranchList extends HTMLElement {
       h("button", { type: "button", class: "small", onclick: () =>
         emit(this, "preview-merge", { from: head.id, into: into.value, branch: name }) }, "Merge into…"))
       : h("p", { class: "muted" }, branches.length > 1
-        ? "Every other branch is at this checkpoint already." : "No other branch to merge it into."));
+        ? "Every other branch contains this checkpoint already." : "No other branch to merge it into."));
   }
 }
 

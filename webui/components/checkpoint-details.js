@@ -4,6 +4,7 @@
 // nothing; with more than one member, who saved it ("by ana").
 import { emit, h, replace, sameState } from "../dom.js";
 import { byline } from "../format.js";
+import { mergeTargets } from "../merge-targets.js";
 import { checkpointBody } from "./checkpoint-cell.js";
 
 export class CheckpointDetails extends HTMLElement {
@@ -16,7 +17,7 @@ export class CheckpointDetails extends HTMLElement {
   render() {
     const { checkpoint: cp, mountedId, nodes = [], branches = [], attached, role = null,
       canMerge = attached, bylines = false, mountHint = "Open a session of this space to mount",
-      mountTargets = [] } = this._state ?? {};
+      mountTargets = [], currentBranch = null } = this._state ?? {};
     this.className = "checkpoint-details";
     this.hidden = !cp;
     if (!cp) return replace(this);
@@ -25,8 +26,8 @@ export class CheckpointDetails extends HTMLElement {
     const others = nodes.filter((node) => node.id !== cp.id);
     const other = h("select", { "aria-label": "Compare with" },
       others.map((node) => h("option", { value: node.id }, `${node.shortHash} ${node.title}`)));
-    // Any branch can take this checkpoint except one whose head it already is.
-    const targets = branches.filter((b) => b.head?.id !== cp.id);
+    // Any branch that does not contain it yet, the one the user is on first.
+    const targets = mergeTargets(branches, nodes, cp.id, currentBranch);
     const into = h("select", { "aria-label": "Merge into branch" },
       targets.map((b) => h("option", { value: b.name }, b.name)));
     const mounted = cp.id === mountedId;

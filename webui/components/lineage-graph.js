@@ -146,7 +146,8 @@ export class LineageGraph extends HTMLElement {
     const chart = svg("svg", { class: "graph", width: "100%", height: TOP + rows.length * ROW,
       role: "group", "aria-label": "Checkpoint lineage" }, marks, edges, group);
     this.branchList ??= document.createElement("branch-list");
-    this.branchList.state = { order, branches, nodes, canMerge: this._state.canMerge ?? true };
+    this.branchList.state = { order, branches, nodes, canMerge: this._state.canMerge ?? true,
+      currentBranch: this._state.currentBranch ?? null };
     replace(this, title, this.branchList, chart);
   }
 

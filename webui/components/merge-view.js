@@ -2,6 +2,8 @@
 // what the merge drops (and which branch removed it), and per conflict a choice
 // that starts undecided (keep one branch's text, or drop it; Save merge waits for
 // all of them), the title, objective and summary to write, then Save (mergeCheckpoints). A modal <dialog> like Compare; Esc closes it.
+// Likely contradictions between the two branches' items are warnings above the
+// fields: each can be dismissed (that only hides it) and none blocks Save merge.
 import { emit, h, replace } from "../dom.js";
 import { name } from "./compare-view.js";
 
@@ -75,6 +77,7 @@ export class MergeView extends HTMLElement {
       return h("section", { dataset: { field: key } }, h("h3", {}, label),
         rows.length ? h("ul", {}, rows) : h("p", { class: "muted" }, "—"));
     });
+    const warnings = fastForward || upToDate ? null : this.warnings(preview);
     const title = h("input", { "aria-label": "Merge title", value: preview.suggestedTitle });
     const objective = h("textarea", { "aria-label": "Merge objective", rows: 2 });
     objective.value = preview.suggestedObjective;
@@ -95,6 +98,7 @@ export class MergeView extends HTMLElement {
       h("p", {}, "Common ancestor: ", commonAncestor ? name(commonAncestor) : "none"),
       h("p", { class: `merge-note${fastForward ? " fast-forward" : " muted"}` }, note,
         preview.conflictCount && !fastForward && !upToDate ? left : null),
+      warnings,
       fastForward || upToDate ? null : h("div", { class: "merge-fields" }, fields),
       fastForward || upToDate ? null : h("div", { class: "merge-text" },
         h("label", {}, "Title ", title), h("label", {}, "Objective ", objective),
@@ -103,6 +107,35 @@ export class MergeView extends HTMLElement {
       h("div", { class: "actions" }, save));
     if (!fastForward) decide();
     if (!this.dialog.open) this.dialog.showModal();
+  }
+
+  /** The warnings of possible contradictions, each with Dismiss (which only hides
+   * it), and the note when the model could not check; null when there is neither. */
+  warnings({ warnings = [], warningsNote = null, into, theirs }) {
+    if (!warnings.length && !warningsNote) return null;
+    const label = Object.fromEntries(FIELDS.map(([, text, field]) => [field, text]));
+    const list = h("ul", {}, warnings.map((warning) => {
+      const row = h("li", { class: "merge-warning", dataset: { source: warning.source } },
+        h("span", { class: "badge" }, `${label[warning.field]}: possible contradiction`), " ",
+        `${into}'s “${warning.intoText}” and ${theirs.branchName}'s “${warning.fromText}”. `,
+        h("span", { class: "muted" }, warning.reason,
+          warning.source === "HEURISTIC" ? " (a word-level guess)" : ""), " ",
+        h("button", { type: "button", class: "small", "aria-label":
+          `Dismiss the warning on “${warning.intoText}” and “${warning.fromText}”`,
+        onclick: () => {
+          row.remove();
+          if (list.children.length) return;
+          found.remove();
+          if (!section.children.length) section.remove();
+        } }, "Dismiss"));
+      return row;
+    }));
+    const found = h("div", {},
+      h("p", {}, "These may contradict each other; the merge keeps both unless you change it."), list);
+    const section = h("section", { class: "merge-warnings", role: "note", "aria-label": "Merge warnings" },
+      warningsNote ? h("p", { class: "muted" }, warningsNote) : null,
+      warnings.length ? found : null);
+    return section;
   }
 
   /** Payload errors of mergeCheckpoints, shown in the dialog (nothing was saved). */
