@@ -3,9 +3,11 @@
 Runs the real `smriti serve` on a temporary SQLite file, builds a small trip
 planning space through the UI (two checkpoints, a mount, a fork) and writes
 docs/screenshots/*.png in light and dark, and on a 390 px phone; then a second space
-with two lines that conflict, merged from the branch list (the review, then the graph);
-then, on a second server with accounts, a shared space and its members dialog.
-``python -m tests.browser.screenshots members`` takes only that last one.
+with two lines that conflict, merged from the branch list (the review with a conflict,
+a dropped item and a contradiction warning, then the graph); then, on a second server
+with accounts, a shared space and its members dialog.
+``python -m tests.browser.screenshots members`` takes only that last one, ``… merge``
+only the merge ones.
 """
 
 from __future__ import annotations
@@ -147,7 +149,9 @@ def shoot_phone(browser: Browser, base_url: str, sid: str) -> None:
 
 def build_conflict(base_url: str) -> str:
     """A Japan trip whose "rail" branch respells the JR pass that main dropped (a
-    conflict), seeded through the API; the main session's id."""
+    conflict), where main drops the Nara question rail left alone (dropped), and main
+    rents a campervan while rail says no campervan (a contradiction warning), seeded
+    through the API; the main session's id."""
     space = gql(base_url, 'mutation { createSpace(input: {name: "Japan"}) { space { id } } }')
     space_id = space["createSpace"]["space"]["id"]
     main = gql(
@@ -181,9 +185,13 @@ def build_conflict(base_url: str) -> str:
     save(
         main,
         "Budget trim",
-        decisions=["Fly into Tokyo", "Three nights in Kyoto", "Hostels in Osaka"],
+        decisions=[
+            "Fly into Tokyo",
+            "Three nights in Kyoto",
+            "Hostels in Osaka",
+            "Rent a campervan in Hokkaido",
+        ],
         tasks=["Book the Kyoto ryokan", "Compare hostel prices"],
-        openQuestions=["Day trip to Nara?"],
     )
     save(
         rail,
@@ -193,6 +201,7 @@ def build_conflict(base_url: str) -> str:
             "JR Pass for 7 days.",
             "Three nights in Kyoto",
             "Shinkansen to Hiroshima",
+            "No campervan: trains only",
         ],
         tasks=["Book the Kyoto ryokan", "Reserve Shinkansen seats"],
         openQuestions=["Day trip to Nara?"],
@@ -211,6 +220,8 @@ def shoot_merge(browser: Browser, base_url: str, sid: str) -> None:
     graph.get_by_role("group", name="Branch rail").get_by_role("button", name="Merge into…").click()
     dialog = page.get_by_role("dialog", name="Merge checkpoints")
     expect(dialog).to_contain_text("1 conflict(s)")
+    expect(dialog.get_by_role("note", name="Merge warnings").locator("li")).to_have_count(1)
+    expect(dialog.locator("li.dropped")).to_have_count(1)
     page.wait_for_timeout(200)
     page.screenshot(path=OUT / "merge-conflict.png")
     # A conflict starts undecided: keep the first choice offered (a branch's text).
@@ -266,6 +277,16 @@ def main() -> None:
         with chromium() as browser:
             shoot_members(browser)
         return print((OUT / "space-members.png").relative_to(REPOSITORY_ROOT))
+    if sys.argv[1:] == ["merge"]:
+        with (
+            tempfile.TemporaryDirectory() as tmp,
+            SmritiServer(sqlite_url(Path(tmp) / "merge.sqlite3")) as server,
+            chromium() as browser,
+        ):
+            shoot_merge(browser, server.base_url, build_conflict(server.base_url))
+        for name in ("merge-conflict.png", "lineage-merge.png"):
+            print((OUT / name).relative_to(REPOSITORY_ROOT))
+        return
     with (
         tempfile.TemporaryDirectory() as tmp,
         SmritiServer(sqlite_url(Path(tmp) / "screens.sqlite3")) as server,
