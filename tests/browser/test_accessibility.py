@@ -130,3 +130,23 @@ def test_the_compare_dialog_has_no_serious_or_critical_violations(
     check(page, f"{size} compare", found)
     context.close()
     assert found == {screen: [] for screen in found}
+
+
+@pytest.mark.parametrize("size", sorted(SIZES))
+def test_a_merge_review_with_a_contradiction_warning_has_no_serious_or_critical_violations(
+    browser: Browser, server: SmritiServer, size: str
+) -> None:
+    from tests.browser.test_merge import travel_lineage
+
+    lab = travel_lineage(server.base_url)
+    context = browser.new_context(viewport=SIZES[size], color_scheme="light", bypass_csp=True)
+    page = context.new_page()
+    open_app(page, server.base_url, f"/?session={lab['main']}")
+    open_lineage(page)
+    page.locator("lineage-graph").get_by_role("button", name="Branch rail", exact=True).click()
+    page.get_by_role("group", name="Branch rail").get_by_role("button", name="Merge into…").click()
+    dialog = page.get_by_role("dialog", name="Merge checkpoints")
+    expect(dialog.get_by_role("note", name="Merge warnings").locator("li")).to_have_count(1)
+    violations = blocking(run_axe(page))
+    context.close()
+    assert [(v["id"], [n["target"] for n in v["nodes"]]) for v in violations] == []
