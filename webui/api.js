@@ -140,6 +140,10 @@ async function request(query, variables = {}) {
     throw new ApiError(`The server could not be reached (${error.message}).`);
   }
   if (response.status === 401) toLogin(); // the sign-in ended (accounts mode)
+  if (response.status === 413) {
+    throw new ApiError("The request is larger than the server accepts (its request body limit).",
+      "TOO_LARGE");
+  }
   const body = await response.json().catch(() => null);
   if (!body || body.errors?.length) {
     const error = body?.errors?.[0];
@@ -298,12 +302,28 @@ export async function* continueReplyEvents(input) {
   }
 }
 
+// What an import made (or found already here), as the sidebar lists it.
+export const IMPORT_SPACE = mutation("importSpace", "ImportSpaceInput",
+  `spaces { id name viewerRole sessions(first: 100) { edges { node { id title authorName visibility } } } }
+  sessions { id title } created`);
+
+/**
+ * importSpace: a Smriti JSON export or a ChatGPT conversations.json, as text.
+ * {spaces (each with its sessions), sessions (in no space), created, errors};
+ * ApiError with code TOO_LARGE when it is larger than the server's body limit.
+ */
+export async function importDocument(document) {
+  const payload = await run(IMPORT_SPACE, "importSpace", { document });
+  return { ...payload, spaces: payload.spaces.map((space) => ({ ...space, sessions: nodes(space.sessions) })) };
+}
+
 export const EXPORT_SESSION = `query($input: ExportSessionInput!) {
   exportSession(input: $input) { document mediaType fileName } }`;
 export const EXPORT_SPACE = `query($input: ExportSpaceInput!) {
   exportSpace(input: $input) { document mediaType fileName } }`;
 
-/** A session (MARKDOWN, IPYNB) or its space (SPACE_JSON) as { document, mediaType, fileName }. */
+/** A session (MARKDOWN, IPYNB, JSON: a session in no space) or its space (SPACE_JSON)
+ * as { document, mediaType, fileName }. */
 export async function exportDocument(session, format) {
   if (format === "SPACE_JSON") {
     const input = { spaceId: session.space.id, format: "JSON" };

@@ -5,6 +5,7 @@ import * as api from "./api.js";
 import { loadDraft } from "./drafts.js";
 import { carriedFrom } from "./format.js";
 import { forgetKey, keyFor, rememberKey } from "./message-keys.js";
+import { importHandlers } from "./import-handlers.js";
 import { searchHandlers } from "./search-handlers.js";
 import * as actions from "./store.js";
 import { inFlight } from "./store.js";
@@ -408,4 +409,4 @@ export const HANDLERS = {
 };
 
 // Searching and opening search hits (search-handlers.js).
-Object.assign(HANDLERS, searchHandlers(HANDLERS));
+Object.assign(HANDLERS, searchHandlers(HANDLERS), importHandlers());

@@ -189,3 +189,20 @@ export function withNew(turns, more) {
   return added.length ? [...turns, ...added.sort((a, b) => a.sequenceNumber - b.sequenceNumber)]
     : turns;
 }
+
+/**
+ * What importSpace made or found ({spaces with their sessions, sessions in no
+ * space}), in the sidebar at once: a space listed already takes the imported
+ * rows, a new one (or a session) joins the end of its list.
+ */
+export function spacesImported(state, { spaces = [], sessions = [] }) {
+  if (!spaces.length && !sessions.length) return null;
+  const byId = new Map(spaces.map((space) => [space.id, space]));
+  const kept = state.spaces.map((space) => (byId.has(space.id) ? byId.get(space.id) : space));
+  const known = new Set(state.spaces.map((space) => space.id));
+  const listed = new Set(state.unattached.map((session) => session.id));
+  return {
+    spaces: [...kept, ...spaces.filter((space) => !known.has(space.id))],
+    unattached: [...state.unattached, ...sessions.filter((session) => !listed.has(session.id))],
+  };
+}

@@ -62,7 +62,7 @@ export class SessionHeader extends HTMLElement {
       h("div", { class: "session-facts" },
         h("span", { class: "fact" }, "Space ", h("strong", {}, session.space?.name ?? "none")),
         h("span", { class: "fact" }, "Branch ", h("strong", {}, session.branchName)),
-        this.exportPicker(false)));
+        this.exportPicker(Boolean(session.space), false)));
   }
 
   /** A space opened on its own (no session): its name, your role, what you can do. */
@@ -80,18 +80,29 @@ export class SessionHeader extends HTMLElement {
         : "Open a checkpoint in the lineage to read, fork or compare it, or start a session here."));
   }
 
-  /** "Export…": the session as Markdown or a notebook, or its whole space as JSON. */
-  exportPicker(inSpace) {
+  /**
+   * "Export…": the session as Markdown or a notebook; as JSON (for import) when it is
+   * in no space, else its whole space as JSON (`spaceJson`: when you may export it),
+   * since a session's JSON stands alone only outside a space (its checkpoints are the
+   * space's). "Import a file…" opens the import dialog.
+   */
+  exportPicker(inSpace, spaceJson = inSpace) {
     const formats = [["MARKDOWN", "Session as Markdown"], ["IPYNB", "Session as notebook (.ipynb)"]];
-    if (inSpace) formats.push(["SPACE_JSON", "Space as JSON (for import)"]);
+    if (!inSpace) formats.push(["JSON", "Session as JSON (for import)"]);
+    else {
+      formats.push(["JSON", "Session as JSON: only for a session in no space", { disabled: true }]);
+      if (spaceJson) formats.push(["SPACE_JSON", "Space as JSON (for import)"]);
+    }
+    formats.push(["IMPORT", "Import a file…"]);
     return h("select", { "aria-label": "Export", class: "export-picker",
       onchange: (event) => {
         const format = event.target.value;
         event.target.value = "";
-        if (format) emit(this, "export-document", { format });
+        if (format === "IMPORT") emit(this, "open-import");
+        else if (format) emit(this, "export-document", { format });
       } },
     h("option", { value: "" }, "Export…"),
-    formats.map(([value, label]) => h("option", { value }, label)));
+    formats.map(([value, label, extra = {}]) => h("option", { value, ...extra }, label)));
   }
 
   /** The memory scope in words; `onchange` (when given) gets the new value. */

@@ -1,5 +1,6 @@
 // Left pane: spaces with their sessions, then sessions in no space. Create,
-// rename (inline), delete (click twice) and open; every change goes up as an event.
+// rename (inline), delete (click twice) and open, and "Import…" (a file: the import
+// dialog); every change goes up as an event.
 // A space's name opens it on its own (its lineage); with accounts, only its owners
 // rename or delete it, viewers start no session in it, and another member's shared
 // session is marked with its author's name (theirs to rename or delete).
@@ -27,8 +28,11 @@ export class SpaceList extends HTMLElement {
     const { spaces, unattached } = this.data;
     replace(this,
       h("div", { class: "pane-head" }, h("h2", {}, "Spaces"),
-        h("button", { type: "button", class: "small", onclick: () => this.startNewSpace() },
-          "New space")),
+        h("span", { class: "pane-actions" },
+          h("button", { type: "button", class: "small", title: "A Smriti JSON export or a ChatGPT conversations.json",
+            onclick: () => emit(this, "open-import") }, "Import…"),
+          h("button", { type: "button", class: "small", onclick: () => this.startNewSpace() },
+            "New space"))),
       this.editing?.kind === "new-space"
         ? this.editor("", "New space name", (name) => emit(this, "create-space", { name })) : null,
       spaces.map((space) => this.group(space)),
