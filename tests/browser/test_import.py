@@ -12,6 +12,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from api.store.database import sqlite_url
+from tests.browser.axe import blocking, run_axe, summary
 from tests.browser.support import gql, open_app
 from tests.support.servers import SmritiServer
 
@@ -223,3 +224,25 @@ def test_a_file_larger_than_the_body_limit_says_so(browser: Browser, tmp_path: P
             "or ask the server's operator to raise the limit."
         )
         page.close()
+
+
+@pytest.mark.parametrize("width", [390, 1440])
+def test_the_import_dialog_has_no_serious_or_critical_violations(
+    browser: Browser, server: SmritiServer, width: int
+) -> None:
+    context = browser.new_context(
+        viewport={"width": width, "height": 844}, color_scheme="light", bypass_csp=True
+    )
+    page = context.new_page()
+    open_app(page, server.base_url)
+    open_import(page)
+    found = {"empty": summary(blocking(run_axe(page)))}
+    title = f"Axe import at {width}"
+    page.locator("#import-file").set_input_files(a_file("conversations.json", chatgpt(title)))
+    expect(page.locator("#import-result")).to_contain_text("1 new item")
+    found["result"] = summary(blocking(run_axe(page)))
+    page.locator("#import-file").set_input_files(a_file("broken.json", b"{not json"))
+    expect(page.locator("#import-errors")).to_contain_text("INVALID")
+    found["errors"] = summary(blocking(run_axe(page)))
+    context.close()
+    assert found == {"empty": [], "result": [], "errors": []}
