@@ -146,6 +146,8 @@ export class SmritiApp extends HTMLElement {
       accounts: s.accounts, may, space: s.session ? null : space };
     ui.access.state = { accounts: s.accounts, space };
     ui.empty.hidden = Boolean(s.session || s.spaceView);
+    // The space just created (while it is still listed: not deleted since).
+    ui.empty.state = { space: s.spaces.find((row) => row.id === s.createdSpaceId) ?? null };
     ui.title.textContent = s.session ? sessionTitle(s.session) : "";
     document.title = s.session ? `${sessionTitle(s.session)} · Smriti` : "Smriti";
     this.renderNotebook();

@@ -197,7 +197,10 @@ export const HANDLERS = {
     this.ui.spaces.startNewSpace();
   },
   async "create-space"({ name }) {
-    if (!this.failed(await api.createSpace({ name }))) await this.refreshSidebar();
+    const payload = await api.createSpace({ name });
+    if (this.failed(payload)) return;
+    await this.refreshSidebar();
+    this.dispatch(actions.spaceCreated, payload.space.id);
   },
   async "rename-space"({ id, name }) {
     if (this.failed(await api.updateSpace({ id, name }))) return this.refreshSidebar();

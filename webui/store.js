@@ -18,7 +18,7 @@ export const INITIAL = {
   session: null, model: null, turns: [], hasOlder: false, cursor: null, loadingOlder: false,
   lineage: EMPTY_LINEAGE, placements: new Map(), plan: null, planAsked: null, showContext: false,
   pending: null, selectedId: null, formOpen: false, drawer: null,
-  accounts: false, me: null, spaceView: null,
+  accounts: false, me: null, spaceView: null, createdSpaceId: null,
 };
 
 export class Store {
@@ -64,6 +64,9 @@ export const contextClosed = () => ({ showContext: false });
 export const checkpointSelected = (state, id, drawer = state.drawer) => ({ selectedId: id, drawer });
 export const formOpened = () => ({ formOpen: true });
 export const formClosed = () => ({ formOpen: false });
+
+/** A space created in this page: the first screen offers it for a new session. */
+export const spaceCreated = (state, id) => ({ createdSpaceId: id });
 
 export const sidebarLoaded = (state, { spaces, unattached }) => ({ spaces, unattached });
 
