@@ -372,8 +372,17 @@ export class SmritiApp extends HTMLElement {
     }
     else if (action === "search") this.ui.search.focusInput();
     else if (action === "stop") HANDLERS["stop-stream"].call(this);
-    else if (action === "checkpoint" && this.access().canSave) HANDLERS["open-checkpoint-form"].call(this);
+    else if (action === "checkpoint") this.startCheckpoint();
     else if (action === "next" || action === "previous") this.moveFocus(action === "next" ? 1 : -1);
+  }
+
+  /** `s`: the checkpoint form, or why it does not open (a session in no space). */
+  startCheckpoint() {
+    const { session } = this.state;
+    if (this.access().canSave) HANDLERS["open-checkpoint-form"].call(this);
+    else if (session && !session.space && !this.access().readOnly) {
+      this.toast("Checkpoints belong to a space: attach one first");
+    }
   }
 
   /** j / k: focus the next / previous cell. */
