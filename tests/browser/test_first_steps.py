@@ -37,7 +37,43 @@ def test_s_outside_a_space_says_why_nothing_opens(page: Page, server: SmritiServ
     new_session(page, None)
     page.evaluate("document.activeElement.blur()")  # out of the composer
     page.keyboard.press("s")
-    expect(page.locator("#toast")).to_have_text(
-        "Checkpoints belong to a space: attach one first"
-    )
+    expect(page.locator("#toast")).to_have_text("Checkpoints belong to a space: attach one first")
     expect(page.locator("checkpoint-form")).to_be_hidden()
+
+
+def test_the_checkpoint_form_from_the_keyboard(page: Page, server: SmritiServer) -> None:
+    open_app(page, server.base_url)
+    create_space(page, "Keyboard trip")
+    new_session(page, "Keyboard trip")
+    send(page, "Plan two days in Nara.")
+    page.evaluate("document.activeElement.blur()")
+    page.keyboard.press("s")
+    form = page.locator("checkpoint-form")
+    expect(form.get_by_label("Title")).to_be_focused()
+    page.keyboard.type("Nara plan")
+    page.keyboard.press("Enter")  # moves on, does not save
+    expect(form.get_by_label("Objective")).to_be_focused()
+    expect(form).to_be_visible()
+    page.keyboard.type("Two easy days")
+    form.get_by_role("button", name="Add decisions item").click()
+    page.keyboard.type("Deer park first")
+    page.keyboard.press("Control+Enter")  # saves from a list item
+    expect(form).to_be_hidden()
+    expect(page.locator("checkpoint-cell")).to_have_count(1)
+
+    page.keyboard.press("s")
+    form.get_by_label("Title").fill("Nara plan, day two")
+    form.get_by_label("Summary").focus()
+    page.keyboard.press("Meta+Enter")  # Cmd+Enter on a Mac
+    expect(form).to_be_hidden()
+    expect(page.locator("checkpoint-cell")).to_have_count(2)
+    edges = gql(server.base_url, CHECKPOINTS, s=session_id(page))["session"]["space"]["lineage"]
+    nodes = [edge["node"] for edge in edges["edges"]]
+    assert nodes == [
+        {"title": "Nara plan", "objective": "Two easy days", "decisions": ["Deer park first"]},
+        {
+            "title": "Nara plan, day two",
+            "objective": "Two easy days",
+            "decisions": ["Deer park first"],
+        },
+    ]

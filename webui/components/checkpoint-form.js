@@ -5,6 +5,7 @@
 // background model extracted from the recent turns as "new" items; drafting again
 // replaces the previous draft's new items, never the carried ones or your own.
 // Each carried item keeps its id through edits; Save sends the lists as items with ids.
+// Keyboard: Enter in Title moves on; Ctrl+Enter (Cmd+Enter) saves from any field.
 import { emit, h, replace } from "../dom.js";
 import { sameItem } from "./list-editor.js";
 
@@ -42,6 +43,20 @@ export class CheckpointForm extends HTMLElement {
         h("div", { class: "actions form-actions" }, this.draftButton, this.saveButton,
           h("button", { type: "button", class: "ghost", onclick: () => emit(this, "close-checkpoint-form") },
             "Cancel"))));
+    this.addEventListener("keydown", (event) => this.key(event));
+  }
+
+  /** From the keyboard: Enter in Title moves on to Objective; Ctrl+Enter (Cmd+Enter)
+   * saves from anywhere in the form (Save is many Tabs away). */
+  key(event) {
+    if (event.key !== "Enter" || event.isComposing || event.defaultPrevented) return;
+    if (event.ctrlKey || event.metaKey) {
+      event.preventDefault();
+      if (!this.saveButton.disabled) this.saveButton.click();
+    } else if (event.target === this.fields.title && !event.shiftKey && !event.altKey) {
+      event.preventDefault();
+      this.fields.objective.focus();
+    }
   }
 
   /**
