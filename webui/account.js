@@ -12,30 +12,68 @@ function failed(payload, error) {
   return Boolean(first);
 }
 
+// How long a new token works (createApiToken's expiresInDays; "" = never).
+const EXPIRIES = [["30", "30 days"], ["90", "90 days"], ["365", "1 year"], ["", "Never"]];
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** " · expires in N days" / " · expired" / "" (never). */
+function expiry(expiresAt) {
+  if (!expiresAt) return "";
+  const days = Math.round((new Date(expiresAt) - Date.now()) / DAY_MS);
+  if (days <= 0) return " · expired";
+  return days === 1 ? " · expires in 1 day" : ` · expires in ${days} days`;
+}
+
+/** Put `text` on the clipboard (a selection and execCommand where the Clipboard
+ * API is not offered); true when it worked. */
+async function copyText(text, element) {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    getSelection().selectAllChildren(element);
+    return document.execCommand("copy");
+  }
+}
+
 function tokensDialog() {
   const list = h("ul", { class: "token-list" });
-  const secret = h("p", { class: "token-secret", id: "token-secret", hidden: true });
+  const secret = h("code", { class: "token-secret", id: "token-secret" });
+  const copy = h("button", { type: "button", id: "token-copy", "aria-describedby": "token-note" }, "Copy");
+  const shown = h("div", { class: "token-shown", hidden: true }, secret, copy);
   const note = h("p", { id: "token-note", hidden: true }, "Copy it now: it is shown this once.");
-  const name = h("input", { id: "token-name", placeholder: "Name (e.g. my script)", required: true });
+  const name = h("input", { id: "token-name", placeholder: "Name (e.g. my script)", required: true,
+    "aria-label": "Token name" });
   const readOnly = h("input", { type: "checkbox", id: "token-read-only" });
+  // Like the CLI's `--expires`: a token that is forgotten stops working on its own.
+  const expires = h("select", { id: "token-expires" },
+    EXPIRIES.map(([value, label]) => h("option", { value, selected: value === "90" }, label)));
   const create = h("button", { type: "submit", id: "token-create" }, "Create token");
   const error = h("p", { class: "login-error", role: "alert", hidden: true });
-  const form = h("form", { class: "token-form" }, name, h("label", {}, readOnly, " read-only"), create);
+  const form = h("form", { class: "token-form" }, name, h("label", {}, readOnly, " read-only"),
+    h("label", {}, "Expires ", expires), create);
   const close = h("button", { type: "button", class: "ghost" }, "Close");
   const dialog = h("dialog", { id: "tokens-dialog", class: "tokens-dialog" },
     h("div", { class: "dialog-head" }, h("h2", {}, "API tokens"), close),
-    form, error, note, secret, list);
-  close.addEventListener("click", () => {
+    form, error, note, shown, list);
+  const hideSecret = () => {
     secret.textContent = "";
-    secret.hidden = note.hidden = true;
+    shown.hidden = note.hidden = true;
+    copy.textContent = "Copy";
+  };
+  close.addEventListener("click", () => {
+    hideSecret();
     dialog.close();
+  });
+  copy.addEventListener("click", async () => {
+    copy.textContent = await copyText(secret.textContent, secret) ? "Copied" : "Select and copy it";
   });
 
   async function refresh() {
     const tokens = await api.loadApiTokens();
     list.replaceChildren(...tokens.map((t) => {
       const label = `${t.name} · ${t.prefix}… · ${t.readOnly ? "read-only" : "read-write"}`
-        + (t.revokedAt ? " · revoked" : "");
+        + (t.revokedAt ? " · revoked" : expiry(t.expiresAt));
       return h("li", {}, h("span", {}, label),
         t.revokedAt ? null : h("button", { type: "button", class: "ghost", onclick: async () => {
           await api.revokeApiToken(t.id);
@@ -47,10 +85,12 @@ function tokensDialog() {
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     error.hidden = true;
-    const payload = await api.createApiToken({ name: name.value, readOnly: readOnly.checked });
+    hideSecret();
+    const payload = await api.createApiToken({ name: name.value, readOnly: readOnly.checked,
+      expiresInDays: expires.value ? Number(expires.value) : null });
     if (failed(payload, error)) return;
     secret.textContent = payload.secret;
-    secret.hidden = note.hidden = false;
+    shown.hidden = note.hidden = false;
     name.value = "";
     await refresh();
   });

@@ -79,6 +79,40 @@ def test_an_api_token_is_shown_once(page: Page, server: SmritiServer) -> None:
     assert shown not in page.content()
 
 
+def test_a_new_api_token_is_copied_and_expires_when_chosen(
+    page: Page, server: SmritiServer
+) -> None:
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.goto(server.base_url + "/login.html")
+    sign_in(page, server, name="hopper")
+    expect(page.locator("#account-name")).to_have_text("hopper")
+    page.click("#tokens-button")
+    expires = page.get_by_label("Expires")
+    expect(expires).to_have_value("90")  # a forgotten token stops working on its own
+    expect(expires.locator("option")).to_have_text(["30 days", "90 days", "1 year", "Never"])
+    page.fill("#token-name", "backup job")
+    expires.select_option(label="30 days")
+    page.click("#token-create")
+    secret = page.locator("#token-secret")
+    expect(secret).to_have_text(__import__("re").compile(r"^smr_[A-Za-z0-9_-]{43}$"))
+    copy = page.locator("#token-copy")
+    expect(copy).to_have_accessible_name("Copy")
+    copy.click()
+    expect(copy).to_have_text("Copied")
+    assert page.evaluate("navigator.clipboard.readText()") == secret.text_content()
+    expect(page.locator(".token-list li", has_text="backup job")).to_contain_text(
+        "backup job · " + (secret.text_content() or "")[:10] + "… · read-write · expires in 30 days"
+    )
+
+    expires.select_option(label="Never")
+    page.fill("#token-name", "forever job")
+    page.click("#token-create")
+    expect(copy).to_have_text("Copy")  # a new secret, not copied yet
+    row = page.locator(".token-list li", has_text="forever job")
+    expect(row).to_contain_text("· read-write")
+    expect(row).not_to_contain_text("expires")
+
+
 def test_an_admin_keeps_a_model_for_admins(
     page: Page, browser: Browser, server: SmritiServer
 ) -> None:
