@@ -264,7 +264,12 @@ def test_a_viewer_mounts_a_checkpoint_in_a_session_of_their_own(
         "button", name=re.compile(f"^{short} Ferry plan .*, checkpoint on main")
     ).click()
     details = page.locator("checkpoint-details")
-    expect(details.get_by_role("button", name="Mount", exact=True)).to_be_disabled()
+    mount = details.get_by_role("button", name="Mount", exact=True)
+    expect(mount).to_be_disabled()
+    # Why, in words a keyboard or touch user gets too (no hover tooltip needed).
+    why = "Fork it (below), or mount it in a session of yours."
+    expect(mount).to_have_accessible_description(why)
+    expect(details.locator(".mount-hint")).to_have_text(why)
     target = details.get_by_label("Session to mount it in")
     expect(target.locator(f"option[value='{mine}']")).to_have_count(1)
     target.select_option(mine)

@@ -47,11 +47,14 @@ export class CheckpointDetails extends HTMLElement {
         mounted
           ? h("button", { type: "button", class: "small", onclick: () => emit(this, "unmount") }, "Unmount")
           : h("button", { type: "button", class: "small primary", disabled: !attached,
-            title: attached ? "" : mountHint, onclick: fire("mount-checkpoint") },
+            title: attached ? "" : mountHint, "aria-describedby": attached ? null : "mount-hint",
+            onclick: fire("mount-checkpoint") },
           "Mount"),
         cp.sourceSession ? h("button", { type: "button", class: "small",
           onclick: fire("open-source", { sessionId: cp.sourceSession.id, seq: range?.first ?? null }) },
         "Open source conversation") : null),
+      // Why Mount is off, in words (a disabled button shows no tooltip to a keyboard or touch).
+      !mounted && !attached ? h("p", { class: "muted mount-hint", id: "mount-hint" }, `${mountHint}.`) : null,
       // A space opened on its own: mounting reads the lineage, so it can go into any
       // session of yours outside a space (a viewer's too).
       !attached && mountTargets.length ? mountInto(cp, mountTargets, this) : null,
