@@ -27,6 +27,8 @@ class Loaders:
     role_by_space_id: DataLoader[int, SpaceRole | None]
     members_by_space_id: DataLoader[int, list[Member]]
     user_name_by_id: DataLoader[int, str | None]
+    # (session id, sequence number) → how many user turns there are numbered up to it.
+    exchange_by_anchor: DataLoader[tuple[int, int], int]
 
 
 def make_loaders(actor: Actor) -> Loaders:
@@ -64,6 +66,10 @@ def make_loaders(actor: Actor) -> Loaders:
         found = await reading.user_names(actor, ids)
         return [found.get(i) for i in ids]
 
+    async def load_exchanges(keys: Sequence[tuple[int, int]]) -> list[int]:
+        found = await reading.exchange_numbers(actor, keys)
+        return [found[k] for k in keys]
+
     return Loaders(
         space_by_id=DataLoader(load_spaces),
         session_by_id=DataLoader(load_sessions),
@@ -73,4 +79,5 @@ def make_loaders(actor: Actor) -> Loaders:
         role_by_space_id=DataLoader(load_roles),
         members_by_space_id=DataLoader(load_members),
         user_name_by_id=DataLoader(load_names),
+        exchange_by_anchor=DataLoader(load_exchanges),
     )

@@ -129,6 +129,22 @@ async def session_turns(actor: Actor, session: Session, request: PageRequest) ->
     return await turns.page(session.id, request)
 
 
+async def exchange_numbers(
+    actor: Actor, anchors: Sequence[tuple[int, int]]
+) -> dict[tuple[int, int], int]:
+    """Per (session id, sequence number) of turns the actor read: how many user turns of
+    that session are numbered up to it (the exchange a turn there belongs to). Two
+    statements per session, however many turns ask."""
+    by_session: dict[int, list[int]] = {}
+    for session_id, sequence in anchors:
+        by_session.setdefault(session_id, []).append(sequence)
+    found: dict[tuple[int, int], int] = {}
+    for session_id, sequences in by_session.items():
+        counted = await turns.exchange_numbers(session_id, sequences)
+        found.update(((session_id, seq), n) for seq, n in counted.items())
+    return found
+
+
 async def source_turns(
     actor: Actor, checkpoint: Checkpoint, session: Session, *, most: int
 ) -> list[Turn]:

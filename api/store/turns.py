@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from datetime import UTC, datetime
 from typing import Any
 
@@ -265,3 +266,21 @@ async def in_range(session_id: int, first: int, last: int) -> list[Turn]:
         session_id=session_id, sequence_number__gte=first, sequence_number__lte=last
     ).order_by("sequence_number")
     return [rows.turn(row) for row in found]
+
+
+async def exchange_numbers(session_id: int, anchors: list[int]) -> dict[int, int]:
+    """How many user turns of the session have a sequence number up to each anchor:
+    two statements for any number of anchors (a count below the lowest, then the
+    user turns' numbers between the lowest and the highest), both on the
+    (session_id, sequence_number) index."""
+    if not anchors:
+        return {}
+    low, high = min(anchors), max(anchors)
+    users = models.Turn.filter(session_id=session_id, role=Role.USER.value)
+    before = await users.filter(sequence_number__lt=low).count()
+    numbers = sorted(
+        await users.filter(sequence_number__gte=low, sequence_number__lte=high).values_list(
+            "sequence_number", flat=True
+        )
+    )
+    return {anchor: before + bisect_right(numbers, anchor) for anchor in anchors}

@@ -18,7 +18,7 @@ from tests.support import wire_formats
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.fake_provider import FakeProvider
 from tests.support.graphql import GraphQLClient
-from tests.support.ops import checkpoint, create_session, create_space
+from tests.support.ops import checkpoint, create_session, create_space, send
 from tests.support.streams import stream_ws, wait_until
 from tests.support.wire_formats import LENGTH, MODELS
 
@@ -140,6 +140,22 @@ async def test_continue_reply_asks_for_the_rest_and_saves_it_right_after_the_cut
         cut,
         rest,
     ]
+
+
+async def test_a_continuation_is_numbered_with_the_exchange_it_continues(
+    gql: GraphQLClient, fake_openai: FakeOpenAI
+) -> None:
+    sid, reply_id = await cut_off_reply(gql, {"openai": fake_openai})
+    fake_openai.reply(REST)
+    assert (await gql(CONTINUE, input={"turnId": reply_id}))["continueReply"]["errors"] == []
+    fake_openai.reply("Nara has deer.")
+    assert (await send(gql, sid, "And Nara?"))["errors"] == []
+
+    query = """query($id: ID!) { session(id: $id) {
+      turns(first: 10) { edges { node { sequenceNumber exchangeNumber } } } } }"""
+    edges = (await gql(query, id=sid))["session"]["turns"]["edges"]
+    numbers = [(e["node"]["sequenceNumber"], e["node"]["exchangeNumber"]) for e in edges]
+    assert numbers == [(1, 1), (2, 1), (3, 1), (4, 2), (5, 2)]
 
 
 async def test_a_reply_and_its_continuation_are_one_message_for_the_model_afterwards(

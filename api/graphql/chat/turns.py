@@ -124,6 +124,19 @@ class Turn(relay.Node):
             user_id = session.owner_id
         return await author(info, user_id, self.author_token)
 
+    @strawberry.field(
+        description="The exchange the turn belongs to, counted 1, 2, 3, … per session as "
+        "Jupyter numbers cells (`In [2]` / `Out [2]`), where sequenceNumber counts every "
+        "turn: for a user turn, how many user turns the session has up to and including "
+        "it; for a reply (and its continuations), its question's; for a turn with no "
+        "question (a note, or a reply imported without one), the latest question's "
+        "before it. Null when no user turn comes before it."
+    )
+    async def exchange_number(self, info: Info) -> int | None:
+        anchor = self.reply_to_sequence or self.sequence_number
+        found = await info.context.loaders.exchange_by_anchor.load((self.session_id, anchor))
+        return found or None
+
     @strawberry.field(description="The session the turn belongs to.")
     async def session(self, info: Info) -> SessionRef:
         from ..sessions.types import Session
