@@ -11,7 +11,7 @@ const ERRORS = "errors { code message field }";
 // server's sanitised Markdown.
 const TURN_FRAGMENT = `fragment TurnFields on Turn {
   id role content contentHtml provider model sequenceNumber interrupted finishReason
-  providerFinishReason replyToSequence continuesSequence author { name viaToken } }`;
+  providerFinishReason replyToSequence continuesSequence exchangeNumber author { name viaToken } }`;
 const SPACE_ACCESS = "viewerRole members { userName role }";
 const SESSION_FIELDS = `id title branchName model memoryScope lastSequenceNumber
   visibility authorName space { id name ${SPACE_ACCESS} }
@@ -339,7 +339,7 @@ export const SEARCH = `query($query: String!, $spaceId: ID, $kinds: [SearchKind!
   search(query: $query, spaceId: $spaceId, kinds: $kinds, first: ${SEARCH_PAGE}, after: $after) {
     pageInfo { hasNextPage endCursor }
     edges { cursor kind snippet node { __typename
-      ... on Turn { id role sequenceNumber replyToSequence
+      ... on Turn { id role sequenceNumber replyToSequence exchangeNumber
         session { id title space { id name } } }
       ... on Checkpoint { id shortHash title branchName sourceSession { id }
         checkpointSpace: space { id name } }

@@ -42,9 +42,11 @@ export function status(plan) {
   return `ctx: ${badge(plan)} (${parts.join(", ")})`;
 }
 
-/** "In [3]" and its reply "Out [3]", as in Jupyter: a reply shows its question's number. */
+/** "In [2]" and its reply "Out [2]", as in Jupyter: cells numbered by exchange (the
+ * server's Turn.exchangeNumber: the notebook may not have loaded the turns before); a
+ * reply shows its question's number. The sequence number is in the title (cellTitle). */
 export const cellLabel = (turn) =>
-  `${{ USER: "In", ASSISTANT: "Out", SYSTEM: "Note" }[turn.role] ?? turn.role} [${turn.replyToSequence ?? turn.sequenceNumber}]`;
+  `${{ USER: "In", ASSISTANT: "Out", SYSTEM: "Note" }[turn.role] ?? turn.role} [${turn.exchangeNumber ?? " "}]`;
 
 /** The real sequence number, for the label's tooltip: "Turn 4, the reply to turn 3";
  * a continuation: "Turn 5, continuing turn 4". */

@@ -68,7 +68,15 @@ def test_sending_shows_the_user_cell_at_once_then_the_reply(
     box.fill("Second question")
     box.press("Control+Enter")
     expect(page.locator("turn-cell")).to_have_count(4)
-    expect(page.locator("turn-cell").nth(3).locator(".cell-gutter")).to_have_text("Out [3]")
+    # Numbered by exchange: the second question and its reply are 2 (turns 3 and 4).
+    expect(page.locator("turn-cell").nth(2).locator(".cell-gutter")).to_have_text("In [2]")
+    expect(page.locator("turn-cell").nth(2).locator(".cell-gutter")).to_have_attribute(
+        "title", "Turn 3"
+    )
+    expect(page.locator("turn-cell").nth(3).locator(".cell-gutter")).to_have_text("Out [2]")
+    expect(page.locator("turn-cell").nth(3).locator(".cell-gutter")).to_have_attribute(
+        "title", "Turn 4, the reply to turn 3"
+    )
     expect(page.locator("turn-cell").nth(3).locator(".cell-meta")).to_have_text("offline/echo")
     expect(page.locator("turn-cell").nth(3)).to_contain_text("Earlier turns: 2")
 

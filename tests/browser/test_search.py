@@ -171,18 +171,18 @@ def test_a_turn_hit_121_turns_back_opens_its_session_scrolled_to_that_cell(
         (
             "Session Airship voyage in no space",
             [
-                "In [11] Where is the zeppelin hangar?",
-                "Out [11] … the user, 5 from the assistant) You asked: Where is the zeppelin "
+                "In [6] Where is the zeppelin hangar?",
+                "Out [6] … the user, 5 from the assistant) You asked: Where is the zeppelin "
                 "hangar?",
             ],
         )
     ]
-    dialog.get_by_role("button", name="In [11] Where is the zeppelin hangar?").click()
+    dialog.get_by_role("button", name="In [6] Where is the zeppelin hangar?").click()
     expect(dialog).to_be_hidden()
     cell = page.locator("#turn-11")
     expect(cell).to_be_focused()
     expect(cell).to_have_class(re.compile(r"\bflash\b"))  # highlighted briefly
-    expect(cell.locator(".cell-gutter")).to_have_text("In [11]")
+    expect(cell.locator(".cell-gutter")).to_have_text("In [6]")  # the 6th exchange, turn 11
     # The older pages were loaded (50 turns each), and the cell is where the view is.
     expect(page.locator("turn-cell")).to_have_count(132)
     assert page.evaluate(CENTRED, "#turn-11")

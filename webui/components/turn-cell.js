@@ -1,4 +1,5 @@
-// One turn as a notebook cell: "In [12]" / "Out [13]", provider/model, content;
+// One turn as a notebook cell: "In [2]" / "Out [2]" (numbered by exchange, the sequence
+// number in the title), provider/model on replies, content;
 // a reply that did not simply finish says why ("Stopped: token limit"); a cut-off
 // reply the notebook marks with `actions` offers Continue (continueReply: the rest
 // comes as the next cell) and Retry; a continuation sits right under the reply it
