@@ -468,7 +468,9 @@ def run_command(args: argparse.Namespace) -> int:
         return result
     text = "\n".join(part.text for part in result.content if part.type == "text")
     if result.is_error:
-        error = (result.structured_content or {}).get("error") or {}
+        from .server import error_of  # loaded already: the call needed the SDK
+
+        error = error_of(result) or {}
         message = error.get("message") or text
         return console.fail(STATUS.get(str(error.get("code")), exits.USAGE), message)
     if args.json:

@@ -9,6 +9,7 @@ text and structured content carry GraphQL's code and words.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -48,17 +49,40 @@ INSTRUCTIONS = (
 )
 
 
+# Where a tool error's machine-readable part travels: the result's `_meta`, not its
+# structuredContent, which is the tool's result and must match its output schema (the
+# MCP Inspector checks it even on an error; the SDK clients do not).
+ERROR_META = "smriti/error"
+DONE_META = "smriti/done"
+
+
 def tool_error(
     code: ErrorCode, message: str, field: str | None = None, done: dict[str, Any] | None = None
 ) -> types.CallToolResult:
-    return types.CallToolResult(
-        content=[types.TextContent(text=f"{code.value}: {message}")],
-        structured_content={
-            "error": {"code": code.value, "message": message, "field": field},
-            **(done or {}),
-        },
-        is_error=True,
-    )
+    """A tool error: ``CODE: message`` for the model to read, and GraphQL's error
+    object ({code, message, field}) under `_meta` for a program; ``done`` (what was
+    written before the error: send_message's kept user turn) beside it, and in the
+    text as JSON."""
+    text = f"{code.value}: {message}"
+    meta: dict[str, Any] = {ERROR_META: {"code": code.value, "message": message, "field": field}}
+    if done:
+        text += "\n" + json.dumps(done, ensure_ascii=False)
+        meta[DONE_META] = done
+    return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True, _meta=meta)
+
+
+def error_of(result: types.CallToolResult) -> dict[str, Any] | None:
+    """The GraphQL error object a tool error carries (None for a result)."""
+    if not result.is_error:
+        return None
+    found = (result.meta or {}).get(ERROR_META)
+    return found if isinstance(found, dict) else None
+
+
+def done_of(result: types.CallToolResult) -> dict[str, Any]:
+    """What a failed tool call wrote before it failed (empty when nothing)."""
+    found = (result.meta or {}).get(DONE_META)
+    return found if isinstance(found, dict) else {}
 
 
 async def _answering(work: Awaitable[_T]) -> _T:

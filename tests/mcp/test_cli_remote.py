@@ -19,6 +19,7 @@ from tests.mcp.test_http import agent as http_agent
 from tests.mcp.test_tools import READING_TOOLS, WRITING_TOOLS
 from tests.support.graphql import GraphQLClient
 from tests.support.lineage import forked_space, key
+from tests.support.mcp_results import outcome
 from tests.support.servers import SmritiServer, add_user
 
 
@@ -140,12 +141,12 @@ async def test_smriti_mcp_url_serves_the_remote_servers_tools_over_stdio(
             assert [tool.name for tool in tools] == READING_TOOLS + WRITING_TOOLS
             listed = await session.call_tool("list_spaces", {})
             assert listed.is_error is False
-            assert [(s["id"], s["name"]) for s in (listed.structured_content or {})["spaces"]] == [
+            assert [(s["id"], s["name"]) for s in (outcome(listed) or {})["spaces"]] == [
                 (space, "Lineage")
             ]
             refused = await session.call_tool("fork", {"checkpointId": key(built["main"][2]["id"])})
             assert refused.is_error is True
-            assert (refused.structured_content or {})["error"]["code"] == "FORBIDDEN"
+            assert (outcome(refused) or {})["error"]["code"] == "FORBIDDEN"
             resources = [r.uri for r in (await session.list_resources()).resources]
         async with http_agent(f"{server.base_url}/mcp", reader["token"]) as direct:
             assert resources == [r.uri for r in (await direct.list_resources()).resources]

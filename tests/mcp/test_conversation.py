@@ -15,6 +15,7 @@ from tests.mcp.test_writing import counts, gid, run
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.graphql import GraphQLClient
 from tests.support.lineage import forked_space, key
+from tests.support.mcp_results import outcome
 from tests.support.servers import SmritiServer, add_user
 
 TURNS = """query($s: ID!) { session(id: $s) { title branchName activeProvider activeModel
@@ -181,11 +182,11 @@ async def test_the_model_gets_what_context_preview_shows_and_a_failed_call_keeps
     fake_openai.fail(401)
     graphql_failed = (await gql(SEND, s=sid, c="Once more?"))["sendMessage"]
     assert failed.is_error is True
-    assert failed.structured_content is not None
-    assert failed.structured_content["error"] == graphql_failed["errors"][0]
-    assert failed.structured_content["error"]["code"] == "PROVIDER_AUTH"
-    assert failed.structured_content["userTurn"]["sequenceNumber"] == 3
-    assert failed.structured_content["userTurn"]["content"] == "And then?"
+    assert outcome(failed) is not None
+    assert outcome(failed)["error"] == graphql_failed["errors"][0]
+    assert outcome(failed)["error"]["code"] == "PROVIDER_AUTH"
+    assert outcome(failed)["userTurn"]["sequenceNumber"] == 3
+    assert outcome(failed)["userTurn"]["content"] == "And then?"
     assert graphql_failed["userTurn"] == {"sequenceNumber": 4, "content": "Once more?"}
     assert graphql_failed["assistantTurn"] is None
     # Both kept the user's turn, and neither wrote a reply.
@@ -246,8 +247,8 @@ async def test_a_model_kept_for_admins_is_refused_to_others_and_nothing_is_writt
     }
     assert graphql_refused["createSession"] == {"session": None, "errors": [forbidden]}
     assert graphql_refused["sendMessage"] == {"userTurn": None, "errors": [forbidden]}
-    assert refused_start.structured_content == {"error": forbidden}
-    assert refused_send.structured_content == {"error": forbidden}
+    assert outcome(refused_start) == {"error": forbidden}
+    assert outcome(refused_send) == {"error": forbidden}
     assert before == after_start == {"sessions": {"edges": []}}
     assert started["model"] != "offline/echo"
     assert (
@@ -291,7 +292,7 @@ async def test_hostile_input_to_the_conversation_tools_gets_graphqls_typed_error
             "heading": ("save_checkpoint", {"sessionId": sid, "markdown": "# T\n## Risks\n- r"}),
         }
         got = {
-            name: (await session.call_tool(tool, args)).structured_content
+            name: outcome(await session.call_tool(tool, args))
             for name, (tool, args) in attempts.items()
         }
     expected = await gql(

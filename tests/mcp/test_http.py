@@ -21,6 +21,7 @@ from mcp import ClientSession, MCPError
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.support.lineage import key
+from tests.support.mcp_results import outcome
 from tests.support.servers import SmritiServer, add_user
 
 PASSWORD = "correct horse battery"
@@ -91,22 +92,22 @@ async def test_tokens_see_their_users_spaces_and_a_revoked_one_is_refused_at_its
         assert anonymous.status_code == 401
         assert anonymous.json()["errors"][0]["extensions"]["code"] == "UNAUTHENTICATED"
         async with agent(url, bob["token"]) as session:
-            assert (await session.call_tool("list_spaces", {})).structured_content == {
+            assert outcome(await session.call_tool("list_spaces", {})) == {
                 "spaces": [],
                 "hasMore": False,
             }
             other = await session.call_tool("verify_lineage", {"spaceId": space})
-            assert other.structured_content == {
+            assert outcome(other) == {
                 "error": {"code": "NOT_FOUND", "message": "No such space.", "field": "spaceId"}
             }
         async with agent(url, reader["token"]) as session:
-            listed = (await session.call_tool("list_spaces", {})).structured_content
+            listed = outcome(await session.call_tool("list_spaces", {}))
             assert [(s["id"], s["name"]) for s in listed["spaces"]] == [
                 (key(e["node"]["id"]), e["node"]["name"]) for e in spaces["spaces"]["edges"]
             ]
         async with agent(url, alice["token"]) as session:
             first = await session.call_tool("verify_lineage", {"spaceId": space})
-            assert first.structured_content == {"ok": True, "checked": 0, "firstBroken": None}
+            assert outcome(first) == {"ok": True, "checked": 0, "firstBroken": None}
             smriti(database_url, "tokens", "revoke", str(alice["id"]))
             with pytest.raises(MCPError):
                 await session.call_tool("list_spaces", {})
@@ -124,7 +125,7 @@ async def test_local_mode_checks_host_and_origin_as_graphql_does(database_url: s
         url = f"{server.base_url}/mcp"
         async with agent(url, None) as session:
             listed = await session.call_tool("list_spaces", {})
-            assert listed.structured_content == {"spaces": [], "hasMore": False}
+            assert outcome(listed) == {"spaces": [], "hasMore": False}
         async with httpx.AsyncClient() as http:
             rebound = await http.post(url, json=PING, headers={**MCP_HEADERS, "Host": "evil.test"})
             foreign = await http.post(

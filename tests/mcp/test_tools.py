@@ -20,6 +20,7 @@ from mcp_types import TextContent
 from api.graphql.core import ids
 from tests.support.graphql import GraphQLClient
 from tests.support.lineage import forked_space, key
+from tests.support.mcp_results import outcome
 from tests.support.ops import create_space
 from tests.support.servers import SmritiServer, add_user
 
@@ -80,7 +81,7 @@ async def agent(
 async def call(session: ClientSession, name: str, **arguments: Any) -> Any:
     result = await session.call_tool(name, arguments)
     assert result.is_error is False, result.content
-    return result.structured_content
+    return outcome(result)
 
 
 async def test_the_tools_are_listed_with_their_schemas(database_url: str, transport: str) -> None:
@@ -242,26 +243,26 @@ async def test_mistakes_carry_the_codes_and_words_of_graphql(
         s=ids.encode("Space", 999),
     )
     assert missing.is_error is True
-    assert missing.structured_content == {"error": graphql["forkSession"]["errors"][0]}
-    assert missing.structured_content == {
+    assert outcome(missing) == {"error": graphql["forkSession"]["errors"][0]}
+    assert outcome(missing) == {
         "error": {"code": "NOT_FOUND", "message": "No such checkpoint.", "field": "checkpointId"}
     }
     assert missing.content == [TextContent(text="NOT_FOUND: No such checkpoint.")]
-    assert no_space.structured_content == {"error": graphql["createSession"]["errors"][0]}
+    assert outcome(no_space) == {"error": graphql["createSession"]["errors"][0]}
     assert ambiguous_or_short.is_error is True
     graphql_search = (await gql.raw('query { search(query: "   ") { edges { cursor } } }'))[
         "errors"
     ]
-    assert empty.structured_content["error"]["code"] == graphql_search[0]["extensions"]["code"]
-    assert empty.structured_content["error"]["message"] == graphql_search[0]["message"]
-    assert not_a_number.structured_content == {
+    assert outcome(empty)["error"]["code"] == graphql_search[0]["extensions"]["code"]
+    assert outcome(empty)["error"]["message"] == graphql_search[0]["message"]
+    assert outcome(not_a_number) == {
         "error": {
             "code": "INVALID",
             "message": "`checkpointId` is a positive whole number.",
             "field": "checkpointId",
         }
     }
-    assert unknown.structured_content == {
+    assert outcome(unknown) == {
         "error": {"code": "INVALID", "message": "Unknown argument `colour`.", "field": "colour"}
     }
 
@@ -284,14 +285,14 @@ async def test_space_state_of_a_new_space_says_it_has_no_checkpoint_yet(
         "changedIds": [],
     }
     assert later["brief"] == brief and later["changedIds"] == []
-    assert since.is_error and since.structured_content == {
+    assert since.is_error and outcome(since) == {
         "error": {
             "code": "NOT_FOUND",
             "message": "No such checkpoint in this space.",
             "field": "since",
         }
     }
-    assert other.is_error and other.structured_content == {
+    assert other.is_error and outcome(other) == {
         "error": {
             "code": "NOT_FOUND",
             "message": 'The space has no branch "alt".',
@@ -342,7 +343,7 @@ async def test_space_state_is_a_brief_of_the_branch_and_what_changed_since(
     assert from_alt["brief"].split("\n")[-1] == "Decisions added: go left"
     assert later["changedIds"] == []
     assert later["brief"].split("\n")[-1] == ("Nothing changed on main since 2999-01-01 00:00 UTC.")
-    assert bad.structured_content == {
+    assert outcome(bad) == {
         "error": {
             "code": "INVALID",
             "message": "`since` is a checkpoint id or an ISO 8601 time.",

@@ -16,6 +16,7 @@ from tests.mcp.test_tools import agent, call
 from tests.mcp.test_tools import transport as transport  # a fixture
 from tests.support.graphql import GraphQLClient
 from tests.support.lineage import forked_space, key
+from tests.support.mcp_results import outcome
 from tests.support.servers import SmritiServer, add_user
 
 CHECKPOINT = """query($c: ID!) { checkpoint(id: $c) {
@@ -39,7 +40,7 @@ COUNTS = """query($s: ID!) { space(id: $s) { branches { name head { id } }
 async def run(session: ClientSession, tool: str, arguments: dict[str, Any]) -> Any:
     result = await session.call_tool(tool, arguments)
     assert result.is_error is False, result.content
-    return result.structured_content
+    return outcome(result)
 
 
 def gid(kind: str, number: int) -> str:
@@ -172,8 +173,8 @@ async def test_an_agent_continues_forks_and_merges_as_graphql_sees_it(
         a1["id"],
     )
     assert refused.is_error is True
-    assert refused.structured_content == {"error": graphql_refused["mergeCheckpoints"]["errors"][0]}
-    assert refused.structured_content["error"]["code"] == "CONFLICT"
+    assert outcome(refused) == {"error": graphql_refused["mergeCheckpoints"]["errors"][0]}
+    assert outcome(refused)["error"]["code"] == "CONFLICT"
     assert refused_count[0] == before[0] + 3  # A1, B1, A2: the refused merge wrote nothing
     result = merged["checkpoint"]
     assert merged["fastForward"] is False
@@ -251,7 +252,7 @@ async def test_a_read_only_token_cannot_write_and_nothing_is_written(database_ur
         "message": "This API token is read-only: it cannot change anything.",
         "field": None,
     }
-    assert [r.structured_content for r in refusals] == [{"error": graphql_refused}] * len(attempts)
+    assert [outcome(r) for r in refusals] == [{"error": graphql_refused}] * len(attempts)
     assert after == before
     (only,) = after["spaces"]["edges"]
     assert only["node"]["branches"] == [
@@ -331,9 +332,9 @@ async def test_hostile_input_gets_graphqls_typed_errors(
         many=many,
         name="n" * 201,
     )
-    got = [r.structured_content for r in (long_summary, too_many, empty_title, long_name)]
+    got = [outcome(r) for r in (long_summary, too_many, empty_title, long_name)]
     assert got == [{"error": expected[k]["errors"][0]} for k in "abcd"]
     assert [g["error"]["code"] for g in got] == ["INVALID"] * 4
-    assert bad_list.structured_content == {
+    assert outcome(bad_list) == {
         "error": {"code": "INVALID", "message": "`tasks` is a list of strings.", "field": "tasks"}
     }

@@ -206,13 +206,6 @@ def test_accounts_mode_with_a_bearer_token_and_refused_without(
     assert kept == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="The Inspector (2.12.0, its core/mcp/toolOutputValidation.ts) checks a tool "
-    "error's structuredContent against the tool's outputSchema, which {'error': …} does "
-    "not match, and reports a failed validation instead of the tool error. The official "
-    "TypeScript and Python SDK clients skip that check when isError is true.",
-)
 def test_a_tool_error_reaches_the_inspector_as_a_tool_error(
     inspector: Path, database_url: str, tmp_path: Path
 ) -> None:
@@ -222,10 +215,13 @@ def test_a_tool_error_reaches_the_inspector_as_a_tool_error(
         )
 
     assert done.returncode == TOOL_ERROR, (done.stdout, done.stderr)
+    # The Inspector checks any structuredContent against the tool's output schema,
+    # errors included (2.12.0, core/mcp/toolOutputValidation.ts): a tool error carries
+    # GraphQL's error object in `_meta` instead, and the Inspector shows it as sent.
     assert json.loads(done.stdout)["result"] == {
         "content": [{"type": "text", "text": "NOT_FOUND: No such space."}],
-        "structuredContent": {
-            "error": {"code": "NOT_FOUND", "message": "No such space.", "field": "spaceId"}
+        "_meta": {
+            "smriti/error": {"code": "NOT_FOUND", "message": "No such space.", "field": "spaceId"}
         },
         "isError": True,
     }
