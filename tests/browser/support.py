@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import httpx
 from playwright.sync_api import Browser, Page, expect, sync_playwright
@@ -140,7 +141,9 @@ def new_session(page: Page, space: str | None) -> None:
 
 
 def session_id(page: Page) -> str:
-    return page.url.split("session=", 1)[1]
+    """The open session's global id, from the URL the app wrote (`?session=<id>`, the id
+    percent-encoded: an id with base64 padding ends in %3D)."""
+    return parse_qs(urlsplit(page.url).query)["session"][0]
 
 
 def send(page: Page, text: str) -> None:

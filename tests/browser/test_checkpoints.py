@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from urllib.parse import quote
 
 from playwright.sync_api import Page, expect
 
@@ -191,7 +192,7 @@ def test_forking_opens_a_new_session_on_its_own_lane_of_the_graph(
     details = page.locator("checkpoint-details")
     details.get_by_label("New branch name").fill("kyoto")
     details.get_by_role("button", name="Fork").click()
-    expect(page).not_to_have_url(re.compile(f"session={original}$"))
+    expect(page).not_to_have_url(re.compile(f"session={re.escape(quote(original, safe=''))}$"))
     header = page.locator("session-header")
     expect(header).to_contain_text("Branch kyoto")
     # The fork starts from its checkpoint, shown at the top of the new notebook.
@@ -239,12 +240,12 @@ def test_open_the_conversation_a_checkpoint_came_from(page: Page, server: Smriti
     save_checkpoint(page, "Chile plan")
     page.locator("checkpoint-cell summary").click()
     page.locator("checkpoint-cell").get_by_role("button", name="Fork").click()
-    expect(page).not_to_have_url(re.compile(f"session={original}$"))
+    expect(page).not_to_have_url(re.compile(f"session={re.escape(quote(original, safe=''))}$"))
     page.locator("lineage-graph g.node").first.click()
     details = page.locator("checkpoint-details")
     expect(details).to_contain_text("From turns 1\u20134")
     details.get_by_role("button", name="Open source conversation").click()
-    expect(page).to_have_url(re.compile(f"session={original}$"))
+    expect(page).to_have_url(re.compile(f"session={re.escape(quote(original, safe=''))}$"))
     expect(page.locator("#turn-1")).to_be_focused()
 
 
