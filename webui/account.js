@@ -156,10 +156,8 @@ async function start() {
     controls.append(h("button", { type: "button", class: "ghost", id: "models-button",
       onclick: () => access.open() }, "Models"));
   }
-  controls.append(h("button", { type: "button", class: "ghost", id: "sign-out", onclick: async () => {
-    await api.signOut();
-    location.assign("/login.html");
-  } }, "Sign out"));
+  controls.append(h("button", { type: "button", class: "ghost", id: "sign-out",
+    onclick: () => api.signOut() }, "Sign out"));
   bar.insertBefore(controls, help);
   return undefined;
 }

@@ -122,8 +122,13 @@ export class ApiError extends Error {
 const withFragments = (query) =>
   query.includes("...TurnFields") ? `${query}\n${TURN_FRAGMENT}` : query;
 
+// Set once the user signs out: a request still in flight then answers 401, and
+// its redirect (back here after sign-in) must not overtake the plain sign-in page.
+let signingOut = false;
+
 /** The sign-in page, coming back here after (accounts mode, once signed out). */
 export function toLogin() {
+  if (signingOut) return;
   location.assign(`/login.html?next=${encodeURIComponent(location.pathname + location.search)}`);
 }
 
@@ -199,7 +204,12 @@ export async function loadAccount() {
   return { accounts: me?.mode === "accounts", name: me?.name ?? null };
 }
 
-export const signOut = () => fetch("/auth/logout", { method: "POST" });
+/** Ends the sign-in, then opens the sign-in page (with no way back to here). */
+export async function signOut() {
+  signingOut = true;
+  await fetch("/auth/logout", { method: "POST" });
+  location.assign("/login.html");
+}
 
 // The account dialogs (account.js): API tokens, and which models are kept for admins.
 export const API_TOKENS = `{ viewer { apiTokens { id name prefix readOnly createdAt lastUsedAt

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page, Route, expect
 
 from api.store.database import sqlite_url
 from tests.browser.support import send
@@ -177,3 +177,26 @@ def test_signed_in_the_phone_top_bar_is_one_row_with_the_account_in_the_menu(
     expect(bar.get_by_role("button", name="Sign out")).to_be_visible()
     expect(bar.get_by_role("button", name="API tokens")).to_be_visible()
     context.close()
+
+
+def test_a_request_answering_401_during_sign_out_does_not_come_back_here(
+    page: Page, server: SmritiServer
+) -> None:
+    """Seen in CI under load: a query in flight when "Sign out" was clicked came
+    back 401 before the sign-out had ended, and its redirect (sign in, then back to
+    the notebook) overtook the plain sign-in page. Here the sign-out is held while a
+    query from the notebook answers 401."""
+    page.goto(server.base_url + "/login.html")
+    sign_in(page, server)
+    expect(page.locator("#account-name")).to_have_text("grace")
+    logouts: list[Route] = []
+    page.route("**/auth/logout", lambda route: logouts.append(route))
+    page.route("**/graphql", lambda route: route.fulfill(status=401, body=""))
+    page.click("#sign-out")
+    while not logouts:
+        page.wait_for_timeout(20)
+    page.evaluate("() => import('/api.js').then((api) => api.loadSidebar()).catch(() => null)")
+    page.wait_for_timeout(300)
+    assert page.url == server.base_url + "/"
+    logouts[0].continue_()
+    expect(page).to_have_url(server.base_url + "/login.html")
