@@ -72,7 +72,8 @@ def _parser() -> argparse.ArgumentParser:
     load = commands.add_parser(
         "import",
         help="Recreate an exported JSON document (hashes verified; never twice), "
-        "or a ChatGPT export's conversations.json.",
+        "or import a ChatGPT or a Claude export's conversations.json or an Open WebUI "
+        "chat export (each conversation's current line; other branches are counted).",
         epilog=IMPORT_JSON,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -92,9 +93,10 @@ VERIFY_JSON = """--json prints {"ok": true if every space verified, "spaces": [.
 EXPORT_JSON = """--json: the json and ipynb formats are JSON already; markdown is printed as
   {"format": "markdown", "document": the text}. With --output, stdout gets
   {"output": the file's absolute path, "format", "bytes": its size}."""
-IMPORT_JSON = """--json prints {"spaces": [...], "sessions": [...]}, each as {"id": global id,
-  "number", "name" (a space) or "title" (a session), "imported": false if it was
-  already here}."""
+IMPORT_JSON = """--json prints {"format": "smriti", "chatgpt", "claude" or "openwebui",
+  "spaces": [...], "sessions": [...]}, each as {"id": global id, "number", "name" (a
+  space) or "title" (a session), "imported": false if it was already here}; a session
+  also has "branchesNotImported": how many other branches its conversation had."""
 
 
 def _serve_command(commands: Any) -> None:

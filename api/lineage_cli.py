@@ -175,9 +175,11 @@ async def _import(db_url: str, args: argparse.Namespace) -> int:
     async with operator.opened(db_url, create=True):
         owner = await _owner(args.user)
         imported = await service.import_document(owner, text, registry)
+    left = {item.session.id: item for item in imported.branches_left}
     if args.json:
         console.print_json(
             {
+                "format": imported.source,
                 "spaces": [
                     {
                         "id": _global_id("Space", space.id),
@@ -193,6 +195,9 @@ async def _import(db_url: str, args: argparse.Namespace) -> int:
                         "number": session.id,
                         "title": session.title,
                         "imported": created,
+                        "branchesNotImported": left[session.id].count
+                        if session.id in left
+                        else 0,
                     }
                     for session, created in imported.sessions
                 ],
@@ -205,6 +210,8 @@ async def _import(db_url: str, args: argparse.Namespace) -> int:
     for session, created in imported.sessions:
         state = "imported" if created else "already here, not imported again"
         print(f'session {session.id} "{session.title}": {state}')
+        if session.id in left:
+            print(f"  {left[session.id].note}")
     return exits.OK
 
 

@@ -7,12 +7,11 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from ..domain import chatgpt, documents
+from ..domain import documents, imports
 from ..domain.accounts import Actor
 from ..domain.export_format import (
     DocumentWriter,
     Export,
-    from_document,
     read_json,
     to_document,
 )
@@ -21,7 +20,6 @@ from ..domain.verification import Verification, verify_lineage
 from ..errors import ErrorCode, InputError
 from ..providers import ProviderRegistry
 from ..store import members, transfer
-from ..store.transfer import Imported
 from . import access, policy
 
 
@@ -103,27 +101,67 @@ async def json_chunks(
     yield writer.tail()
 
 
-async def import_document(actor: Actor, text: str, registry: ProviderRegistry) -> Imported:
-    """Recreate a JSON export, or the conversations of a ChatGPT data export.
+@dataclass(frozen=True, slots=True)
+class BranchesLeft:
+    """A conversation of another app imported as its current line: how many
+    other branches it had that were not imported, and a sentence saying so."""
+
+    session: Session
+    count: int
+    note: str
+
+
+@dataclass(frozen=True, slots=True)
+class ImportReport:
+    spaces: list[tuple[Space, bool]]  # each space, and whether this import created it
+    sessions: list[tuple[Session, bool]]  # sessions in no space, likewise
+    source: str  # "smriti", "chatgpt", "claude" or "openwebui"
+    branches_left: list[BranchesLeft]  # the sessions that had some, in order
+
+
+_APPS = {"chatgpt": "ChatGPT", "claude": "Claude", "openwebui": "Open WebUI"}
+_SHOWN = {
+    "chatgpt": "the one ChatGPT showed last",
+    "claude": "the newest one",
+    "openwebui": "the one Open WebUI showed last",
+}
+
+
+def branches_note(source: str, count: int) -> str:
+    others = "1 other branch" if count == 1 else f"{count} other branches"
+    verb = "was" if count == 1 else "were"
+    return (
+        f"This {_APPS[source]} conversation had {others} (edited messages or regenerated "
+        f"replies) that {verb} not imported: only {_SHOWN[source]} was."
+    )
+
+
+async def import_document(actor: Actor, text: str, registry: ProviderRegistry) -> ImportReport:
+    """Recreate a JSON export, or the conversations of a ChatGPT, a Claude
+    or an Open WebUI export.
 
     Every checkpoint hash of an export is verified first, then it is written
     in one transaction; a tampered or malformed document is refused
-    (InputError) with nothing written. ChatGPT conversations become sessions
-    in no space that go on talking to the chat default model.
+    (InputError) with nothing written. Another app's conversations become
+    sessions in no space (each its current line; the other branches are
+    counted in ``branches_left``) that go on talking to the chat default model.
     """
     policy.allow(actor, "importSpace")
     document = read_json(text)
-    if chatgpt.looks_like_chatgpt(document):
-        ref = registry.resolve(None, require_available=False)
-        export = chatgpt.conversations(
-            document,
-            provider=ref.provider,
-            model=ref.model,
-            count_tokens=lambda content: registry.count_tokens(content, ref),
-        )
-    else:
-        export = from_document(document)
-    return await transfer.import_export(actor.user_id, export)
+    ref = registry.resolve(None, require_available=False)
+    read = imports.read(
+        document,
+        provider=ref.provider,
+        model=ref.model,
+        count_tokens=lambda content: registry.count_tokens(content, ref),
+    )
+    done = await transfer.import_export(actor.user_id, read.export)
+    left = [
+        BranchesLeft(session, count, branches_note(read.source, count))
+        for (session, _), count in zip(done.sessions, read.branches_left, strict=True)
+        if count
+    ]
+    return ImportReport(done.spaces, done.sessions, read.source, left)
 
 
 async def session_items(actor: Actor, session_id: int) -> tuple[Session, list[documents.Item]]:

@@ -15,7 +15,8 @@ IMPORT = """mutation($d: String!) { importSpace(input: {document: $d}) {
   spaces { id } sessions { id title createdAt model
     turns(first: 20) { edges { node {
       sequenceNumber role content provider model createdAt replyToSequence } } } }
-  created errors { code message field } } }"""
+  created format branchesNotImported { session { id } count note }
+  errors { code message field } } }"""
 
 
 def turns(session: dict) -> list[dict]:  # type: ignore[type-arg]
@@ -27,7 +28,17 @@ async def test_each_conversation_becomes_a_session_of_its_current_branch(
 ) -> None:
     result = (await gql(IMPORT, d=FILE.read_text()))["importSpace"]
     assert (result["errors"], result["spaces"], result["created"]) == ([], [], 2)
+    assert result["format"] == "CHATGPT"
     kyoto, empty = result["sessions"]
+    # "And shoes?" and its answer, the branch the user left, are counted, not imported.
+    assert result["branchesNotImported"] == [
+        {
+            "session": {"id": kyoto["id"]},
+            "count": 1,
+            "note": "This ChatGPT conversation had 1 other branch (edited messages or "
+            "regenerated replies) that was not imported: only the one ChatGPT showed last was.",
+        }
+    ]
     assert (kyoto["title"], kyoto["createdAt"]) == (
         "Packing for Kyoto",
         "2024-05-01T12:00:00.500000+00:00",
@@ -101,5 +112,8 @@ def test_the_command_line_imports_it(database_url: str) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout == (
-        'session 1 "Packing for Kyoto": imported\nsession 2 "Empty chat": imported\n'
+        'session 1 "Packing for Kyoto": imported\n'
+        "  This ChatGPT conversation had 1 other branch (edited messages or regenerated "
+        "replies) that was not imported: only the one ChatGPT showed last was.\n"
+        'session 2 "Empty chat": imported\n'
     )

@@ -340,7 +340,11 @@ async def test_the_command_line_prints_json_for_scripts(
     }
     assert space["id"] != built["space"]
     again = smriti("import", str(file), "--json", "--database", database_url)
-    assert json.loads(again.stdout) == {"spaces": [{**space, "imported": False}], "sessions": []}
+    assert json.loads(again.stdout) == {
+        "format": "smriti",
+        "spaces": [{**space, "imported": False}],
+        "sessions": [],
+    }
 
     args = ("export", "--space", built["space"], "--format", "markdown", "--database", database_url)
     text = smriti(*args).stdout

@@ -1,7 +1,8 @@
-"""importSpace: recreate an exported document."""
+"""importSpace: recreate an exported document, or import another app's conversations."""
 
 from __future__ import annotations
 
+import enum
 from typing import Annotated
 
 import strawberry
@@ -18,12 +19,37 @@ class ImportSpaceError(MutationError):
     pass
 
 
+@strawberry.enum(description="What kind of document importSpace read.")
+class ImportFormat(enum.Enum):
+    SMRITI = strawberry.enum_value("smriti", description="A Smriti JSON export.")
+    CHATGPT = strawberry.enum_value(
+        "chatgpt", description="The conversations.json of a ChatGPT data export."
+    )
+    CLAUDE = strawberry.enum_value(
+        "claude", description="The conversations.json of a Claude (claude.ai) data export."
+    )
+    OPEN_WEBUI = strawberry.enum_value(
+        "openwebui", description="An Open WebUI chat export (all chats, or one)."
+    )
+
+
 @strawberry.input(description="A document to import.")
 class ImportSpaceInput:
     document: str = strawberry.field(
-        description="A JSON export (as exportSpace or `smriti export` write it), or the "
-        "conversations.json of a ChatGPT data export; at most the server's request body limit."
+        description="A JSON export (as exportSpace or `smriti export` write it), the "
+        "conversations.json of a ChatGPT or a Claude data export, or an Open WebUI chat "
+        "export; at most the server's request body limit."
     )
+
+
+@strawberry.type(
+    description="A conversation of another app imported as the line it showed: the other "
+    "branches it had (edited messages, regenerated replies) were not imported."
+)
+class BranchesNotImported:
+    session: Session = strawberry.field(description="The session it became.")
+    count: int = strawberry.field(description="How many other branches it had (at least 1).")
+    note: str = strawberry.field(description="The same in a sentence, to show.")
 
 
 @strawberry.type(description="The result of importSpace.")
@@ -37,6 +63,13 @@ class ImportSpacePayload:
     created: int = strawberry.field(
         description="How many of them this import created (0: all were already here)."
     )
+    format: ImportFormat | None = strawberry.field(
+        description="What the document was (null when it was not imported)."
+    )
+    branches_not_imported: list[BranchesNotImported] = strawberry.field(
+        description="The sessions whose conversation had branches besides the one imported, "
+        "with how many (never left out silently); empty for a Smriti export."
+    )
     errors: list[ImportSpaceError] = strawberry.field(
         description="Why nothing was imported, if so (TAMPERED names the first bad checkpoint)."
     )
@@ -47,7 +80,7 @@ class ImportMutation:
     @strawberry.mutation(
         description="Recreate an exported document: every checkpoint hash is verified "
         "first and nothing is written if one fails; a space imported before is not "
-        "imported again."
+        "imported again. Another app's conversations become sessions in no space."
     )
     async def import_space(
         self,
@@ -61,5 +94,12 @@ class ImportMutation:
             spaces=[Space.from_domain(s) for s, _ in done.spaces],
             sessions=[Session.from_domain(s) for s, _ in done.sessions],
             created=sum(1 for _, new in [*done.spaces, *done.sessions] if new),
+            format=ImportFormat(done.source),
+            branches_not_imported=[
+                BranchesNotImported(
+                    session=Session.from_domain(left.session), count=left.count, note=left.note
+                )
+                for left in done.branches_left
+            ],
             errors=[],
         )
