@@ -195,9 +195,7 @@ async def _import(db_url: str, args: argparse.Namespace) -> int:
                         "number": session.id,
                         "title": session.title,
                         "imported": created,
-                        "branchesNotImported": left[session.id].count
-                        if session.id in left
-                        else 0,
+                        "branchesNotImported": left[session.id].count if session.id in left else 0,
                     }
                     for session, created in imported.sessions
                 ],

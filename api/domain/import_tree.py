@@ -11,7 +11,7 @@ the messages kept, each hanging from its nearest kept ancestor.
 ``current_line`` is what becomes the session's turns (``session``);
 ``lines`` gives every root-to-leaf path with the position where it leaves
 the current line, which is what importing the others as branches needs.
-Until then ``other_lines`` counts what an import leaves out, and says so.
+Until then ``count_other_lines`` counts what an import leaves out, to say so.
 """
 
 from __future__ import annotations
@@ -104,6 +104,18 @@ def conversation(
         for node in nodes
         if node.message is not None
     )
+    # Every message must reach a root: a loop of kept messages is no tree.
+    parents = {kept.id: kept.parent_id for kept in messages}
+    rooted: set[str] = set()
+    for kept in messages:
+        walked: set[str] = set()
+        up: str | None = kept.id
+        while up is not None and up not in rooted:
+            if up in walked:
+                raise invalid(where, f"a tree holding node {up!r}")
+            walked.add(up)
+            up = parents[up]
+        rooted.update(walked)
     return Conversation(
         title=title,
         created_at=created_at,
@@ -193,6 +205,16 @@ def other_lines(tree: Conversation) -> tuple[Line, ...]:
     return tuple(line for line in lines(tree) if line.ids != current)
 
 
+def count_other_lines(tree: Conversation) -> int:
+    """``len(other_lines(tree))`` in time linear in the messages (the lines
+    themselves may hold quadratically many: a long spine, a leaf off each
+    message): one line per leaf, less the current line when it ends at one."""
+    has_children = {kept.parent_id for kept in tree.messages}
+    leaves = sum(1 for kept in tree.messages if kept.id not in has_children)
+    current_is_leaf = tree.current_id is not None and tree.current_id not in has_children
+    return leaves - (1 if current_is_leaf else 0)
+
+
 def session(
     tree: Conversation,
     *,
@@ -274,7 +296,7 @@ def read(
     return Read(
         source=source,
         export=Export(spaces=(), sessions=sessions),
-        branches_left=tuple(len(other_lines(tree)) for tree in trees),
+        branches_left=tuple(count_other_lines(tree) for tree in trees),
     )
 
 
