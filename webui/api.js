@@ -315,11 +315,12 @@ export async function* continueReplyEvents(input) {
 // What an import made (or found already here), as the sidebar lists it.
 export const IMPORT_SPACE = mutation("importSpace", "ImportSpaceInput",
   `spaces { id name viewerRole sessions(first: 100) { edges { node { id title authorName visibility } } } }
-  sessions { id title } created`);
+  sessions { id title } created format branchesNotImported { session { id } count note }`);
 
 /**
- * importSpace: a Smriti JSON export or a ChatGPT conversations.json, as text.
- * {spaces (each with its sessions), sessions (in no space), created, errors};
+ * importSpace: a Smriti JSON export, a ChatGPT or a Claude conversations.json or an
+ * Open WebUI chat export, as text. {spaces (each with its sessions), sessions (in no
+ * space), created, format, branchesNotImported (per session: count, note), errors};
  * ApiError with code TOO_LARGE when it is larger than the server's body limit.
  */
 export async function importDocument(document) {

@@ -246,3 +246,66 @@ def test_the_import_dialog_has_no_serious_or_critical_violations(
     found["errors"] = summary(blocking(run_axe(page)))
     context.close()
     assert found == {"empty": [], "result": [], "errors": []}
+
+
+DATA = Path(__file__).parents[1] / "data"
+
+
+def renamed(file: str, key: str, suffix: str) -> bytes:
+    """A handmade export of tests/data with each conversation's title made unique."""
+    document = json.loads((DATA / file).read_text())
+    for conversation in document:
+        conversation[key] = f"{conversation[key] or 'Untitled'} {suffix}"
+    return json.dumps(document).encode()
+
+
+@pytest.mark.parametrize("width", [390, 1440])
+def test_import_a_claude_and_an_open_webui_export_with_their_branches_said(
+    browser: Browser, server: SmritiServer, width: int
+) -> None:
+    context = browser.new_context(viewport={"width": width, "height": 844})
+    context.set_default_timeout(10_000)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    open_app(page, server.base_url)
+    result = page.locator("#import-result")
+
+    # Claude: three conversations; the first had a branch that was not imported.
+    at = f"at {width}"
+    open_import(page)
+    claude = renamed("claude-conversations.json", "name", at)
+    page.locator("#import-file").set_input_files(a_file("conversations.json", claude))
+    expect(result).to_contain_text("Imported conversations.json: 3 new items.")
+    expect(result.locator("li > a")).to_have_text(
+        [f"Sourdough starter {at}", f"Haiku about rain {at}", f"Untitled {at}"]
+    )
+    expect(result.locator(".import-branches")).to_have_text(
+        [
+            "This Claude conversation had 1 other branch (edited messages or regenerated "
+            "replies) that was not imported: only the newest one was."
+        ]
+    )
+    expect(result.locator("li").first.locator(".import-branches")).to_have_count(1)
+
+    # Open WebUI: its chat opens with the line last shown, replies by their model.
+    owui = json.loads(renamed("openwebui-chat-export.json", "title", at))
+    page.locator("#import-file").set_input_files(
+        a_file("chat-export-1717300000.json", json.dumps(owui).encode())
+    )
+    expect(result).to_contain_text("Imported chat-export-1717300000.json: 2 new items.")
+    expect(result.locator(".import-branches")).to_have_text(
+        [
+            "This Open WebUI conversation had 1 other branch (edited messages or regenerated "
+            "replies) that was not imported: only the one Open WebUI showed last was."
+        ]
+    )
+    result.get_by_role("link", name=f"Tomato blight {at}").click()
+    expect(page.locator("#import-dialog")).to_be_hidden()
+    expect(page.locator("#session-title")).to_have_text(f"Tomato blight {at}")
+    cells = page.locator("turn-cell .cell-body")
+    expect(cells).to_have_count(4)
+    expect(cells.nth(3)).to_have_text("Copper spray, in dry weather.")
+    expect(page.locator("turn-cell .cell-meta").nth(1)).to_contain_text("openwebui/mistral:7b")
+    context.close()
+    assert errors == []

@@ -1,4 +1,5 @@
-// "Import…": a Smriti JSON export or a ChatGPT conversations.json, in a modal
+// "Import…": a Smriti JSON export, a ChatGPT or a Claude conversations.json or an
+// Open WebUI chat export, in a modal
 // <dialog>. Picking a file sends it up (import-file, {file}); the app answers with
 // showResult() (what importSpace made or found, or its typed errors with their field)
 // or fail() (a sentence: the file too large, the server unreachable). The spaces and
@@ -25,7 +26,9 @@ export class ImportDialog extends HTMLElement {
       h("button", { type: "button", class: "icon", "aria-label": "Close import",
         onclick: () => this.close() }, "×")),
     h("p", { class: "muted" }, "A Smriti JSON export (Export → “Space as JSON” or “Session as JSON”, "
-      + "or smriti export) or the conversations.json of a ChatGPT data export. "
+      + "or smriti export), the conversations.json of a ChatGPT or a Claude data export, or an "
+      + "Open WebUI chat export (each conversation as the line last shown; other branches are "
+      + "counted, not imported). "
       + "Its checkpoints are verified first; nothing is written when one fails, and what "
       + "was imported before is not imported again. The file may be as large as the "
       + "server's request body limit (SMRITI_MAX_BODY_BYTES)."),
@@ -58,7 +61,7 @@ export class ImportDialog extends HTMLElement {
   }
 
   /** importSpace's answer: its typed errors (each with its field), or what it made. */
-  showResult({ spaces, sessions, created, errors }) {
+  showResult({ spaces, sessions, created, errors, branchesNotImported = [] }) {
     this.input.disabled = false;
     if (errors.length) {
       return replace(this.status, h("div", { class: "error", role: "alert", id: "import-errors" },
@@ -77,7 +80,14 @@ export class ImportDialog extends HTMLElement {
           this.link(space.name, "select-space", space.id),
           ` (${count(space.sessions.length, "session")})`)),
         sessions.map((session) => h("li", {}, "Session ",
-          this.link(session.title || "Untitled session", "select-session", session.id))))));
+          this.link(session.title || "Untitled session", "select-session", session.id),
+          this.branchesNote(branchesNotImported, session.id))))));
+  }
+
+  /** Under a session, what its conversation had that was not imported (or nothing). */
+  branchesNote(left, id) {
+    const found = left.find((item) => item.session.id === id);
+    return found ? h("p", { class: "muted import-branches" }, found.note) : null;
   }
 
   /** A sentence instead of a result (the file too large, the server unreachable). */
