@@ -120,8 +120,10 @@ def _message(message: Mapping[str, Any], at: str) -> Message | None:
             missing.append(name)
     for index, item in enumerate(a_list(message.get("files"), f"{at}.files")):
         where = f"{at}.files[{index}]"
-        name = label(an_object(item, where).get("file_name"), f"{where}.file_name", NAME_CHARS)
-        missing.append(name or "(no name)")
+        file = an_object(item, where)
+        missing.append(
+            label(file.get("file_name"), f"{where}.file_name", NAME_CHARS) or "(no name)"
+        )
     words = import_tree.with_attachments(words, included, missing)
     if role is None or not words.strip():
         return None

@@ -216,3 +216,49 @@ def test_lines_cover_the_tree_once_each_and_leave_the_current_line_where_they_sa
     assert [ln for ln in found if ln.leaves_at == len(ln.ids) == len(current) and current] == [
         ln for ln in found if ln.ids == tuple(current) and current
     ]
+
+
+def test_a_chatgpt_message_keeps_the_names_of_the_files_it_attached() -> None:
+    # conversations.json names a message's files in metadata.attachments
+    # ({id, name, size, mimeType}); the files themselves are elsewhere, or gone.
+    conversation = {
+        "title": "Receipts",
+        "create_time": 1714564800.0,
+        "current_node": "u1",
+        "mapping": {
+            "u1": {
+                "parent": None,
+                "message": {
+                    "author": {"role": "user"},
+                    "create_time": 1714564801.0,
+                    "content": {"content_type": "text", "parts": ["Total these"]},
+                    "metadata": {
+                        "attachments": [
+                            {"id": "file-1", "name": "march.pdf", "size": 9, "mimeType": "x"},
+                            {"id": "file-2"},
+                        ]
+                    },
+                },
+            },
+            "u2": {
+                "parent": "u1",
+                "message": {
+                    "author": {"role": "user"},
+                    "content": {"content_type": "multimodal_text", "parts": [{"asset": "x"}]},
+                    "metadata": {"attachments": [{"name": "photo.jpg"}]},
+                },
+            },
+        },
+    }
+    read = chatgpt.conversations([conversation], provider="offline", model="echo", count_tokens=len)
+    [session] = read.export.sessions
+    assert [t.content for t in session.turns] == [
+        "Total these\n\n[attachment march.pdf not included in the export]\n\n"
+        "[attachment (a file without a name) not included in the export]"
+    ]
+    # An image alone is a message too (its note), on a branch past the current node.
+    assert read.branches_left == (1,)
+    tree = chatgpt.tree(conversation, "c")
+    assert [k.message.text for k in tree.messages][1] == (
+        "[attachment photo.jpg not included in the export]"
+    )

@@ -29,7 +29,7 @@ export class SpaceList extends HTMLElement {
     replace(this,
       h("div", { class: "pane-head" }, h("h2", {}, "Spaces"),
         h("span", { class: "pane-actions" },
-          h("button", { type: "button", class: "small", title: "A Smriti JSON export or a ChatGPT conversations.json",
+          h("button", { type: "button", class: "small", title: "A Smriti JSON export, a ChatGPT or Claude conversations.json, or an Open WebUI chat export",
             onclick: () => emit(this, "open-import") }, "Import…"),
           h("button", { type: "button", class: "small", onclick: () => this.startNewSpace() },
             "New space"))),
