@@ -151,6 +151,9 @@ class Session:
     created_at: datetime
     updated_at: datetime
     visibility: Visibility = Visibility.PRIVATE
+    # When it was pinned / archived (None: it is not).
+    pinned_at: datetime | None = None
+    archived_at: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,6 +29,8 @@ class Loaders:
     user_name_by_id: DataLoader[int, str | None]
     # (session id, sequence number) → how many user turns there are numbered up to it.
     exchange_by_anchor: DataLoader[tuple[int, int], int]
+    # A session's tags (of sessions the actor was given).
+    tags_by_session_id: DataLoader[int, list[str]]
 
 
 def make_loaders(actor: Actor) -> Loaders:
@@ -70,6 +72,10 @@ def make_loaders(actor: Actor) -> Loaders:
         found = await reading.exchange_numbers(actor, keys)
         return [found[k] for k in keys]
 
+    async def load_tags(ids: Sequence[int]) -> list[list[str]]:
+        found = await reading.session_tags(actor, ids)
+        return [found[i] for i in ids]
+
     return Loaders(
         space_by_id=DataLoader(load_spaces),
         session_by_id=DataLoader(load_sessions),
@@ -80,4 +86,5 @@ def make_loaders(actor: Actor) -> Loaders:
         members_by_space_id=DataLoader(load_members),
         user_name_by_id=DataLoader(load_names),
         exchange_by_anchor=DataLoader(load_exchanges),
+        tags_by_session_id=DataLoader(load_tags),
     )

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 
 from ..domain.accounts import Actor
 from ..domain.pages import Page, PageRequest
+from ..domain.tags import tag_key
 from ..domain.types import (
     Checkpoint,
     LineageEntry,
@@ -32,6 +33,9 @@ from ..domain.types import (
 from ..errors import InputError
 from ..store import accounts, checkpoints, members, sessions, spaces, turns
 from . import policy
+
+# What a listing of sessions holds (archived, pinned, a tag's key).
+SessionFilters = sessions.Filters
 
 
 async def spaces_by_id(actor: Actor, ids: Sequence[int]) -> dict[int, Space]:
@@ -75,23 +79,51 @@ async def spaces_page(actor: Actor, request: PageRequest) -> Page[Space]:
 
 
 async def sessions_page(
-    actor: Actor, space_id: int | None, request: PageRequest, *, only_unattached: bool
+    actor: Actor,
+    space_id: int | None,
+    request: PageRequest,
+    *,
+    only_unattached: bool,
+    filters: SessionFilters | None = None,
 ) -> Page[Session]:
     """The actor's sessions (all, in no space, or of one space); in a space they
-    are a member of, those shared with it as well."""
+    are a member of, those shared with it as well. Archived ones only when
+    ``filters`` ask for them."""
     policy.allow(actor, "sessions")
     member = space_id is not None and await members.role(actor.user_id, space_id) is not None
     return await sessions.page(
-        actor.user_id, space_id, request, only_unattached=only_unattached, shared_too=member
+        actor.user_id,
+        space_id,
+        request,
+        only_unattached=only_unattached,
+        shared_too=member,
+        filters=filters,
     )
+
+
+def session_filters(
+    *, archived: bool | None, pinned: bool | None, tag: str | None
+) -> SessionFilters:
+    """What a listing of sessions holds; ``tag`` compared as tags are (its key)."""
+    key = None if tag is None else tag_key(tag)
+    return SessionFilters(archived=archived, pinned=pinned, tag_key=key)
+
+
+async def session_tags(actor: Actor, session_ids: Sequence[int]) -> dict[int, list[str]]:
+    """The tags of sessions the actor has read (their ids come from a session
+    the actor was given): one statement for them all."""
+    return await sessions.tags_of(session_ids)
 
 
 # --- from an object the actor has read --------------------------------------
 
 
-async def space_sessions(actor: Actor, space: Space, request: PageRequest) -> Page[Session]:
-    """The sessions of a space the actor read that they may read."""
-    return await sessions.page(actor.user_id, space.id, request, shared_too=True)
+async def space_sessions(
+    actor: Actor, space: Space, request: PageRequest, filters: SessionFilters | None = None
+) -> Page[Session]:
+    """The sessions of a space the actor read that they may read (archived ones
+    only when ``filters`` ask for them)."""
+    return await sessions.page(actor.user_id, space.id, request, shared_too=True, filters=filters)
 
 
 async def lineage(actor: Actor, space: Space, request: PageRequest) -> Page[Checkpoint]:

@@ -3,7 +3,10 @@ and unmount a checkpoint, fork from a checkpoint, delete."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ..domain.accounts import Actor
+from ..domain.tags import validate_tags
 from ..domain.types import (
     MAIN_BRANCH,
     Checkpoint,
@@ -108,20 +111,32 @@ async def update_session(
     memory_scope: MemoryScope | None,
     model: str | None,
     visibility: Visibility | None = None,
+    pinned: bool | None = None,
+    archived: bool | None = None,
+    tags: Sequence[str] | None = None,
 ) -> Session:
+    """Change what is given; pin, archive and tag as the author (the rule of
+    updateSession: a member reading a shared session may not)."""
     rule = policy.allow(actor, "updateSession")
     session = await access.session(actor, session_id, rule, field="id")
     ref = services.registry.resolve(model, require_available=False) if model is not None else None
     if ref is not None:
         await access.check_model(actor, ref.name)
+    # Checked before anything is written.
+    cleaned = validate_tags(tags) if tags is not None else None
+    checked_title = validate_title(title) if title is not None else None
     if visibility is not None and visibility is not session.visibility:
         session = await _share(actor, session, visibility)
+    if pinned is not None or archived is not None or cleaned is not None:
+        session = await sessions.organise(
+            session.owner_id, session.id, pinned=pinned, archived=archived, tags=cleaned
+        )
     if title is None and memory_scope is None and ref is None:
         return session
     return await sessions.configure(
         session.owner_id,
         session.id,
-        title=validate_title(title) if title is not None else None,
+        title=checked_title,
         memory_scope=memory_scope,
         provider=ref.provider if ref else None,
         model=ref.model if ref else None,

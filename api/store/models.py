@@ -163,10 +163,31 @@ class Session(Model):
     visibility = fields.CharField(max_length=10, default="PRIVATE", db_default="PRIVATE")
     created_at = fields.DatetimeField()
     updated_at = fields.DatetimeField()
+    # When it was pinned (listed first) and archived (left out of listings
+    # unless asked for); null: not pinned, not archived (0013).
+    pinned_at = fields.DatetimeField(null=True)
+    archived_at = fields.DatetimeField(null=True)
 
     class Meta:
         table = "session"
         indexes = (("owner_id", "id"), ("space_id", "id"))
+
+
+class SessionTag(Model):
+    """A session's tag: as the user wrote it (``tag``) and its key
+    (``api.domain.tags.tag_key``), which equality and the filter compare."""
+
+    id = fields.BigIntField(primary_key=True)
+    session: fields.ForeignKeyRelation[Session] = fields.ForeignKeyField(
+        "models.Session", related_name="tags", on_delete=OnDelete.CASCADE
+    )
+    tag = fields.CharField(max_length=40)
+    tag_key = fields.CharField(max_length=160)
+
+    class Meta:
+        table = "session_tag"
+        unique_together = (("session_id", "tag_key"),)
+        indexes = (("tag_key", "session_id"),)
 
 
 class Turn(Model):

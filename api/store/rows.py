@@ -77,13 +77,16 @@ def session(row: models.Session) -> Session:
         created_at=row.created_at,
         updated_at=row.updated_at,
         visibility=Visibility(row.visibility),
+        pinned_at=row.pinned_at,
+        archived_at=row.archived_at,
     )
 
 
 SESSION_COLUMNS = (
     "id, title, space_id, branch_name, active_provider, active_model, seeded_from_id, "
     "forked_from_id, memory_scope, mount_checkpoint_id, mount_base_sequence, "
-    "last_sequence_number, owner_id, created_at, updated_at, visibility"
+    "last_sequence_number, owner_id, created_at, updated_at, visibility, pinned_at, "
+    "archived_at"
 )
 
 
@@ -112,6 +115,8 @@ def session_record(record: Mapping[str, Any]) -> Session:
         created_at=timestamp(record["created_at"]),
         updated_at=timestamp(record["updated_at"]),
         visibility=Visibility(record["visibility"]),
+        pinned_at=_maybe_timestamp(record["pinned_at"]),
+        archived_at=_maybe_timestamp(record["archived_at"]),
     )
 
 
@@ -174,6 +179,10 @@ def turn_record(record: Mapping[str, Any]) -> Turn:
 def timestamp(value: datetime | str) -> datetime:
     """A timestamp column as a raw query returns it: SQLite stores ISO 8601 text."""
     return datetime.fromisoformat(value) if isinstance(value, str) else value
+
+
+def _maybe_timestamp(value: datetime | str | None) -> datetime | None:
+    return None if value is None else timestamp(value)
 
 
 def lineage_entry(record: Sequence[Any]) -> LineageEntry:

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from tortoise.exceptions import IntegrityError
-from tortoise.expressions import F, Q
+from tortoise.expressions import F, Q, RawSQL, Subquery
 from tortoise.transactions import in_transaction
 
 from ..domain.pages import Page, PageRequest
 from ..domain.types import MAIN_BRANCH, Checkpoint, MemoryScope, Session, Visibility
 from ..errors import ErrorCode, InputError, NotFound
 from . import models, rows, sql
-from .paging import keyset_page
 from .writes import finished
 
 
@@ -97,6 +98,17 @@ async def get(owner_id: int, session_id: int, *, field: str = "sessionId") -> Se
     return rows.session_record(record)
 
 
+@dataclass(frozen=True, slots=True)
+class Filters:
+    """Which sessions a listing holds. ``archived``: False (the default) leaves
+    archived sessions out, True lists only them, None both; ``pinned`` likewise
+    (None: both); ``tag_key``: only sessions with that tag (its key)."""
+
+    archived: bool | None = False
+    pinned: bool | None = None
+    tag_key: str | None = None
+
+
 async def page(
     owner_id: int,
     space_id: int | None,
@@ -104,9 +116,15 @@ async def page(
     *,
     only_unattached: bool = False,
     shared_too: bool = False,
+    filters: Filters | None = None,
 ) -> Page[Session]:
     """The user's sessions (of one space, or in none); with ``shared_too``, the
-    space's sessions shared with it as well (the caller checked membership)."""
+    space's sessions shared with it as well (the caller checked membership).
+
+    Pinned sessions first, the most recently pinned first (then by id), then the
+    others oldest first. Forward only (``first``/``after``): the cursor is a
+    session's id, whose place is read again (it may have been pinned since)."""
+    filters = filters or Filters()
     query = models.Session.filter(owner_id=owner_id)
     if space_id is not None:
         query = models.Session.filter(space_id=space_id)
@@ -116,7 +134,38 @@ async def page(
             query = query.filter(owner_id=owner_id)
     elif only_unattached:
         query = query.filter(space_id__isnull=True)
-    return await keyset_page(query, "id", request, rows.session)
+    after = None
+    if request.after is not None:
+        # The cursor's row among those the listing may show (not a stranger's).
+        after = await query.filter(id=request.after).first().values("id", "pinned_at")
+        after = after or {"id": request.after, "pinned_at": None}
+    if filters.archived is not None:
+        query = query.filter(archived_at__isnull=not filters.archived)
+    if filters.tag_key is not None:
+        tagged = models.SessionTag.filter(tag_key=filters.tag_key).values("session_id")
+        query = query.filter(id__in=Subquery(tagged))
+    if filters.pinned is not None:
+        query = query.filter(pinned_at__isnull=not filters.pinned)
+    if after is not None:
+        pinned_at = after["pinned_at"]
+        later = Q(pinned_at__isnull=True, id__gt=after["id"])
+        if pinned_at is not None:
+            later = (
+                Q(pinned_at__lt=pinned_at)
+                | Q(pinned_at=pinned_at, id__gt=after["id"])
+                | Q(pinned_at__isnull=True)
+            )
+        query = query.filter(later)
+    limit = request.first if request.first is not None else 100
+    # One statement: the pinned (most recently pinned first), then the others.
+    # (A literal, not parameters: PostgreSQL cannot type a parameter in CASE.)
+    ordered = query.annotate(unpinned=RawSQL("CASE WHEN pinned_at IS NULL THEN 1 ELSE 0 END"))
+    found = list(await ordered.order_by("unpinned", "-pinned_at", "id").limit(limit + 1))
+    return Page(
+        tuple(rows.session(r) for r in found[:limit]),
+        has_next=len(found) > limit,
+        has_previous=request.after is not None,
+    )
 
 
 @finished
@@ -181,6 +230,53 @@ async def detach(owner_id: int, session_id: int) -> Session:
     """Leave the space (what the session was seeded from is kept, as history)."""
     changes = {**_UNMOUNTED_ON_MAIN, "space_id": None, "visibility": Visibility.PRIVATE.value}
     return await _set(owner_id, session_id, changes)
+
+
+@finished
+async def organise(
+    owner_id: int,
+    session_id: int,
+    *,
+    pinned: bool | None = None,
+    archived: bool | None = None,
+    tags: Sequence[tuple[str, str]] | None = None,
+) -> Session:
+    """Pin or unpin, archive or unarchive, and replace the tags (``(tag, key)``
+    pairs, distinct keys) with what is given, together. Pinning a pinned session
+    (archiving an archived one) keeps when it was first done."""
+    now = datetime.now(UTC)
+    async with in_transaction("default") as conn:
+        mine = models.Session.filter(id=session_id, owner_id=owner_id).using_db(conn)
+        if not await mine.update(updated_at=now):
+            raise NotFound("No such session.", field="id")
+        for column, wanted in (("pinned_at", pinned), ("archived_at", archived)):
+            if wanted is True:
+                await mine.filter(**{f"{column}__isnull": True}).update(**{column: now})
+            elif wanted is False:
+                await mine.update(**{column: None})
+        if tags is not None:
+            await models.SessionTag.filter(session_id=session_id).using_db(conn).delete()
+            if tags:
+                await models.SessionTag.bulk_create(
+                    [models.SessionTag(session_id=session_id, tag=t, tag_key=k) for t, k in tags],
+                    using_db=conn,
+                )
+    return await get(owner_id, session_id)
+
+
+async def tags_of(session_ids: Sequence[int]) -> dict[int, list[str]]:
+    """Each session's tags, in the order they were given (one statement)."""
+    found: dict[int, list[str]] = {i: [] for i in session_ids}
+    if not session_ids:
+        return found
+    marks = ", ".join("?" for _ in session_ids)
+    for record in await sql.fetch(
+        sql.connection(),
+        f"SELECT session_id, tag FROM session_tag WHERE session_id IN ({marks}) ORDER BY id",
+        list(session_ids),
+    ):
+        found[int(record["session_id"])].append(record["tag"])
+    return found
 
 
 @finished

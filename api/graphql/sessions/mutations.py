@@ -93,6 +93,21 @@ class UpdateSessionInput:
         "to a space you may edit) or make it private again (PRIVATE). Attaching it to "
         "another space or detaching it makes it private.",
     )
+    pinned: bool | None = strawberry.field(
+        default=None,
+        description="Pin (listed first, the most recently pinned first) or unpin.",
+    )
+    archived: bool | None = strawberry.field(
+        default=None,
+        description="Archive (left out of `sessions` unless asked for; still searched and "
+        "exported) or unarchive.",
+    )
+    tags: list[str] | None = strawberry.field(
+        default=None,
+        description="The session's tags, replacing them all ([] removes them): each trimmed, "
+        "inner whitespace one space, at most 40 characters; tags equal but for case are one "
+        "(the first spelling kept); at most 20.",
+    )
 
 
 @strawberry.input(description="Attach a session to a space.")
@@ -216,8 +231,8 @@ class SessionMutation:
         return CreateSessionPayload(session=Session.from_domain(created), errors=[])
 
     @strawberry.mutation(
-        description="Rename a session, change its scope or default model, or share it with "
-        "its space (its author only)."
+        description="Rename a session, change its scope or default model, share it with "
+        "its space, pin, archive or tag it (its author only)."
     )
     async def update_session(
         self,
@@ -234,6 +249,9 @@ class SessionMutation:
             memory_scope=_scope(input.memory_scope),
             model=input.model,
             visibility=Visibility(input.visibility.name) if input.visibility else None,
+            pinned=input.pinned,
+            archived=input.archived,
+            tags=input.tags,
         )
         return UpdateSessionPayload(session=Session.from_domain(updated), errors=[])
 

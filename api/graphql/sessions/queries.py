@@ -13,14 +13,16 @@ from ...services import reading
 from ..context import Info
 from ..core import ids
 from ..core.pagination import SESSIONS, PageCursor, PageSize, connection, page_request
+from .filters import ArchivedFilter, PinnedFilter, TagFilter, session_filters
 from .types import Session
 
 
 @strawberry.type
 class SessionQuery:
     @strawberry.field(
-        description="Your sessions, oldest first: all, or those in no space; with `spaceId`, "
-        "that space's sessions you may read (yours and those shared with it)."
+        description="Your sessions, pinned first (the most recently pinned first), then "
+        "oldest first: all, or those in no space; with `spaceId`, that space's sessions you "
+        "may read (yours and those shared with it). Archived sessions only when asked for."
     )
     async def sessions(
         self,
@@ -33,6 +35,9 @@ class SessionQuery:
         unattached: Annotated[
             bool, strawberry.argument(description="Only sessions in no space.")
         ] = False,
+        archived: ArchivedFilter = False,
+        pinned: PinnedFilter = None,
+        tag: TagFilter = None,
     ) -> relay.Connection[Session]:
         cap = info.context.services.settings.max_page_size
         request = page_request(scope=SESSIONS, first=first, after=after, cap=cap)
@@ -40,7 +45,11 @@ class SessionQuery:
         # (key 0 is never a row's id).
         space = None if space_id is None else (ids.key_or_none(space_id, "Space") or 0)
         page = await reading.sessions_page(
-            info.context.actor, space, request, only_unattached=unattached
+            info.context.actor,
+            space,
+            request,
+            only_unattached=unattached,
+            filters=session_filters(archived, pinned, tag),
         )
         return connection(page, Session.from_domain, lambda s: s.id, scope=SESSIONS)
 

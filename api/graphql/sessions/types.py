@@ -79,6 +79,12 @@ class Session(relay.Node):
     )
     created_at: datetime = strawberry.field(description="When the session was created.")
     updated_at: datetime = strawberry.field(description="When the session last changed.")
+    pinned_at: datetime | None = strawberry.field(
+        description="When it was pinned (null: it is not)."
+    )
+    archived_at: datetime | None = strawberry.field(
+        description="When it was archived (null: it is not)."
+    )
     domain_session: strawberry.Private[domain.Session]
 
     @classmethod
@@ -94,6 +100,8 @@ class Session(relay.Node):
             last_sequence_number=session.last_sequence_number,
             created_at=session.created_at,
             updated_at=session.updated_at,
+            pinned_at=session.pinned_at,
+            archived_at=session.archived_at,
             domain_session=session,
         )
 
@@ -103,6 +111,21 @@ class Session(relay.Node):
     ) -> list[Any]:
         found = await info.context.loaders.session_by_id.load_many([int(i) for i in node_ids])
         return [cls.from_domain(s) if s else None for s in found]
+
+    @strawberry.field(description="Pinned: listed first, the most recently pinned first.")
+    def pinned(self) -> bool:
+        return self.pinned_at is not None
+
+    @strawberry.field(
+        description="Archived: left out of `sessions` unless asked for; still searched "
+        "and exported."
+    )
+    def archived(self) -> bool:
+        return self.archived_at is not None
+
+    @strawberry.field(description="Its tags, in the order they were given.")
+    async def tags(self, info: Info) -> list[str]:
+        return await info.context.loaders.tags_by_session_id.load(self.id)
 
     @strawberry.field(description="The user name of its author (who alone writes to it).")
     async def author_name(self, info: Info) -> str:

@@ -31,6 +31,7 @@ from ..core.pagination import (
     page_request,
 )
 from ..members.types import SpaceMember
+from ..sessions.filters import ArchivedFilter, PinnedFilter, TagFilter, session_filters
 
 if TYPE_CHECKING:
     from ..checkpoints.types import Checkpoint
@@ -177,17 +178,26 @@ class Space(relay.Node):
 
     @strawberry.field(
         description="The sessions attached to this space that you may read (your own, and "
-        "those shared with the space), oldest first."
+        "those shared with the space), pinned first (the most recently pinned first), then "
+        "oldest first. Archived sessions only when asked for."
     )
     async def sessions(
         self,
         info: Info,
         first: PageSize = None,
         after: PageCursor = None,
+        archived: ArchivedFilter = False,
+        pinned: PinnedFilter = None,
+        tag: TagFilter = None,
     ) -> relay.Connection[SessionRef]:
         from ..sessions.types import Session
 
         cap = info.context.services.settings.max_page_size
         request = page_request(scope=SESSIONS, first=first, after=after, cap=cap)
-        page = await reading.space_sessions(info.context.actor, self.domain_space, request)
+        page = await reading.space_sessions(
+            info.context.actor,
+            self.domain_space,
+            request,
+            session_filters(archived, pinned, tag),
+        )
         return connection(page, Session.from_domain, lambda s: s.id, scope=SESSIONS)
