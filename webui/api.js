@@ -14,7 +14,7 @@ const TURN_FRAGMENT = `fragment TurnFields on Turn {
   providerFinishReason replyToSequence continuesSequence exchangeNumber author { name viaToken } }`;
 const SPACE_ACCESS = "viewerRole members { userName role }";
 const SESSION_FIELDS = `id title branchName model memoryScope lastSequenceNumber
-  visibility authorName space { id name ${SPACE_ACCESS} }
+  visibility authorName pinned archived tags space { id name ${SPACE_ACCESS} }
   mount { baseSequence checkpoint { id shortHash title } }
   forkedFrom { id shortHash }`;
 // Each list's items with their ids: the checkpoint form sends them back so an
@@ -26,10 +26,17 @@ const CHECKPOINT_FIELDS = `id shortHash hash title objective summary decisions t
   mergeParent { id shortHash } sourceSession { id title } sourceTurnRange { first last }
   author { name viaToken }`;
 
-export const SIDEBAR = `{
+// The sidebar under a filter ($archived: false, all but the archived; true, only
+// them; $tag: those with that tag): each space's sessions and those in no space,
+// pinned first, and your pinned sessions on their own (the "Pinned" group on top).
+const SIDEBAR_ROW = "id title authorName visibility pinned archived tags";
+export const SIDEBAR = `query($archived: Boolean, $tag: String) {
   spaces(first: 100) { edges { node { id name viewerRole
-    sessions(first: 100) { edges { node { id title authorName visibility } } } } } }
-  sessions(first: 100, unattached: true) { edges { node { id title } } }
+    sessions(first: 100, archived: $archived, tag: $tag) { edges { node { ${SIDEBAR_ROW} } } } } } }
+  sessions(first: 100, unattached: true, archived: $archived, tag: $tag) {
+    edges { node { ${SIDEBAR_ROW} } } }
+  pinned: sessions(first: 100, pinned: true, archived: $archived, tag: $tag) {
+    edges { node { ${SIDEBAR_ROW} space { name } } } }
 }`;
 export const PROVIDERS = `{ providers { chatDefault
   providers { name available reason models reachability } } }`;
@@ -160,10 +167,11 @@ async function request(query, variables = {}) {
 const nodes = (connection) => connection.edges.map((edge) => edge.node);
 const run = async (doc, name, input) => (await request(doc, { input }))[name];
 
-export async function loadSidebar() {
-  const data = await request(SIDEBAR);
+/** The sidebar under `filter` ({archived, tag}, store.js ALL_SESSIONS by default). */
+export async function loadSidebar(filter = { archived: false, tag: null }) {
+  const data = await request(SIDEBAR, { archived: filter.archived, tag: filter.tag });
   const spaces = nodes(data.spaces).map((space) => ({ ...space, sessions: nodes(space.sessions) }));
-  return { spaces, unattached: nodes(data.sessions) };
+  return { spaces, unattached: nodes(data.sessions), pinned: nodes(data.pinned) };
 }
 
 export const loadProviders = async () => (await request(PROVIDERS)).providers;

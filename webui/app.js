@@ -140,10 +140,11 @@ export class SmritiApp extends HTMLElement {
     const { ui } = this;
     const space = this.currentSpace();
     const may = this.access();
-    ui.spaces.state = { spaces: s.spaces, unattached: s.unattached, currentSessionId: s.session?.id,
+    ui.spaces.state = { spaces: s.spaces, unattached: s.unattached, pinned: s.pinned,
+      filter: s.sidebarFilter, tags: s.knownTags, currentSessionId: s.session?.id,
       currentSpaceId: s.session ? null : s.spaceView, me: s.accounts ? s.me : null };
     ui.header.state = { session: s.session, spaces: s.spaces, formOpen: s.formOpen,
-      accounts: s.accounts, may, space: s.session ? null : space };
+      accounts: s.accounts, may, space: s.session ? null : space, knownTags: s.knownTags };
     ui.access.state = { accounts: s.accounts, space };
     ui.empty.hidden = Boolean(s.session || s.spaceView);
     // The space just created (while it is still listed: not deleted since).
@@ -225,8 +226,10 @@ export class SmritiApp extends HTMLElement {
     return Boolean(error);
   }
 
+  /** The sidebar under its filter (an answer for a filter changed since is dropped). */
   async refreshSidebar() {
-    this.dispatch(actions.sidebarLoaded, await api.loadSidebar());
+    const filter = this.state.sidebarFilter;
+    this.dispatch(actions.sidebarLoaded, await api.loadSidebar(filter), filter);
   }
 
   async openFromUrl() {

@@ -188,6 +188,18 @@ export const HANDLERS = {
   async "change-visibility"({ visibility }) {
     await sessionChange(this, await api.updateSession({ id: this.state.session.id, visibility }));
   },
+  async "filter-sessions"({ filter }) {
+    this.dispatch(actions.sidebarFiltered, filter);
+    await this.refreshSidebar();
+  },
+  /** Pin, archive or tag the open session: the header and the sidebar change at once
+   * (sessionChanged), then the sidebar is read again for the server's order. */
+  async "organise-session"(change) {
+    const payload = await api.updateSession({ id: this.state.session.id, ...change });
+    if (this.failed(payload)) return;
+    this.dispatch(actions.sessionChanged, payload.session);
+    await this.refreshSidebar();
+  },
   "select-session"({ id }) {
     this.dispatch(actions.drawerSet, null);
     return this.openSession(id);

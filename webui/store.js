@@ -13,8 +13,15 @@ import { placements } from "./format.js";
 
 export const EMPTY_LINEAGE = { branches: [], nodes: [] };
 
+// What the sidebar lists: all but the archived sessions (the default), only the
+// archived ones, or those with a tag (`tag`, not archived).
+export const ALL_SESSIONS = Object.freeze({ archived: false, tag: null });
+export const ARCHIVED_SESSIONS = Object.freeze({ archived: true, tag: null });
+export const taggedSessions = (tag) => Object.freeze({ archived: false, tag });
+
 export const INITIAL = {
-  spaces: [], unattached: [], providers: [], chatDefault: "offline/echo",
+  spaces: [], unattached: [], pinned: [], sidebarFilter: ALL_SESSIONS, knownTags: [],
+  providers: [], chatDefault: "offline/echo",
   session: null, model: null, turns: [], hasOlder: false, cursor: null, loadingOlder: false,
   lineage: EMPTY_LINEAGE, placements: new Map(), plan: null, planAsked: null, showContext: false,
   pending: null, selectedId: null, formOpen: false, drawer: null,
@@ -68,7 +75,39 @@ export const formClosed = () => ({ formOpen: false });
 /** A space created in this page: the first screen offers it for a new session. */
 export const spaceCreated = (state, id) => ({ createdSpaceId: id });
 
-export const sidebarLoaded = (state, { spaces, unattached }) => ({ spaces, unattached });
+/**
+ * The sidebar as loaded under `filter` (dropped when another filter was chosen
+ * since). The tags offered as filters: those of every session listed under "All"
+ * (a tag no session has any more is dropped), plus, under another filter, those
+ * seen before; a tag keeps the spelling it was first offered with.
+ */
+export function sidebarLoaded(state, { spaces, unattached, pinned = [] }, filter = ALL_SESSIONS) {
+  if (!sameFilter(filter, state.sidebarFilter)) return null;
+  const rows = [...spaces.flatMap((space) => space.sessions), ...unattached, ...pinned];
+  let known = state.knownTags;
+  if (sameFilter(filter, ALL_SESSIONS)) {
+    const listed = new Set(rows.flatMap((row) => (row.tags ?? []).map(tagKey)));
+    known = known.filter((tag) => listed.has(tagKey(tag)));
+  }
+  return { spaces, unattached, pinned, knownTags: tagsOf(known, rows) };
+}
+
+/** The sidebar's filter chosen (ALL_SESSIONS, ARCHIVED_SESSIONS or taggedSessions(tag)). */
+export const sidebarFiltered = (state, filter) => (sameFilter(filter, state.sidebarFilter) ? null
+  : { sidebarFilter: filter });
+
+const sameFilter = (a, b) => a.archived === b.archived && a.tag === b.tag;
+
+/** `known` and the rows' tags, one per key (as the server compares them), sorted. */
+function tagsOf(known, rows) {
+  const byKey = new Map(known.map((tag) => [tagKey(tag), tag]));
+  for (const row of rows) {
+    for (const tag of row.tags ?? []) if (!byKey.has(tagKey(tag))) byKey.set(tagKey(tag), tag);
+  }
+  return [...byKey.values()].sort((a, b) => a.localeCompare(b));
+}
+
+export const tagKey = (tag) => tag.split(/\s+/).filter(Boolean).join(" ").normalize("NFKC").toLowerCase();
 
 /** No session and no space open. */
 export const sessionClosed = () => ({
@@ -93,7 +132,7 @@ export function sessionOpened(state, session, page) {
  */
 export function sessionChanged(state, session) {
   if (!session || state.session?.id !== session.id) return null;
-  return { ...titled(state, session), session };
+  return { ...titled(state, session), session, knownTags: tagsOf(state.knownTags, [session]) };
 }
 
 /** The open session as loaded again, asked while `asked` was shown: dropped when
@@ -103,17 +142,43 @@ export function sessionReloaded(state, session, asked) {
   return sessionChanged(state, session);
 }
 
-/** The sidebar's rows with this session's title (where it is listed). */
-function titled({ spaces, unattached }, session) {
-  if (!session) return { spaces, unattached };
-  const retitle = (rows) => (rows.some((row) => row.id === session.id && row.title !== session.title)
-    ? rows.map((row) => (row.id === session.id ? { ...row, title: session.title } : row)) : rows);
+const ROW_FIELDS = ["title", "pinned", "archived", "tags"];
+
+/**
+ * The sidebar's rows with this session's title, pin, archive and tags (where it is
+ * listed): a session the filter no longer holds leaves it (archived under "All", a
+ * tag removed…), a session pinned joins the Pinned group, unpinned leaves it.
+ */
+function titled({ spaces, unattached, pinned = [], sidebarFilter = ALL_SESSIONS }, session) {
+  if (!session) return { spaces, unattached, pinned };
+  const shown = holds(sidebarFilter, session);
+  const differs = (row) => ROW_FIELDS.some((field) => String(row[field]) !== String(session[field]));
+  const update = (rows) => {
+    if (!rows.some((row) => row.id === session.id && (differs(row) || !shown))) return rows;
+    return shown ? rows.map((row) => (row.id === session.id ? changedRow(row, session) : row))
+      : rows.filter((row) => row.id !== session.id);
+  };
   const changed = spaces.map((space) => {
-    const sessions = retitle(space.sessions);
+    const sessions = update(space.sessions);
     return sessions === space.sessions ? space : { ...space, sessions };
   });
+  const listed = pinned.find((row) => row.id === session.id);
+  let pins = update(pinned);
+  if (session.pinned && shown && !listed) pins = [changedRow({ id: session.id }, session), ...pins];
+  if (!session.pinned && listed) pins = pins.filter((row) => row.id !== session.id);
   return { spaces: changed.some((space, i) => space !== spaces[i]) ? changed : spaces,
-    unattached: retitle(unattached) };
+    unattached: update(unattached), pinned: pins };
+}
+
+const changedRow = (row, session) => ({ ...row, title: session.title, pinned: session.pinned,
+  archived: session.archived, tags: session.tags, authorName: session.authorName,
+  visibility: session.visibility, space: session.space ? { name: session.space.name } : null });
+
+/** Whether the sidebar under `filter` lists this session. */
+function holds(filter, session) {
+  if (session.archived === undefined) return true; // a row without the fields: as it was
+  if (Boolean(session.archived) !== filter.archived) return false;
+  return filter.tag === null || (session.tags ?? []).some((tag) => tagKey(tag) === tagKey(filter.tag));
 }
 
 export const olderRequested = (state) => (state.loadingOlder ? null : { loadingOlder: true });

@@ -2,8 +2,12 @@
 // its mount (unmount), "Save checkpoint" (for the space's editors and owners) and,
 // with accounts, "Shared with the space". Someone else's shared session: read-only,
 // saying whose it is. No session but a space opened on its own: the space and your role.
+// Organising (the author's): Pin / Unpin, Archive / Unarchive (an archived session says
+// so, with Unarchive), and its tags as chips with a field to add one.
 import { emit, h, replace, sameState } from "../dom.js";
 import { MEMORY_SCOPES } from "../format.js";
+
+const TAG_MAX_CHARS = 40;
 
 export class SessionHeader extends HTMLElement {
   set state(state) {
@@ -24,10 +28,19 @@ export class SessionHeader extends HTMLElement {
     const mount = session.mount;
     // Attaching takes a space you may edit.
     const attachable = (spaces ?? []).filter((s) => s.viewerRole !== "VIEWER");
+    const organise = (label, change, extra = {}) => h("button", { type: "button", class: "small",
+      onclick: () => emit(this, "organise-session", change), ...extra }, label);
     replace(this,
       h("div", { class: "title-row" }, h("h1", {}, session.title || "Untitled session"),
+        h("span", { class: "organise" },
+          organise(session.pinned ? "Unpin" : "Pin", { pinned: !session.pinned },
+            { id: "pin-session" }),
+          session.archived ? null : organise("Archive", { archived: true }, { id: "archive-session" })),
         may.canSave && !formOpen
           ? button("Save checkpoint", "open-checkpoint-form", { class: "small primary" }) : null),
+      session.archived ? this.archivedNote(organise("Unarchive", { archived: false },
+        { id: "unarchive-session" })) : null,
+      this.tagEditor(session.tags ?? []),
       h("div", { class: "session-facts" },
         session.space ? [
           h("span", { class: "fact" }, "Space ", h("strong", {}, session.space.name)),
@@ -41,6 +54,43 @@ export class SessionHeader extends HTMLElement {
           h("strong", { class: "hash" }, mount.checkpoint?.shortHash ?? "?"),
           ` after turn ${mount.baseSequence}`), button("Unmount", "unmount")] : null,
         this.exportPicker(Boolean(session.space))));
+  }
+
+  /** An archived session: what that means, and Unarchive. */
+  archivedNote(unarchive) {
+    return h("p", { class: "archived-note", id: "archived-note", role: "status" },
+      h("strong", {}, "Archived"), ": hidden from the sidebar (Show: Archived lists it), still "
+        + "searched and exported. ", unarchive);
+  }
+
+  /** The session's tags as chips (× removes one) and a field that adds one (Enter or ","). */
+  tagEditor(tags) {
+    const send = (next) => emit(this, "organise-session", { tags: next });
+    const known = (this._state.knownTags ?? []).filter((tag) => !tags.includes(tag));
+    const input = h("input", { type: "text", class: "tag-input", id: "tag-input",
+      "aria-label": "Add a tag", placeholder: "Add tag", maxlength: String(TAG_MAX_CHARS),
+      list: known.length ? "known-tags" : null, autocomplete: "off" });
+    const add = () => {
+      const tag = input.value.split(/\s+/).filter(Boolean).join(" ");
+      if (!tag) return;
+      input.value = "";
+      send([...tags, tag]);
+    };
+    input.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" || event.key === ",") {
+        event.preventDefault();
+        add();
+      }
+    });
+    return h("div", { class: "session-tags", role: "group", "aria-label": "Tags" },
+      h("ul", { class: "chips", "aria-label": "Tags of this session" }, tags.map((tag) =>
+        h("li", { class: "chip" }, h("span", {}, `#${tag}`),
+          h("button", { type: "button", class: "icon", "aria-label": `Remove tag ${tag}`,
+            title: "Remove tag", onclick: () => send(tags.filter((t) => t !== tag)) }, "×")))),
+      input,
+      known.length ? h("datalist", { id: "known-tags" }, known.map((tag) => h("option", { value: tag })))
+        : null,
+      h("button", { type: "button", class: "small", onclick: add }, "Add tag"));
   }
 
   /** "Shared with the space": the author's switch between SPACE and PRIVATE. */
@@ -59,6 +109,10 @@ export class SessionHeader extends HTMLElement {
       h("p", { class: "read-only-note", id: "read-only-note" },
         `${session.authorName}'s session, shared with the space: read-only (only `
         + `${session.authorName} writes to it).`),
+      session.archived ? h("p", { class: "archived-note", id: "archived-note" },
+        h("strong", {}, "Archived"), " by its author.") : null,
+      (session.tags ?? []).length ? h("ul", { class: "chips", "aria-label": "Tags of this session" },
+        session.tags.map((tag) => h("li", { class: "chip" }, `#${tag}`))) : null,
       h("div", { class: "session-facts" },
         h("span", { class: "fact" }, "Space ", h("strong", {}, session.space?.name ?? "none")),
         h("span", { class: "fact" }, "Branch ", h("strong", {}, session.branchName)),

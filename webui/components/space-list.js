@@ -4,13 +4,20 @@
 // A space's name opens it on its own (its lineage); with accounts, only its owners
 // rename or delete it, viewers start no session in it, and another member's shared
 // session is marked with its author's name (theirs to rename or delete).
+// On top, your pinned sessions (the most recently pinned first); "Show" filters
+// the list: all but the archived sessions, the archived ones, or a tag's.
 import { emit, h, replace, sameState } from "../dom.js";
 import { sessionTitle } from "../format.js";
+
+const ALL = "all";
+const ARCHIVED = "archived";
+const TAG = "tag:";
 
 export class SpaceList extends HTMLElement {
   constructor() {
     super();
-    this.data = { spaces: [], unattached: [], currentSessionId: null, currentSpaceId: null, me: null };
+    this.data = { spaces: [], unattached: [], pinned: [], filter: { archived: false, tag: null },
+      tags: [], currentSessionId: null, currentSpaceId: null, me: null };
     this.editing = null; // {kind, id} being renamed, or {kind: "new-space"}
   }
 
@@ -25,7 +32,17 @@ export class SpaceList extends HTMLElement {
   }
 
   render() {
-    const { spaces, unattached } = this.data;
+    const { spaces, unattached, pinned = [], filter } = this.data;
+    const filtered = filter.archived || filter.tag !== null;
+    // Your pinned sessions are listed once, in the Pinned group.
+    const pins = new Set(pinned.map((session) => session.id));
+    const unpinned = (sessions) => sessions.filter((session) => !pins.has(session.id));
+    const group = (space, sessions) => ({ ...space, sessions: unpinned(sessions),
+      pinnedAbove: sessions.length > 0 && sessions.every((session) => pins.has(session.id)) });
+    const groups = [...spaces.map((space) => group(space, space.sessions)),
+      group({ id: null, name: "No space" }, unattached)];
+    // Under a filter, only the groups it finds something in.
+    const shown = filtered ? groups.filter((group) => group.sessions.length) : groups;
     replace(this,
       h("div", { class: "pane-head" }, h("h2", {}, "Spaces"),
         h("span", { class: "pane-actions" },
@@ -35,8 +52,41 @@ export class SpaceList extends HTMLElement {
             "New space"))),
       this.editing?.kind === "new-space"
         ? this.editor("", "New space name", (name) => emit(this, "create-space", { name })) : null,
-      spaces.map((space) => this.group(space)),
-      this.group({ id: null, name: "No space", sessions: unattached }));
+      this.filterPicker(),
+      pinned.length ? this.pinnedGroup(pinned) : null,
+      filtered && !pinned.length && !shown.length
+        ? h("p", { class: "muted none filter-empty" }, filter.archived ? "No archived sessions."
+          : `No sessions tagged “${filter.tag}”.`) : null,
+      shown.map((space) => this.group(space)));
+  }
+
+  /** "Show": all sessions but the archived, the archived, or one tag's. */
+  filterPicker() {
+    const { filter, tags = [] } = this.data;
+    const current = filter.archived ? ARCHIVED : filter.tag !== null ? `${TAG}${filter.tag}` : ALL;
+    // A tag chosen stays offered while it is the filter.
+    const offered = filter.tag === null || tags.includes(filter.tag) ? tags : [filter.tag, ...tags];
+    return h("label", { class: "session-filter" }, h("span", {}, "Show"),
+      h("select", { "aria-label": "Show sessions", id: "session-filter",
+        onchange: (event) => {
+          const value = event.target.value;
+          emit(this, "filter-sessions", { filter: value === ARCHIVED ? { archived: true, tag: null }
+            : value.startsWith(TAG) ? { archived: false, tag: value.slice(TAG.length) }
+              : { archived: false, tag: null } });
+        } },
+      h("option", { value: ALL, selected: current === ALL }, "All sessions"),
+      h("option", { value: ARCHIVED, selected: current === ARCHIVED }, "Archived"),
+      offered.length ? h("optgroup", { label: "Tagged" }, offered.map((tag) =>
+        h("option", { value: `${TAG}${tag}`, selected: current === `${TAG}${tag}` }, `#${tag}`)))
+        : null));
+  }
+
+  /** Your pinned sessions, the most recently pinned first, wherever they are. */
+  pinnedGroup(pinned) {
+    return h("section", { class: "space-group pinned-group", "aria-labelledby": "pinned-heading" },
+      h("div", { class: "row space-row" },
+        h("span", { class: "name", id: "pinned-heading" }, "Pinned")),
+      h("ul", { class: "sessions" }, pinned.map((session) => this.sessionRow(session, true))));
   }
 
   group(space) {
@@ -55,7 +105,7 @@ export class SpaceList extends HTMLElement {
           space.id && role === "OWNER" ? this.rowActions("space", space.id, space.name) : null)),
       space.sessions.length
         ? h("ul", { class: "sessions" }, space.sessions.map((session) => this.sessionRow(session)))
-        : h("p", { class: "muted none" }, "No sessions yet"));
+        : h("p", { class: "muted none" }, space.pinnedAbove ? "Pinned above" : "No sessions yet"));
   }
 
   /** The space's name: a link that opens the space on its own (no session). */
@@ -71,7 +121,7 @@ export class SpaceList extends HTMLElement {
       } }, space.name);
   }
 
-  sessionRow(session) {
+  sessionRow(session, inPinned = false) {
     const title = sessionTitle(session);
     const current = session.id === this.data.currentSessionId;
     const { me } = this.data;
@@ -90,8 +140,12 @@ export class SpaceList extends HTMLElement {
         } },
         // Someone else's session: the title gives way, the author's name is never cut.
         theirs ? h("span", { class: "title-text" }, title) : title,
-        theirs ? h("span", { class: "author muted" }, ` · ${session.authorName}`) : null),
+        theirs ? h("span", { class: "author muted" }, ` · ${session.authorName}`) : null,
+        inPinned && session.space ? h("span", { class: "author muted" }, ` · ${session.space.name}`)
+          : null),
       h("span", { class: "row-actions" },
+        session.pinned && !inPinned ? h("span", { class: "tag", title: "Pinned" }, "pinned") : null,
+        session.archived ? h("span", { class: "tag", title: "Archived" }, "archived") : null,
         me && !theirs && session.visibility === "SPACE"
           ? h("span", { class: "tag", title: "Shared with the space" }, "shared") : null,
         theirs ? null : this.rowActions("session", session.id, title)));
