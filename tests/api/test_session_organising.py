@@ -153,8 +153,11 @@ async def test_a_space_lists_its_sessions_with_the_same_filters(gql: GraphQLClie
     [
         (["  "], "A tag cannot be empty."),
         (["x" * 41], f'The tag "{"x" * 40}…" is 41 characters; the limit is 40.'),
-        (["bell\x07"], "A tag contains characters that are not valid text (control characters, "
-         "NUL or a lone surrogate)."),
+        (
+            ["bell\x07"],
+            "A tag contains characters that are not valid text (control characters, "
+            "NUL or a lone surrogate).",
+        ),
         ([f"t{i}" for i in range(21)], "A session has at most 20 tags; 21 were given."),
     ],
 )

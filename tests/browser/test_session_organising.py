@@ -15,7 +15,7 @@ from tests.browser.axe import blocking, run_axe, summary
 from tests.browser.support import gql, open_app
 from tests.support.servers import SmritiServer
 
-SPACE = 'mutation($n: String!) { createSpace(input: {name: $n}) { space { id } } }'
+SPACE = "mutation($n: String!) { createSpace(input: {name: $n}) { space { id } } }"
 SESSION = (
     "mutation($s: ID!, $t: String!) { createSession(input: {spaceId: $s, title: $t}) "
     "{ session { id } } }"
@@ -44,7 +44,9 @@ def rows(page: Page) -> Locator:
 
 
 def group(page: Page, name: str) -> Locator:
-    return page.locator("space-list .space-group", has=page.locator(".space-row .name", has_text=name))
+    return page.locator(
+        "space-list .space-group", has=page.locator(".space-row .name", has_text=name)
+    )
 
 
 def show(page: Page, label: str) -> None:
