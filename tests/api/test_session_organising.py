@@ -286,3 +286,21 @@ async def test_a_viewer_of_a_shared_session_may_not_organise_it(
     node = listed["space"]["sessions"]["edges"][0]["node"]
     expected = {"pinned": False, "archived": False, "tags": [], **change}
     assert node == expected
+
+
+async def test_a_cursor_is_read_again_where_its_session_is_now(gql: GraphQLClient) -> None:
+    ids = await _sessions(gql, "a", "b", "c", "d")
+    await _update(gql, ids["c"], pinned=True)
+    first = (await gql(LIST, archived=False, first=2))["sessions"]
+    assert [e["node"]["title"] for e in first["edges"]] == ["c", "a"]
+    # "a" pinned since: the next page goes on after it among the pinned (after "a",
+    # pinned most recently, comes "c"), then the others.
+    await _update(gql, ids["a"], pinned=True)
+    after = first["pageInfo"]["endCursor"]
+    assert await _titles(gql, first=10, after=after) == ["c", "b", "d"]
+    # A cursor whose session was deleted: its place among the unpinned, by id.
+    page = (await gql(LIST, archived=False, first=3))["sessions"]
+    assert [e["node"]["title"] for e in page["edges"]] == ["a", "c", "b"]
+    await gql("mutation($id: ID!) { deleteSession(input: {id: $id}) { deletedId } }", id=ids["b"])
+    after = page["pageInfo"]["endCursor"]
+    assert await _titles(gql, first=10, after=after) == ["d"]
