@@ -14,6 +14,9 @@ const newKey = () =>
   globalThis.crypto?.randomUUID?.() ?? `${Date.now()}-${Math.random().toString(16).slice(2)}`;
 
 const STOP_POLLS = 20; // × 100 ms: the server saves a stopped reply right after the stream closes
+// ms before each look for the automatic title (30 s in all, a title written at
+// any time in them shown at most 5 s later): see awaitTitle.
+const TITLE_WAITS = [1000, 1000, 2000, 2000, 3000, 3000, 4000, 4000, 5000, 5000];
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A new message (new idempotencyKey), sent at once. */
@@ -112,7 +115,23 @@ async function deliver(app) {
   // The session's automatic title, once written: the header and the sidebar take it
   // from the same change (sessionReloaded).
   await Promise.all([app.reloadSession(), app.refreshPreview()]);
-  if (!app.state.session?.title) setTimeout(() => app.reloadSession(), 1500);
+  awaitTitle(app, sessionId); // not awaited: the reply is done
+}
+
+/**
+ * The automatic title is written in the background after the first reply, as fast as
+ * the background model answers (seconds, or more): no event says when, so the session
+ * is asked again, less often as time passes (TITLE_WAITS), until it has a title or
+ * another session is open, or 30 s have passed. Each answer goes through sessionReloaded: header and sidebar together.
+ */
+async function awaitTitle(app, sessionId) {
+  const waiting = () => app.state.session?.id === sessionId && !app.state.session.title;
+  for (const wait of TITLE_WAITS) {
+    if (!waiting()) return;
+    await sleep(wait);
+    if (!waiting()) return;
+    await app.reloadSession().catch(() => {}); // offline for a moment: the next try
+  }
 }
 
 /** After Stop: the turns the server saved (the reply, or the continuation, marked
