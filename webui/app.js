@@ -4,7 +4,7 @@
 // those events into API calls (api.js) and actions.
 import * as api from "./api.js";
 import { loadDraft, saveDraft } from "./drafts.js";
-import { access, sessionTitle, unanswered } from "./format.js";
+import { access, brokenOnLine, sessionTitle, unanswered } from "./format.js";
 import { keyAction } from "./keyboard.js";
 import { HANDLERS } from "./handlers.js";
 import * as actions from "./store.js";
@@ -156,6 +156,8 @@ export class SmritiApp extends HTMLElement {
     ui.composer.hidden = !s.session || s.formOpen || may.readOnly;
     ui.composer.busy = inFlight(s.pending);
     ui.form.hidden = !s.formOpen;
+    // Current with the lineage (a reload, a tampering found while the form is open).
+    ui.form.broken = s.formOpen ? brokenOnLine(s.lineage, s.session?.branchName) : null;
     const mountedId = s.session?.mount?.checkpoint?.id ?? null;
     ui.lineage.state = { ...s.lineage, mountedId, selectedId: s.selectedId,
       spaceName: space?.name, canMerge: may.canMerge, currentBranch: s.session?.branchName ?? null };

@@ -34,6 +34,26 @@ export function carriedFrom(lineage, branchName) {
   return head ? { ...head, checkpoint: head } : null;
 }
 
+/**
+ * The checkpoint that fails verification (loadLineage marks it `broken`) among those
+ * a checkpoint saved now on `branchName` would descend from: the branch's head and
+ * its ancestors, merge parents included; null when there is none (or the break is
+ * on another line only).
+ */
+export function brokenOnLine(lineage, branchName) {
+  const byId = new Map(lineage.nodes.map((node) => [node.id, node]));
+  const todo = [lineage.branches.find((branch) => branch.name === branchName)?.head?.id];
+  const seen = new Set();
+  while (todo.length) {
+    const node = byId.get(todo.pop());
+    if (!node || seen.has(node.id)) continue;
+    if (node.broken) return node;
+    seen.add(node.id);
+    todo.push(node.parent?.id, node.mergeParent?.id);
+  }
+  return null;
+}
+
 /** "ctx: MOUNTED · a1b2c3d (2 checkpoints, 5 turns, ~3.1k tokens)". */
 export function status(plan) {
   if (!plan) return "ctx: …";

@@ -114,3 +114,62 @@ def test_export_downloads_the_session_and_the_space(page: Page, server: SmritiSe
     document = json.loads(Path(space_json.value.path()).read_text(encoding="utf-8"))
     assert [c["title"] for c in document["spaces"][0]["checkpoints"]] == ["Saved"]
     expect(picker).to_have_value("")
+
+
+FORK = """mutation($c: ID!) { forkSession(input: {checkpointId: $c, branchName: "alt"}) {
+  session { id } } }"""
+
+
+@pytest.mark.parametrize("width", [390, 1440])
+def test_the_checkpoint_form_warns_on_a_line_that_does_not_verify(
+    browser: Browser, server: SmritiServer, database: Path, width: int
+) -> None:
+    base = server.base_url
+    space = gql(base, SPACE, n=f"Broken line {width}")["createSpace"]["space"]["id"]
+    main = gql(base, SESSION, s=space)["createSession"]["session"]["id"]
+    first = gql(base, CHECKPOINT, s=main, t="First")["createCheckpoint"]["checkpoint"]
+    second = gql(base, CHECKPOINT, s=main, t="Second")["createCheckpoint"]["checkpoint"]
+    # alt forks from First: the altered Second is not on its line.
+    alt = gql(base, FORK, c=first["id"])["forkSession"]["session"]["id"]
+    with sqlite3.connect(database) as db:
+        db.execute("DROP TRIGGER IF EXISTS checkpoint_immutable")
+        db.execute(
+            "UPDATE checkpoint SET summary = 'edited' WHERE id = ?", (database_pk(second["id"]),)
+        )
+    context = browser.new_context(viewport={"width": width, "height": 844})
+    page = context.new_page()
+    open_app(page, base, f"/?session={main}")
+    expect(page.locator("checkpoint-cell .broken-tag")).to_have_count(1)  # the lineage is in
+    page.get_by_role("button", name="Save checkpoint").first.click()
+    form = page.locator("checkpoint-form")
+    warning = form.get_by_role("alert")
+    expect(warning).to_have_text(
+        f"⚠ This line does not verify: checkpoint {second['shortHash']} “Second” was altered "
+        "(its hash does not match). A checkpoint saved here extends it, so its parent chain "
+        "will not verify either."
+    )
+    assert warning.evaluate(
+        "(el) => el.getBoundingClientRect().right <= window.innerWidth"
+        " && el.scrollWidth <= el.clientWidth"
+    )
+    save = form.get_by_role("button", name="Save anyway")
+    expect(form.get_by_role("button", name="Save checkpoint")).to_have_count(0)
+    form.get_by_label("Title").fill("Third, on a broken line")
+    # Ctrl+Enter does not save past the warning: it moves to "Save anyway".
+    form.get_by_label("Title").press("Control+Enter")
+    expect(save).to_be_focused()
+    expect(page.locator("checkpoint-cell")).to_have_count(2)
+    save.click()  # the explicit confirmation
+    expect(form).to_be_hidden()
+    expect(page.locator("checkpoint-cell")).to_have_count(3)
+    expect(page.locator("checkpoint-cell", has_text="Third, on a broken line")).to_have_count(1)
+
+    # A session on alt (forked before the altered checkpoint): no warning, plain Save.
+    open_app(page, base, f"/?session={alt}")
+    expect(page.locator("lineage-graph .pane-head [role=alert]")).to_have_count(1)
+    page.get_by_role("button", name="Save checkpoint").first.click()
+    expect(form.get_by_label("Title")).to_be_visible()
+    expect(form.get_by_role("alert")).to_have_count(0)
+    expect(form.get_by_role("button", name="Save checkpoint")).to_be_visible()
+    expect(form.get_by_role("button", name="Save anyway")).to_have_count(0)
+    context.close()

@@ -6,6 +6,9 @@
 // replaces the previous draft's new items, never the carried ones or your own.
 // Each carried item keeps its id through edits; Save sends the lists as items with ids.
 // Keyboard: Enter in Title moves on; Ctrl+Enter (Cmd+Enter) saves from any field.
+// On a line that fails verification (`broken`: a checkpoint the save extends was
+// altered behind Smriti) the form says so and Save reads "Save anyway": saving is
+// still possible, but only by pressing that button (Ctrl+Enter moves to it).
 import { emit, h, replace } from "../dom.js";
 import { sameItem } from "./list-editor.js";
 
@@ -27,6 +30,7 @@ export class CheckpointForm extends HTMLElement {
     this.lists = Object.fromEntries(LISTS.map(([key, label, check]) =>
       [key, h("list-editor", { label, check })]));
     this.source = h("p", { class: "carried-note muted" });
+    this.warning = h("p", { class: "line-broken", role: "alert", hidden: true });
     this.messages = h("div", { class: "form-messages", role: "status" });
     this.draftButton = h("button", { type: "button", onclick: () => emit(this, "draft-checkpoint") },
       "Draft with AI");
@@ -34,7 +38,7 @@ export class CheckpointForm extends HTMLElement {
       emit(this, "save-checkpoint", this.value) }, "Save checkpoint");
     this.append(
       h("div", { class: "cell-gutter" }, "◆ new"),
-      h("div", { class: "cell-main" }, h("h3", {}, "New checkpoint"), this.source,
+      h("div", { class: "cell-main" }, h("h3", {}, "New checkpoint"), this.source, this.warning,
         h("label", {}, "Title", this.fields.title),
         h("label", {}, "Objective", this.fields.objective),
         h("label", {}, "Summary", this.fields.summary),
@@ -52,7 +56,8 @@ export class CheckpointForm extends HTMLElement {
     if (event.key !== "Enter" || event.isComposing || event.defaultPrevented) return;
     if (event.ctrlKey || event.metaKey) {
       event.preventDefault();
-      if (!this.saveButton.disabled) this.saveButton.click();
+      if (this.brokenNode) this.saveButton.focus(); // "Save anyway" is pressed, not typed
+      else if (!this.saveButton.disabled) this.saveButton.click();
     } else if (event.target === this.fields.title && !event.shiftKey && !event.altKey) {
       event.preventDefault();
       this.fields.objective.focus();
@@ -77,6 +82,24 @@ export class CheckpointForm extends HTMLElement {
       ? ["Carried forward from ", h("span", { class: "hash" }, from.shortHash), ` ${from.title}: `,
         "edit or drop what no longer holds; tick off done tasks and resolved questions."]
       : "The first checkpoint on this branch: nothing to carry forward.");
+  }
+
+  /**
+   * The checkpoint on the line this save extends that fails verification (a lineage
+   * node with `broken`, its reason), or null: the warning and the Save button follow.
+   */
+  set broken(node) {
+    const was = this.brokenNode;
+    if ((was?.id ?? null) === (node?.id ?? null) && was?.broken === node?.broken) return;
+    this.brokenNode = node ?? null;
+    this.warning.hidden = !node;
+    this.saveButton.textContent = node ? "Save anyway" : "Save checkpoint";
+    this.saveButton.classList.toggle("danger", Boolean(node));
+    replace(this.warning, node ? ["⚠ This line does not verify: checkpoint ",
+      h("span", { class: "hash" }, node.shortHash), ` “${node.title}” was altered (`,
+      node.broken === "MISSING_PARENT" ? "its parent is missing" : "its hash does not match",
+      "). A checkpoint saved here extends it, so its parent chain will not verify either."]
+      : null);
   }
 
   /** Add the background model's `extracted` draft (see the module comment). */
