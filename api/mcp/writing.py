@@ -36,6 +36,7 @@ from .tools import (
 
 _BY_NAME = {f.name: f.attr for f in CONTENT_FIELDS}
 _LISTS = {f.name: f.attr for f in CONTENT_LIST_FIELDS}
+_LIST_NAMES = {f.attr: f.name for f in CONTENT_LIST_FIELDS}
 
 
 def _optional_text(args: Mapping[str, Any], name: str) -> str | None:
@@ -186,6 +187,19 @@ async def preview_merge(_services: Services, actor: Actor, args: Mapping[str, An
             "objective": plan.suggestion.objective,
             "summary": plan.suggestion.summary,
         },
+        # previewMerge's warnings (the word-level heuristic's: no model is asked here).
+        "warnings": [
+            {
+                "field": _LIST_NAMES[w.field],
+                "intoItemId": w.into_id,
+                "intoText": w.into_text,
+                "fromItemId": w.from_id,
+                "fromText": w.from_text,
+                "reason": w.reason,
+                "source": w.source.value,
+            }
+            for w in plan.warnings
+        ],
     }
     if plan.up_to_date:
         text = f'"{plan.into}" already contains checkpoint {plan.theirs.id}.'
@@ -193,6 +207,8 @@ async def preview_merge(_services: Services, actor: Actor, args: Mapping[str, An
         text = f'"{plan.into}" would fast-forward to checkpoint {plan.theirs.id}.'
     else:
         text = f"A merge with {plan.merge.conflict_count} conflict(s) to resolve."
+        if plan.warnings:
+            text += f" {len(plan.warnings)} likely contradiction(s) to read (warnings)."
     return answer, text
 
 
@@ -273,6 +289,18 @@ _MERGE_ITEMS = {
 }
 _MERGED_FIELD = _object({"items": _MERGE_ITEMS, "conflicts": _MERGE_ITEMS}, ["items", "conflicts"])
 _NULLABLE_ID = {"type": ["integer", "null"]}
+_MERGE_WARNING = _object(
+    {
+        "field": {"enum": list(_LISTS)},
+        "intoItemId": _TEXT,
+        "intoText": _TEXT,
+        "fromItemId": _TEXT,
+        "fromText": _TEXT,
+        "reason": _TEXT,
+        "source": {"enum": ["HEURISTIC", "MODEL"]},
+    },
+    ["field", "intoItemId", "intoText", "fromItemId", "fromText", "reason", "source"],
+)
 
 WRITING_TOOLS: tuple[Tool, ...] = (
     Tool(
@@ -350,7 +378,8 @@ WRITING_TOOLS: tuple[Tool, ...] = (
         description="What merging checkpoint `fromId` into branch `into` would do, nothing "
         "written: a fast-forward, already contained, or a merge whose lists show each item's "
         "origin and the conflicts (an item one side removed and the other changed) you must "
-        "keep or drop when you merge.",
+        "keep or drop when you merge; `warnings`: likely contradictions between the sides' "
+        "items (a word-level heuristic, to read: they never block the merge).",
         input_schema=_object(
             {"spaceId": _ID, "into": _TEXT, "fromId": _ID}, ["spaceId", "into", "fromId"]
         ),
@@ -368,8 +397,18 @@ WRITING_TOOLS: tuple[Tool, ...] = (
                     "properties": {name: _MERGED_FIELD for name in _LISTS},
                 },
                 "suggestion": {"type": "object"},
+                "warnings": {"type": "array", "items": _MERGE_WARNING},
             },
-            ["into", "oursId", "theirsId", "fastForward", "upToDate", "conflictCount", "lists"],
+            [
+                "into",
+                "oursId",
+                "theirsId",
+                "fastForward",
+                "upToDate",
+                "conflictCount",
+                "lists",
+                "warnings",
+            ],
         ),
         run=preview_merge,
         writes=False,

@@ -17,6 +17,7 @@ from tests.mcp.test_tools import transport as transport  # a fixture
 from tests.support.graphql import GraphQLClient
 from tests.support.lineage import forked_space, key
 from tests.support.mcp_results import outcome
+from tests.support.ops import checkpoint, create_session, create_space, send
 from tests.support.servers import SmritiServer, add_user
 
 CHECKPOINT = """query($c: ID!) { checkpoint(id: $c) {
@@ -338,3 +339,41 @@ async def test_hostile_input_gets_graphqls_typed_errors(
     assert outcome(bad_list) == {
         "error": {"code": "INVALID", "message": "`tasks` is a list of strings.", "field": "tasks"}
     }
+
+
+WARNINGS = """query($input: PreviewMergeInput!) { previewMerge(input: $input) {
+  warnings { field intoItemId intoText fromItemId fromText reason source } } }"""
+
+FORK_RAIL = """mutation($c: ID!) { forkSession(input: {checkpointId: $c, branchName: "rail"}) {
+  session { id } } }"""
+
+
+async def test_preview_merge_warns_of_contradictions_as_graphql_does(
+    gql: GraphQLClient, database_url: str, transport: str
+) -> None:
+    space = await create_space(gql)
+    main = (await create_session(gql, spaceId=space, title="main"))["id"]
+    await send(gql, main, "go")
+    base = await checkpoint(gql, main, "Base", decisions=["Go north"])
+    rail = (await gql(FORK_RAIL, c=base["id"]))["forkSession"]["session"]["id"]
+    await checkpoint(gql, main, "M1", decisions=["Go north", "Rent a campervan for the coast"])
+    await send(gql, rail, "rail work")
+    r1 = await checkpoint(gql, rail, "R1", decisions=["Go north", "Do not rent a campervan"])
+    async with agent(database_url, transport) as session:
+        result = await session.call_tool(
+            "preview_merge", {"spaceId": key(space), "into": "main", "fromId": key(r1["id"])}
+        )
+    preview = outcome(result)
+    expected = (await gql(WARNINGS, input={"spaceId": space, "into": "main", "from": r1["id"]}))[
+        "previewMerge"
+    ]["warnings"]
+    assert [w["intoText"] for w in expected] == ["Rent a campervan for the coast"]
+    # GraphQL's warnings, the field named as the tool's lists and resolutions name it.
+    assert preview["warnings"] == [{**w, "field": "decisions"} for w in expected]
+    assert preview["warnings"][0]["reason"] == (
+        'Both mention "campervan", and only one of them says it negatively.'
+    )
+    assert preview["warnings"][0]["source"] == "HEURISTIC"
+    assert result.content[0].text == (  # type: ignore[union-attr]
+        "A merge with 0 conflict(s) to resolve. 1 likely contradiction(s) to read (warnings)."
+    )
