@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from ..domain import identity
 from ..domain.accounts import Actor
 from ..domain.brief import render_state
 from ..domain.pages import PageRequest
@@ -96,7 +97,20 @@ def space_json(space: Space) -> dict[str, Any]:
     }
 
 
+# A list field's attribute → the key of its items with their ids (decisions →
+# decisionItems), as GraphQL's Checkpoint and createCheckpoint's input name them.
+_ITEMS_KEYS = {
+    "decisions": "decisionItems",
+    "tasks": "taskItems",
+    "open_questions": "openQuestionItems",
+    "entities": "entityItems",
+}
+
+
 def checkpoint_json(checkpoint: Checkpoint) -> dict[str, Any]:
+    """The checkpoint's fields; each list twice: its texts (as before items had ids)
+    and `…Items`, the same items in the same order with their ids."""
+    ids = identity.item_ids(checkpoint)
     return {
         "id": checkpoint.id,
         "hash": checkpoint.hash,
@@ -105,6 +119,10 @@ def checkpoint_json(checkpoint: Checkpoint) -> dict[str, Any]:
         "mergeParentId": checkpoint.merge_parent_id,
         "branchName": checkpoint.branch_name,
         **checkpoint.content.by_name(),
+        **{
+            key: [{"id": i, "text": t} for i, t in identity.items(checkpoint.content, ids, attr)]
+            for attr, key in _ITEMS_KEYS.items()
+        },
         "authorAgent": checkpoint.author_agent,
         "createdAt": checkpoint.created_at.isoformat(),
     }
@@ -138,6 +156,15 @@ def _line(checkpoint: Checkpoint) -> str:
 
 _ID = {"type": "integer", "minimum": 1}
 _STRINGS = {"type": "array", "items": {"type": "string"}}
+# A list's items with their ids (GraphQL's CheckpointItem).
+_ITEMS = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "properties": {"id": {"type": "string"}, "text": {"type": "string"}},
+        "required": ["id", "text"],
+    },
+}
 _CHECKPOINT = {
     "type": "object",
     "properties": {
@@ -154,6 +181,7 @@ _CHECKPOINT = {
         "tasks": _STRINGS,
         "openQuestions": _STRINGS,
         "entities": _STRINGS,
+        **{key: _ITEMS for key in _ITEMS_KEYS.values()},
         "authorAgent": {"type": "string"},
         "createdAt": {"type": "string", "format": "date-time"},
     },

@@ -377,3 +377,40 @@ async def test_preview_merge_warns_of_contradictions_as_graphql_does(
     assert result.content[0].text == (  # type: ignore[union-attr]
         "A merge with 0 conflict(s) to resolve. 1 likely contradiction(s) to read (warnings)."
     )
+
+
+ITEMS = """query($c: ID!) { checkpoint(id: $c) { decisions
+  decisionItems { id text } taskItems { id text } openQuestionItems { id text }
+  entityItems { id text } } }"""
+
+
+async def test_checkpoints_list_their_items_with_ids_as_graphql_does(
+    gql: GraphQLClient, database_url: str, transport: str
+) -> None:
+    space = await create_space(gql)
+    sid = (await create_session(gql, spaceId=space, title="main"))["id"]
+    async with agent(database_url, transport) as session:
+        saved = (
+            await call(
+                session,
+                "save_checkpoint",
+                sessionId=key(sid),
+                title="Plan",
+                decisions=["Go north", "Take the train"],
+                tasks=["Book the hut"],
+            )
+        )["checkpoint"]
+        shown = (await call(session, "show_checkpoint", checkpointId=saved["id"]))["checkpoint"]
+        listed = (await call(session, "list_checkpoints", spaceId=key(space)))["checkpoints"]
+    expected = (await gql(ITEMS, c=gid("Checkpoint", saved["id"])))["checkpoint"]
+    assert [item["text"] for item in expected["decisionItems"]] == ["Go north", "Take the train"]
+    assert len({item["id"] for item in expected["decisionItems"]}) == 2
+    for found in (saved, shown, listed[0]):
+        # The plain lists stay; `…Items` beside them, ids as GraphQL gives them.
+        assert found["decisions"] == ["Go north", "Take the train"]
+        assert found["tasks"] == ["Book the hut"]
+        assert {k: found[k] for k in ITEM_KEYS} == {k: expected[k] for k in ITEM_KEYS}
+    assert shown["openQuestionItems"] == shown["entityItems"] == []
+
+
+ITEM_KEYS = ("decisionItems", "taskItems", "openQuestionItems", "entityItems")
