@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from tests.browser.axe import blocking, run_axe, summary
 from tests.browser.support import database_pk, gql, open_app, open_lineage
 from tests.support.servers import SmritiServer
 
@@ -136,7 +137,7 @@ def test_the_checkpoint_form_warns_on_a_line_that_does_not_verify(
         db.execute(
             "UPDATE checkpoint SET summary = 'edited' WHERE id = ?", (database_pk(second["id"]),)
         )
-    context = browser.new_context(viewport={"width": width, "height": 844})
+    context = browser.new_context(viewport={"width": width, "height": 844}, bypass_csp=True)
     page = context.new_page()
     open_app(page, base, f"/?session={main}")
     expect(page.locator("checkpoint-cell .broken-tag")).to_have_count(1)  # the lineage is in
@@ -154,6 +155,8 @@ def test_the_checkpoint_form_warns_on_a_line_that_does_not_verify(
     )
     save = form.get_by_role("button", name="Save anyway")
     expect(form.get_by_role("button", name="Save checkpoint")).to_have_count(0)
+    # The warning and the danger button add no serious or critical axe finding.
+    assert summary(blocking(run_axe(page))) == []
     form.get_by_label("Title").fill("Third, on a broken line")
     # Ctrl+Enter does not save past the warning: it moves to "Save anyway".
     form.get_by_label("Title").press("Control+Enter")
