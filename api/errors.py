@@ -4,7 +4,7 @@
     ├── InputError              the request is wrong; nothing was written
     │     codes: INVALID, EMPTY_CONTENT, CONTENT_TOO_LARGE, NOT_FOUND,
     │            UNKNOWN_MODEL, WRONG_SPACE, BRANCH_EXISTS, BRANCH_RESERVED,
-    │            NO_SPACE, AMBIGUOUS_HASH, CONFLICT, LAST_OWNER
+    │            NO_SPACE, AMBIGUOUS_HASH, CONFLICT, LAST_OWNER, OUT_OF_RANGE
     │     └── Forbidden   FORBIDDEN (a read-only token writing; a member whose
     │                     role does not allow it; a model kept for admins)
     ├── Unauthenticated         UNAUTHENTICATED: no valid credentials (HTTP 401)
@@ -38,6 +38,7 @@ class ErrorCode(enum.StrEnum):
     AMBIGUOUS_HASH = "AMBIGUOUS_HASH"
     CONFLICT = "CONFLICT"
     LAST_OWNER = "LAST_OWNER"
+    OUT_OF_RANGE = "OUT_OF_RANGE"
     PROVIDER_AUTH = "PROVIDER_AUTH"
     PROVIDER_RATE_LIMIT = "PROVIDER_RATE_LIMIT"
     PROVIDER_TIMEOUT = "PROVIDER_TIMEOUT"

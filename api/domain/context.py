@@ -22,9 +22,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from ..errors import ErrorCode, InputError
-from .prompt import render_checkpoint_block, render_messages
+from .prompt import render_messages, render_system
 from .types import (
+    NO_SETTINGS,
     ChatMessage,
+    ChatSettings,
     Checkpoint,
     ContextMode,
     MemoryScope,
@@ -74,6 +76,8 @@ class ContextPlan:
     turns: tuple[Turn, ...]  # in sequence order
     boundary: int  # turns at or below this sequence number are never seen
     token_estimate: int
+    # The session's effective instructions, first in the system message.
+    instructions: str | None = None
 
     @property
     def tip(self) -> Checkpoint | None:
@@ -116,6 +120,9 @@ class ResolvedContext:
 
     plan: ContextPlan
     messages: list[ChatMessage]
+    # The effective settings the messages were built with (instructions
+    # included in them); the parameters go beside them to the provider.
+    settings: ChatSettings = NO_SETTINGS
 
 
 def facts_wanted(session: Session, override: ContextOverride | None) -> FactsWanted:
@@ -139,8 +146,14 @@ def resolve(
     budget: Budget,
     count_tokens: Callable[[str], int],
     new_message: str,
+    settings: ChatSettings = NO_SETTINGS,
 ) -> ResolvedContext:
     """The context of ``new_message``: the plan, and the messages to send.
+
+    ``settings`` are the session's effective ones (``api.domain.chat_settings``):
+    their instructions open the system message and are counted in the token
+    estimate like the checkpoint block; they are returned with the plan, to
+    be sent (the parameters) and recorded on the reply.
 
     Raises ``InputError`` for an explicit context the rules refuse.
     """
@@ -151,7 +164,9 @@ def resolve(
     if source.boundary_from_head and facts.head is not None:
         boundary = head_boundary(session, facts.head, facts.written_before_head)
     chain = facts.chain if source.tip_checkpoint_id is not None else ()
-    block = render_checkpoint_block(list(reversed(chain[: source.depth])))
+    recalled = () if source.mode is ContextMode.FRESH else chain[: source.depth]
+    instructions = settings.instructions
+    block = render_system(instructions, list(reversed(recalled)))
     reserved = count_tokens(new_message) + (count_tokens(block) if block else 0)
     plan = build_plan(
         source,
@@ -161,8 +176,9 @@ def resolve(
         budget=budget,
         reserved_tokens=reserved,
     )
+    plan = replace(plan, instructions=instructions)
     plan = start_at_user_turn(plan)
-    return ResolvedContext(plan, render_messages(plan, new_message))
+    return ResolvedContext(plan, render_messages(plan, new_message), settings)
 
 
 def start_at_user_turn(plan: ContextPlan) -> ContextPlan:

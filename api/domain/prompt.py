@@ -2,7 +2,21 @@
 
 DESIGN §2 "Prompt layout" is rendered here and nowhere else: ``sendMessage``
 sends these messages, ``contextPreview`` shows them, and the token estimate
-reserves room for the same checkpoint block through ``render_checkpoint_block``.
+reserves room for the same system message through ``render_system``.
+
+The system message holds the session's instructions (its own or its space's,
+``api.domain.chat_settings``) and then the checkpoint block::
+
+    system:    <the instructions>
+
+               You are continuing a conversation.
+
+               Checkpoint [1] — …
+
+In FRESH mode, or with no checkpoint to recall, the instructions alone are
+the system message; with no instructions it is the checkpoint block alone, as
+before; with neither there is none. Instructions never reach a checkpoint
+draft or a session title: those have system prompts of their own.
 
 Consecutive messages of one role are sent as one message, their texts in
 order, joined by a blank line (``MERGE_SEPARATOR``). It happens when a call
@@ -66,6 +80,18 @@ class _Piece:
     continues: bool = False  # a continuation: joined to the piece before it as it is
 
 
+def render_system(instructions: str | None, checkpoints: Sequence[Checkpoint]) -> str | None:
+    """The system message: the user's instructions, then the checkpoint block.
+
+    Either may be absent; None when both are (no system message). The
+    instructions come first because they say who the model is and how to
+    answer, the block says what was concluded so far; they are separated by a
+    blank line, as the block's sections are.
+    """
+    parts = [p for p in (instructions, render_checkpoint_block(checkpoints)) if p]
+    return "\n\n".join(parts) if parts else None
+
+
 def render_checkpoint_block(checkpoints: Sequence[Checkpoint]) -> str | None:
     """The system message content for ``checkpoints`` (oldest first), or None.
 
@@ -80,8 +106,8 @@ def render_checkpoint_block(checkpoints: Sequence[Checkpoint]) -> str | None:
 def render_messages(plan: ContextPlan, new_message: str) -> list[ChatMessage]:
     """Render ``plan`` and the user's ``new_message`` as chat messages.
 
-    One system message with the checkpoint chain (unless the plan is FRESH or
-    has no checkpoints), the window turns in order, then the new message as
+    One system message with the instructions and the checkpoint chain
+    (``render_system``; none when the plan has neither), the window turns in order, then the new message as
     the last user message; consecutive turns of one role (and a user turn
     left unanswered before the new message) become one message, their texts
     joined by ``MERGE_SEPARATOR`` (an empty text adds nothing; a continuation
@@ -116,7 +142,8 @@ def message_sources(plan: ContextPlan) -> list[MessageSource]:
 def _pieces(plan: ContextPlan, new_message: str) -> list[_Piece]:
     """One piece per message before merging: block, window turns, new message."""
     pieces: list[_Piece] = []
-    block = None if plan.mode is ContextMode.FRESH else render_checkpoint_block(plan.checkpoints)
+    chain = () if plan.mode is ContextMode.FRESH else plan.checkpoints
+    block = render_system(plan.instructions, chain)
     if block is not None:
         pieces.append(_Piece("system", block, None))
     for turn in plan.turns:

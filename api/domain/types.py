@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any
 
@@ -118,6 +118,68 @@ class Usage:
     cost: float | None = None
 
 
+# Attribute → the GraphQL and JSON name (the stored column, the export).
+SETTINGS_NAMES = {
+    "instructions": "instructions",
+    "temperature": "temperature",
+    "top_p": "topP",
+    "max_output_tokens": "maxOutputTokens",
+    "stop": "stop",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ModelParameters:
+    """What is sent to the model beside the messages; None: the provider's default."""
+
+    temperature: float | None = None
+    top_p: float | None = None
+    max_output_tokens: int | None = None
+    stop: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ChatSettings:
+    """Instructions and parameters of a session or a space (api.domain.chat_settings);
+    a field that is None is not set."""
+
+    instructions: str | None = None
+    temperature: float | None = None
+    top_p: float | None = None
+    max_output_tokens: int | None = None
+    stop: tuple[str, ...] | None = None
+
+    @property
+    def parameters(self) -> ModelParameters:
+        return ModelParameters(self.temperature, self.top_p, self.max_output_tokens, self.stop)
+
+    @property
+    def empty(self) -> bool:
+        return all(getattr(self, f.name) is None for f in fields(self))
+
+    def to_json(self) -> dict[str, Any] | None:
+        """The set fields by GraphQL name (the stored form); None when none is set."""
+        found = {
+            SETTINGS_NAMES[f.name]: list(value) if isinstance(value, tuple) else value
+            for f in fields(self)
+            if (value := getattr(self, f.name)) is not None
+        }
+        return found or None
+
+    @classmethod
+    def from_json(cls, stored: Mapping[str, Any] | None) -> ChatSettings:
+        """From ``to_json``'s form; unknown keys are ignored, None is no settings."""
+        if not stored:
+            return cls()
+        values = {attr: stored.get(name) for attr, name in SETTINGS_NAMES.items()}
+        stop = values["stop"]
+        values["stop"] = tuple(stop) if stop is not None else None
+        return cls(**values)
+
+
+NO_SETTINGS = ChatSettings()
+
+
 @dataclass(frozen=True, slots=True)
 class Space:
     id: int
@@ -126,6 +188,8 @@ class Space:
     owner_id: int
     created_at: datetime
     updated_at: datetime
+    # Defaults for the space's sessions (instructions, parameters).
+    settings: ChatSettings = NO_SETTINGS
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +218,8 @@ class Session:
     # When it was pinned / archived (None: it is not).
     pinned_at: datetime | None = None
     archived_at: datetime | None = None
+    # The session's own settings; what is not set comes from its space.
+    settings: ChatSettings = NO_SETTINGS
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,6 +249,9 @@ class Turn:
     # A continuation (continueReply): the sequence number of the cut-off reply
     # it continues; reply_to_sequence stays the user turn both answer.
     continues_sequence: int | None = None
+    # A reply: the settings it was asked with (None: none were set, or saved
+    # before they were recorded, migration 0014).
+    settings: ChatSettings | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -83,7 +83,7 @@ from asyncio import sleep
 from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from ..domain.types import CONTENT_FIELDS, ChatMessage, Usage
+from ..domain.types import CONTENT_FIELDS, ChatMessage, ModelParameters, Usage
 from ..errors import ErrorCode, ProviderError
 from .types import FINISHED, Completion, ModelRef, StreamChunk
 
@@ -139,7 +139,12 @@ class OfflineTransport:
         self.stream_delay = stream_delay
 
     async def complete(
-        self, messages: Sequence[ChatMessage], ref: ModelRef, *, api_key: str | None
+        self,
+        messages: Sequence[ChatMessage],
+        ref: ModelRef,
+        *,
+        api_key: str | None,
+        parameters: ModelParameters | None = None,
     ) -> Completion:
         """The model's whole answer and its estimated usage, at cost 0. It always
         finishes (STOP): the offline models have no token limit to stop at."""
@@ -150,7 +155,12 @@ class OfflineTransport:
         )
 
     async def stream(
-        self, messages: Sequence[ChatMessage], ref: ModelRef, *, api_key: str | None
+        self,
+        messages: Sequence[ChatMessage],
+        ref: ModelRef,
+        *,
+        api_key: str | None,
+        parameters: ModelParameters | None = None,
     ) -> AsyncIterator[StreamChunk]:
         """The answer in word pieces, ``stream_delay`` apart, then the usage chunk."""
         text = _answer(ref, messages)
@@ -166,6 +176,10 @@ class OfflineTransport:
         return math.ceil(len(text) / 4)
 
     def context_window(self, ref: ModelRef) -> int:
+        return OFFLINE_CONTEXT_WINDOW
+
+    def output_limit(self, ref: ModelRef) -> int:
+        """The offline models write short answers; any limit within the window is kept."""
         return OFFLINE_CONTEXT_WINDOW
 
 

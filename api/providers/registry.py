@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 from collections.abc import AsyncIterator, Mapping, Sequence
 
-from ..domain.types import ChatMessage
+from ..domain.types import ChatMessage, ModelParameters
 from ..errors import ErrorCode, InputError, ProviderError
 from .config import ProviderConfig, ProvidersConfig
 from .litellm import LiteLLMTransport
@@ -142,14 +142,27 @@ class ProviderRegistry:
         self._api_key(ref)
 
     async def complete(
-        self, messages: Sequence[ChatMessage], model: str | ModelRef | None = None
+        self,
+        messages: Sequence[ChatMessage],
+        model: str | ModelRef | None = None,
+        *,
+        parameters: ModelParameters | None = None,
     ) -> Completion:
         """The whole answer of ``model`` (default: the chat default) to ``messages``."""
         ref = self._ref(model)
-        return await self._transport_for(ref).complete(messages, ref, api_key=self._api_key(ref))
+        transport, key = self._transport_for(ref), self._api_key(ref)
+        if parameters is None or parameters == ModelParameters():
+            # Nothing to send: the transport's defaults (and a transport
+            # written before parameters still works).
+            return await transport.complete(messages, ref, api_key=key)
+        return await transport.complete(messages, ref, api_key=key, parameters=parameters)
 
     def stream(
-        self, messages: Sequence[ChatMessage], model: str | ModelRef | None = None
+        self,
+        messages: Sequence[ChatMessage],
+        model: str | ModelRef | None = None,
+        *,
+        parameters: ModelParameters | None = None,
     ) -> AsyncIterator[StreamChunk]:
         """The answer as it is generated; see ``StreamChunk`` for the final chunk.
 
@@ -157,7 +170,10 @@ class ProviderRegistry:
         key raises here rather than at the first iteration.
         """
         ref = self._ref(model)
-        return self._transport_for(ref).stream(messages, ref, api_key=self._api_key(ref))
+        transport, key = self._transport_for(ref), self._api_key(ref)
+        if parameters is None or parameters == ModelParameters():
+            return transport.stream(messages, ref, api_key=key)
+        return transport.stream(messages, ref, api_key=key, parameters=parameters)
 
     def warm_up(self) -> None:
         """Load what the first model calls would (LiteLLM, a tokenizer) — blocking.
@@ -185,6 +201,11 @@ class ProviderRegistry:
         """How many input tokens ``model`` accepts."""
         ref = self._ref(model, require_available=False)
         return self._transport_for(ref).context_window(ref)
+
+    def output_limit(self, model: str | ModelRef | None = None) -> int:
+        """The most tokens ``model`` writes in one answer."""
+        ref = self._ref(model, require_available=False)
+        return self._transport_for(ref).output_limit(ref)
 
     # --- internals ------------------------------------------------------------
 

@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from ..domain.types import ChatMessage, Finish, FinishReason, Usage
+from ..domain.types import ChatMessage, Finish, FinishReason, ModelParameters, Usage
 
 # What a transport reports for an answer that simply ended.
 FINISHED = Finish(FinishReason.STOP)
@@ -71,20 +71,35 @@ class Transport(Protocol):
     ends with one chunk carrying the usage and why the answer ended (see
     ``StreamChunk``).
     ``count_tokens`` and ``context_window`` budget the context window and never
-    raise: when they cannot know, an estimate or a safe default.
+    raise: when they cannot know, an estimate or a safe default; so does
+    ``output_limit``, the most tokens the model writes in one answer (the bound
+    of a session's maxOutputTokens). ``parameters``: the session's temperature,
+    top_p, max output tokens and stop list (None fields: the transport's default).
 
     ``api_key`` is read by the registry from its environment just before the
     call (None for a provider without ``api_key_env``); transports must not keep it.
     """
 
     async def complete(
-        self, messages: Sequence[ChatMessage], ref: ModelRef, *, api_key: str | None
+        self,
+        messages: Sequence[ChatMessage],
+        ref: ModelRef,
+        *,
+        api_key: str | None,
+        parameters: ModelParameters | None = None,
     ) -> Completion: ...
 
     def stream(
-        self, messages: Sequence[ChatMessage], ref: ModelRef, *, api_key: str | None
+        self,
+        messages: Sequence[ChatMessage],
+        ref: ModelRef,
+        *,
+        api_key: str | None,
+        parameters: ModelParameters | None = None,
     ) -> AsyncIterator[StreamChunk]: ...
 
     def count_tokens(self, text: str, ref: ModelRef) -> int: ...
 
     def context_window(self, ref: ModelRef) -> int: ...
+
+    def output_limit(self, ref: ModelRef) -> int: ...

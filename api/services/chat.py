@@ -164,7 +164,9 @@ async def send_message(services: Services, actor: Actor, message: Message) -> Ex
     if isinstance(taken, Answered):  # by the request that asked first, with this key
         return Exchange(user_turn, taken.reply, plan, messages, error=taken.error)
     try:
-        completion = await services.registry.complete(messages, prepared.ref)
+        completion = await services.registry.complete(
+            messages, prepared.ref, parameters=prepared.context.settings.parameters
+        )
     except ProviderError as exc:
         log.warning("provider call failed for session %s: %s", prepared.session.id, exc.code.value)
         taken.failed(exc)
@@ -273,6 +275,8 @@ async def save_reply(
             # costs a statement, so other turns skip it.
             first_reply_only=continues is None and prepared.user_turn.idempotency_key is not None,
             author=prepared.author,
+            # Which settings produced it (none set: nothing recorded).
+            settings=None if prepared.context.settings.empty else prepared.context.settings,
         )
     except turns.AlreadyAnswered as answered:
         # The same idempotency key, sent again before the first reply was

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..domain.chat_settings import effective, within_output_limit
 from ..domain.context import Budget, ContextOverride, ResolvedContext, facts_wanted, resolve
-from ..domain.types import Session
+from ..domain.types import ChatSettings, Session
 from ..errors import NotFound
 from ..providers import ModelRef
 from ..store import context as context_store
+from ..store import spaces
 from . import access
 from .base import Services
 
@@ -54,8 +56,12 @@ async def resolve_context(
             except NotFound as exc:
                 # A checkpoint of a space they are not a member of does not exist for them.
                 raise NotFound("No such checkpoint.", field="context.checkpointId") from exc
+    chat = await effective_settings(services, session, model)
+    # The window keeps room for the answer: as much as the session lets the
+    # model write, else the usual reserve.
+    reserve = chat.max_output_tokens or settings.answer_reserve_tokens
     budget = Budget(
-        tokens=max(registry.context_window(model) - settings.answer_reserve_tokens, 0),
+        tokens=max(registry.context_window(model) - reserve, 0),
         max_turns=settings.max_window_turns,
     )
     return resolve(
@@ -65,4 +71,18 @@ async def resolve_context(
         budget=budget,
         count_tokens=lambda text: registry.count_tokens(text, model),
         new_message=new_message,
+        settings=chat,
     )
+
+
+async def space_defaults(session: Session) -> ChatSettings | None:
+    """The settings ``session``'s space gives its sessions (None: no space)."""
+    return await spaces.settings_of(session.space_id) if session.space_id is not None else None
+
+
+async def effective_settings(services: Services, session: Session, model: ModelRef) -> ChatSettings:
+    """What a message of ``session`` to ``model`` is sent with: its own
+    settings, else its space's, field by field; max output tokens within what
+    ``model`` writes (``within_output_limit``)."""
+    found = effective(session.settings, await space_defaults(session))
+    return within_output_limit(found, services.registry.output_limit(model))

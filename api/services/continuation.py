@@ -144,7 +144,9 @@ async def continue_reply(services: Services, actor: Actor, request: Continue) ->
     if prepared.reply is not None:
         return Continued(cut_off, prepared.reply, plan, messages, model)
     try:
-        completion = await services.registry.complete(messages, prepared.ref)
+        completion = await services.registry.complete(
+            messages, prepared.ref, parameters=prepared.context.settings.parameters
+        )
     except ProviderError as exc:
         log.warning("provider call failed for session %s: %s", prepared.session.id, exc.code.value)
         return Continued(cut_off, None, plan, messages, model, error=exc)

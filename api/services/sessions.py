@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..domain import chat_settings
 from ..domain.accounts import Actor
 from ..domain.tags import validate_tags
 from ..domain.types import (
     MAIN_BRANCH,
+    ChatSettings,
     Checkpoint,
     MemoryScope,
     Session,
@@ -114,24 +116,34 @@ async def update_session(
     pinned: bool | None = None,
     archived: bool | None = None,
     tags: Sequence[str] | None = None,
+    settings: ChatSettings | None = None,
 ) -> Session:
     """Change what is given; pin, archive and tag as the author (the rule of
-    updateSession: a member reading a shared session may not)."""
+    updateSession: a member reading a shared session may not). ``settings``
+    replace the session's own whole (fields not set: its space's, if any);
+    their maxOutputTokens is checked against the session's model (the new one
+    when ``model`` is given too)."""
     rule = policy.allow(actor, "updateSession")
     session = await access.session(actor, session_id, rule, field="id")
-    ref = services.registry.resolve(model, require_available=False) if model is not None else None
+    registry = services.registry
+    ref = registry.resolve(model, require_available=False) if model is not None else None
     if ref is not None:
         await access.check_model(actor, ref.name)
     # Checked before anything is written.
     cleaned = validate_tags(tags) if tags is not None else None
     checked_title = validate_title(title) if title is not None else None
+    if settings is not None:
+        target = ref or registry.resolve(
+            f"{session.active_provider}/{session.active_model}", require_available=False
+        )
+        settings = chat_settings.validate(settings, output_limit=registry.output_limit(target))
     if visibility is not None and visibility is not session.visibility:
         session = await _share(actor, session, visibility)
     if pinned is not None or archived is not None or cleaned is not None:
         session = await sessions.organise(
             session.owner_id, session.id, pinned=pinned, archived=archived, tags=cleaned
         )
-    if title is None and memory_scope is None and ref is None:
+    if title is None and memory_scope is None and ref is None and settings is None:
         return session
     return await sessions.configure(
         session.owner_id,
@@ -140,6 +152,7 @@ async def update_session(
         memory_scope=memory_scope,
         provider=ref.provider if ref else None,
         model=ref.model if ref else None,
+        settings=settings,
     )
 
 

@@ -147,7 +147,11 @@ async def stream_reply(
         saved = False
         try:
             try:
-                chunks = services.registry.stream(prepared.context.messages, prepared.ref)
+                chunks = services.registry.stream(
+                    prepared.context.messages,
+                    prepared.ref,
+                    parameters=prepared.context.settings.parameters,
+                )
                 async with aclosing(_closable(chunks)) as pieces:
                     async for chunk in pieces:
                         if chunk.usage is not None:

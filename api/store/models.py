@@ -95,6 +95,8 @@ class Space(Model):
     # The space id its checkpoint hashes are sealed with, when it came from
     # another server (an import); null: its own id.
     origin_space_id = fields.BigIntField(null=True)
+    # Instructions and parameters for the space's sessions (0014; null: none).
+    settings: fields.JSONField[dict[str, object] | None] = fields.JSONField(null=True)
     created_at = fields.DatetimeField()
     updated_at = fields.DatetimeField()
 
@@ -161,6 +163,8 @@ class Session(Model):
     )
     # PRIVATE: only its author reads it; SPACE: the members of its space too.
     visibility = fields.CharField(max_length=10, default="PRIVATE", db_default="PRIVATE")
+    # The session's own instructions and parameters (0014; null: none).
+    settings: fields.JSONField[dict[str, object] | None] = fields.JSONField(null=True)
     created_at = fields.DatetimeField()
     updated_at = fields.DatetimeField()
     # When it was pinned (listed first) and archived (left out of listings
@@ -220,6 +224,8 @@ class Turn(Model):
     # A continuation: the sequence number of the cut-off reply it continues
     # (unique: a reply is continued once).
     continues_sequence = fields.IntField(null=True)
+    # A reply's effective settings when it was asked (0014; null: none set).
+    settings: fields.JSONField[dict[str, object] | None] = fields.JSONField(null=True)
 
     class Meta:
         table = "turn"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
@@ -10,6 +11,7 @@ from typing import Any
 from ..domain.types import (
     CONTENT_FIELDS,
     CONTENT_LIST_FIELDS,
+    ChatSettings,
     Checkpoint,
     CheckpointContent,
     FinishReason,
@@ -37,10 +39,13 @@ def space_record(record: Mapping[str, Any]) -> Space:
         owner_id=record["owner_id"],
         created_at=timestamp(record["created_at"]),
         updated_at=timestamp(record["updated_at"]),
+        settings=ChatSettings.from_json(json_value(record["settings"])),
     )
 
 
-SPACE_COLUMNS = "s.id, s.name, s.description, s.owner_id, s.created_at, s.updated_at"
+SPACE_COLUMNS = (
+    "s.id, s.name, s.description, s.owner_id, s.created_at, s.updated_at, s.settings"
+)
 
 
 def space(row: models.Space) -> Space:
@@ -51,6 +56,7 @@ def space(row: models.Space) -> Space:
         owner_id=row.owner_id,  # type: ignore[attr-defined]
         created_at=row.created_at,
         updated_at=row.updated_at,
+        settings=ChatSettings.from_json(json_value(row.settings)),
     )
 
 
@@ -79,6 +85,7 @@ def session(row: models.Session) -> Session:
         visibility=Visibility(row.visibility),
         pinned_at=row.pinned_at,
         archived_at=row.archived_at,
+        settings=ChatSettings.from_json(json_value(row.settings)),
     )
 
 
@@ -86,7 +93,7 @@ SESSION_COLUMNS = (
     "id, title, space_id, branch_name, active_provider, active_model, seeded_from_id, "
     "forked_from_id, memory_scope, mount_checkpoint_id, mount_base_sequence, "
     "last_sequence_number, owner_id, created_at, updated_at, visibility, pinned_at, "
-    "archived_at"
+    "archived_at, settings"
 )
 
 
@@ -117,6 +124,7 @@ def session_record(record: Mapping[str, Any]) -> Session:
         visibility=Visibility(record["visibility"]),
         pinned_at=_maybe_timestamp(record["pinned_at"]),
         archived_at=_maybe_timestamp(record["archived_at"]),
+        settings=ChatSettings.from_json(json_value(record["settings"])),
     )
 
 
@@ -144,6 +152,7 @@ def turn(row: models.Turn) -> Turn:
         finish_reason=FinishReason(row.finish_reason) if row.finish_reason else None,
         provider_finish_reason=row.provider_finish_reason,
         continues_sequence=row.continues_sequence,
+        settings=_turn_settings(json_value(row.settings)),
     )
 
 
@@ -173,7 +182,22 @@ def turn_record(record: Mapping[str, Any]) -> Turn:
         finish_reason=FinishReason(reason) if (reason := record["finish_reason"]) else None,
         provider_finish_reason=record["provider_finish_reason"],
         continues_sequence=record["continues_sequence"],
+        settings=_turn_settings(json_value(record["settings"])),
     )
+
+
+def json_value(value: Any) -> Any:
+    """A JSON column as a raw query returns it: text on SQLite and asyncpg's jsonb."""
+    return json.loads(value) if isinstance(value, str | bytes) else value
+
+
+def json_text(value: Any) -> str | None:
+    """A value for a JSON column in a raw statement (text both drivers accept)."""
+    return None if value is None else json.dumps(value, ensure_ascii=False)
+
+
+def _turn_settings(stored: Mapping[str, Any] | None) -> ChatSettings | None:
+    return ChatSettings.from_json(stored) if stored else None
 
 
 def timestamp(value: datetime | str) -> datetime:

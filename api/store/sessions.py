@@ -12,7 +12,14 @@ from tortoise.expressions import F, Q, RawSQL, Subquery
 from tortoise.transactions import in_transaction
 
 from ..domain.pages import Page, PageRequest
-from ..domain.types import MAIN_BRANCH, Checkpoint, MemoryScope, Session, Visibility
+from ..domain.types import (
+    MAIN_BRANCH,
+    ChatSettings,
+    Checkpoint,
+    MemoryScope,
+    Session,
+    Visibility,
+)
 from ..errors import ErrorCode, InputError, NotFound
 from . import models, rows, sql
 from .writes import finished
@@ -177,10 +184,14 @@ async def configure(
     memory_scope: MemoryScope | None = None,
     provider: str | None = None,
     model: str | None = None,
+    settings: ChatSettings | None = None,
 ) -> Session:
-    """Change what is given of the title, the memory scope and the active model
-    (``provider`` and ``model`` together); the rest stays as it is."""
+    """Change what is given of the title, the memory scope, the active model
+    (``provider`` and ``model`` together) and the settings (replaced whole;
+    empty settings clear them); the rest stays as it is."""
     changes: dict[str, Any] = {}
+    if settings is not None:
+        changes["settings"] = settings.to_json()
     if title is not None:
         changes["title"] = title
     if memory_scope is not None:

@@ -9,7 +9,7 @@ from tortoise.expressions import Subquery
 from tortoise.transactions import in_transaction
 
 from ..domain.pages import Page, PageRequest
-from ..domain.types import Space, SpaceRole
+from ..domain.types import ChatSettings, Space, SpaceRole
 from ..errors import NotFound
 from . import members, models, rows, sql
 from .paging import keyset_page
@@ -70,6 +70,15 @@ async def get_with_role(
     return rows.space_record(found), SpaceRole(found["role"])
 
 
+async def settings_of(space_id: int) -> ChatSettings | None:
+    """A space's defaults for its sessions (None: no such space); the caller
+    reached the space through a session attached to it."""
+    found = await sql.fetch_one(
+        sql.connection(), "SELECT settings FROM space WHERE id = ?", [space_id]
+    )
+    return None if found is None else ChatSettings.from_json(rows.json_value(found["settings"]))
+
+
 def _of_member(user_id: int, roles: Sequence[SpaceRole] | None = None) -> Subquery:
     """The ids of the spaces the user is a member of (in one of ``roles``, if given)."""
     query = models.SpaceMember.filter(user_id=user_id)
@@ -94,6 +103,7 @@ async def update(
     name: str | None,
     description: str | None,
     roles: Sequence[SpaceRole],
+    settings: ChatSettings | None = None,
 ) -> Space:
     """Rename or describe a space ``user_id`` is a member of in one of ``roles``
     (the policy's; the service tells a member of another role FORBIDDEN first,
@@ -103,6 +113,8 @@ async def update(
         values["name"] = name
     if description is not None:
         values["description"] = description
+    if settings is not None:  # replaced whole; empty settings clear them
+        values["settings"] = settings.to_json()
     updated = (
         await models.Space.filter(id=space_id)
         .filter(id__in=_of_member(user_id, roles))

@@ -10,7 +10,7 @@ from tortoise.exceptions import IntegrityError
 from tortoise.transactions import in_transaction
 
 from ..domain.pages import Page, PageRequest
-from ..domain.types import Authorship, Finish, Role, Turn, Usage
+from ..domain.types import Authorship, ChatSettings, Finish, Role, Turn, Usage
 from ..errors import NotFound
 from . import models, rows, sql
 from .writes import Refused, finished
@@ -28,7 +28,7 @@ _TURN_COLUMNS = (
     "id, session_id, sequence_number, role, content, provider, model, token_count, "
     "prompt_tokens, completion_tokens, cost, interrupted, reply_to_sequence, "
     "idempotency_key, author_id, author_token, created_at, finish_reason, "
-    "provider_finish_reason, continues_sequence"
+    "provider_finish_reason, continues_sequence, settings"
 )
 
 
@@ -40,8 +40,8 @@ _INSERT_TURN = (
     "INSERT INTO turn (session_id, sequence_number, role, content, provider, model, "
     "token_count, prompt_tokens, completion_tokens, cost, interrupted, reply_to_sequence, "
     "idempotency_key, author_id, author_token, created_at, finish_reason, "
-    "provider_finish_reason, continues_sequence) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+    "provider_finish_reason, continues_sequence, settings) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
     f"RETURNING {_TURN_COLUMNS}"
 )
 
@@ -84,6 +84,7 @@ async def append(
     idempotency_key: str | None = None,
     first_reply_only: bool = False,
     author: Authorship | None = None,
+    settings: ChatSettings | None = None,
 ) -> Turn:
     """Write a turn with the next sequence number. With ``first_reply_only``, a
     reply to a turn that has one already is not written: AlreadyAnswered. A
@@ -91,7 +92,8 @@ async def append(
     not written either: AlreadyAnswered with that continuation.
 
     ``finish``: why a reply ended; the turn is ``interrupted`` when that
-    reason left it cut off."""
+    reason left it cut off. ``settings``: a reply's effective settings (none
+    set: not recorded)."""
     usage = usage or Usage()
     try:
         async with in_transaction("default") as conn:
@@ -137,6 +139,7 @@ async def append(
                     finish.reason.value if finish else None,
                     finish.provider_reason if finish else None,
                     continues_sequence,
+                    rows.json_text(settings.to_json() if settings else None),
                 ],
             )
     except IntegrityError as exc:

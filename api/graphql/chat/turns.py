@@ -14,6 +14,7 @@ from ...domain import types as domain
 from ...rendering import render_markdown_cached
 from ...services import reading
 from ..context import Info
+from ..core.chat_settings import ChatSettings
 from ..core.common import Usage
 from ..core.enums import FinishReason, Role
 from ..members.types import Author, author
@@ -65,6 +66,11 @@ class Turn(relay.Node):
         description="For a continuation (continueReply): the sequence number of the "
         "cut-off reply it goes on from; the two read as one answer. Null otherwise."
     )
+    settings: ChatSettings | None = strawberry.field(
+        description="For a reply: the instructions and parameters it was asked with (the "
+        "session's effective settings then); null when none were set, and for replies "
+        "written before they were recorded."
+    )
     session_id: strawberry.Private[int]
     author_id: strawberry.Private[int | None]
     author_token: strawberry.Private[str | None]
@@ -85,6 +91,7 @@ class Turn(relay.Node):
             provider_finish_reason=turn.provider_finish_reason,
             reply_to_sequence=turn.reply_to_sequence,
             continues_sequence=turn.continues_sequence,
+            settings=ChatSettings.from_domain(turn.settings) if turn.settings else None,
             session_id=turn.session_id,
             author_id=turn.author_id,
             author_token=turn.author_token,

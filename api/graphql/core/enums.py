@@ -113,6 +113,12 @@ class ErrorCode(enum.Enum):
         description="The space's last owner cannot be removed or made an editor or viewer: "
         "make another member an owner first.",
     )
+    OUT_OF_RANGE = strawberry.enum_value(
+        "OUT_OF_RANGE",
+        description="A value is outside its bounds: a temperature above 2, a topP of 0, "
+        "maxOutputTokens beyond the model's output limit, more than 4 stop strings, "
+        "instructions too long.",
+    )
     PROVIDER_AUTH = strawberry.enum_value(
         "PROVIDER_AUTH", description="The provider rejected the API key."
     )

@@ -12,6 +12,7 @@ from ...domain.validation import validate_title
 from ...services import sessions as session_service
 from ..context import Info
 from ..core import ids
+from ..core.chat_settings import ChatSettingsInput
 from ..core.enums import MemoryScope, SessionVisibility
 from ..core.errors import MutationError
 from .types import Session
@@ -107,6 +108,12 @@ class UpdateSessionInput:
         description="The session's tags, replacing them all ([] removes them): each trimmed, "
         "inner whitespace one space, at most 40 characters; tags equal but for case are one "
         "(the first spelling kept); at most 20.",
+    )
+    settings: ChatSettingsInput | None = strawberry.field(
+        default=None,
+        description="The session's own instructions and parameters, replaced whole "
+        "(a field not set takes the space's default; `{}` clears them). maxOutputTokens "
+        "is checked against the session's model (the new one, with `model`).",
     )
 
 
@@ -231,8 +238,9 @@ class SessionMutation:
         return CreateSessionPayload(session=Session.from_domain(created), errors=[])
 
     @strawberry.mutation(
-        description="Rename a session, change its scope or default model, share it with "
-        "its space, pin, archive or tag it (its author only)."
+        description="Rename a session, change its scope, default model or settings "
+        "(instructions, parameters), share it with its space, pin, archive or tag it "
+        "(its author only)."
     )
     async def update_session(
         self,
@@ -252,6 +260,7 @@ class SessionMutation:
             pinned=input.pinned,
             archived=input.archived,
             tags=input.tags,
+            settings=input.settings.to_domain() if input.settings is not None else None,
         )
         return UpdateSessionPayload(session=Session.from_domain(updated), errors=[])
 

@@ -9,11 +9,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 import strawberry
 from strawberry import relay
 
+from ...domain import chat_settings
 from ...domain import types as domain
 from ...services import reading
 from ...settings import MAX_TURN_PAGE_SIZE
 from ..chat.turns import Turn
 from ..context import Info
+from ..core.chat_settings import ChatSettings
 from ..core.enums import MemoryScope, SessionVisibility
 from ..core.pagination import connection, page_request, turns_of
 
@@ -157,6 +159,30 @@ class Session(relay.Node):
     async def forked_from(self, info: Info) -> CheckpointRef | None:
         return await _checkpoint(info, self.domain_session.forked_from_id)
 
+    @strawberry.field(
+        description="The session's own instructions and parameters (null fields: not set "
+        "on the session)."
+    )
+    def settings(self) -> ChatSettings:
+        return ChatSettings.from_domain(self.domain_session.settings)
+
+    @strawberry.field(
+        description="What the next message is sent with: the session's own settings, else "
+        "its space's defaults, field by field (maxOutputTokens is sent at most as the "
+        "model's output limit)."
+    )
+    async def effective_settings(self, info: Info) -> ChatSettings:
+        own, defaults = await _own_and_defaults(info, self.domain_session)
+        return ChatSettings.from_domain(chat_settings.effective(own, defaults))
+
+    @strawberry.field(
+        description="The settings fields (GraphQL names: instructions, temperature, topP, "
+        "maxOutputTokens, stop) whose effective value comes from the space's defaults."
+    )
+    async def inherited_settings(self, info: Info) -> list[str]:
+        own, defaults = await _own_and_defaults(info, self.domain_session)
+        return list(chat_settings.inherited(own, defaults))
+
     @strawberry.field(description="The mounted checkpoint and its boundary, if any.")
     def mount(self) -> Mount | None:
         mount = self.domain_session.mount
@@ -215,3 +241,12 @@ class Session(relay.Node):
             page_info=found.page_info,
             nodes=[edge.node for edge in found.edges],
         )
+
+
+async def _own_and_defaults(
+    info: Info, session: domain.Session
+) -> tuple[domain.ChatSettings, domain.ChatSettings | None]:
+    if session.space_id is None:
+        return session.settings, None
+    space = await info.context.loaders.space_by_id.load(session.space_id)
+    return session.settings, space.settings if space is not None else None

@@ -10,6 +10,7 @@ from ...domain.validation import DESCRIPTION_MAX_CHARS, NAME_MAX_CHARS
 from ...services import spaces as space_service
 from ..context import Info
 from ..core import ids
+from ..core.chat_settings import ChatSettingsInput
 from ..core.errors import MutationError
 from .types import Space
 
@@ -52,6 +53,11 @@ class UpdateSpaceInput:
     description: str | None = strawberry.field(
         default=None,
         description=f"A new description (at most {DESCRIPTION_MAX_CHARS} characters).",
+    )
+    settings: ChatSettingsInput | None = strawberry.field(
+        default=None,
+        description="Default instructions and parameters for the space's sessions, "
+        "replaced whole (`{}` clears them); a session's own value wins field by field.",
     )
 
 
@@ -98,6 +104,7 @@ class SpaceMutation:
             ids.decode(input.id, "Space", field="id"),
             name=input.name,
             description=input.description,
+            settings=input.settings.to_domain() if input.settings is not None else None,
         )
         return UpdateSpacePayload(space=Space.from_domain(space), errors=[])
 

@@ -20,6 +20,7 @@ from ..checkpoints.lineage_graph import (
 )
 from ..context import Info
 from ..core import ids
+from ..core.chat_settings import ChatSettings
 from ..core.enums import SpaceRole
 from ..core.pagination import (
     CHECKPOINTS,
@@ -83,6 +84,13 @@ class Space(relay.Node):
     ) -> list[Any]:
         found = await info.context.loaders.space_by_id.load_many([int(i) for i in node_ids])
         return [cls.from_domain(s) if s else None for s in found]
+
+    @strawberry.field(
+        description="Default instructions and parameters for the space's sessions "
+        "(a session's own value wins, field by field)."
+    )
+    def settings(self) -> ChatSettings:
+        return ChatSettings.from_domain(self.domain_space.settings)
 
     @strawberry.field(
         description="Your role in this space (a space you are not a member of does not "

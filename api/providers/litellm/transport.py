@@ -22,7 +22,7 @@ import os
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
-from ...domain.types import ChatMessage, Usage
+from ...domain.types import ChatMessage, ModelParameters, Usage
 from ...errors import ProviderError
 from ..types import Completion, ModelRef, StreamChunk
 from . import loader
@@ -45,6 +45,7 @@ _KEYLESS_ROUTES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 }
 
 _window_cache: dict[tuple[str, str | None], int] = {}
+_output_cache: dict[tuple[str, str | None], int] = {}
 
 
 class LiteLLMTransport:
@@ -55,14 +56,20 @@ class LiteLLMTransport:
         self.max_tokens = max_tokens
 
     async def complete(
-        self, messages: Sequence[ChatMessage], ref: ModelRef, *, api_key: str | None
+        self,
+        messages: Sequence[ChatMessage],
+        ref: ModelRef,
+        *,
+        api_key: str | None,
+        parameters: ModelParameters | None = None,
     ) -> Completion:
         """One whole answer from ``ref``; failures raise ``ProviderError``."""
         litellm = await loader.loaded()
         failure: ProviderError | None
+        request = self._request(messages, ref, api_key, parameters)
         try:
             with unmapped() as words:
-                response = await litellm.acompletion(**self._request(messages, ref, api_key))
+                response = await litellm.acompletion(**request)
         except Exception as exc:
             failure = provider_error(exc, ref, timeout=self.timeout)
         else:
@@ -89,7 +96,12 @@ class LiteLLMTransport:
         )
 
     async def stream(
-        self, messages: Sequence[ChatMessage], ref: ModelRef, *, api_key: str | None
+        self,
+        messages: Sequence[ChatMessage],
+        ref: ModelRef,
+        *,
+        api_key: str | None,
+        parameters: ModelParameters | None = None,
     ) -> AsyncIterator[StreamChunk]:
         """The answer in pieces; the last chunk has an empty delta, the usage and
         why the answer ended (the provider's last finish reason).
@@ -100,7 +112,7 @@ class LiteLLMTransport:
         sends nothing for longer than the timeout raises PROVIDER_TIMEOUT.
         """
         litellm = await loader.loaded()
-        request = self._request(messages, ref, api_key)
+        request = self._request(messages, ref, api_key, parameters)
         failure: ProviderError | None
         try:
             response = await litellm.acompletion(
@@ -185,10 +197,29 @@ class LiteLLMTransport:
             cached = _window_cache[key] = _lookup_window(litellm, ref)
         return cached
 
+    def output_limit(self, ref: ModelRef) -> int:
+        """Tokens ``ref`` writes in one answer at most: LiteLLM's catalogue
+        (``max_output_tokens``), else the model's context window (no answer is
+        longer than what the model can hold)."""
+        key = (ref.litellm_model, ref.api_base)
+        cached = _output_cache.get(key)
+        if cached is None:
+            litellm = loader.load_if_ready()
+            if litellm is None:
+                return self.context_window(ref)
+            cached = _output_cache[key] = _lookup_output_limit(litellm, ref) or (
+                self.context_window(ref)
+            )
+        return cached
+
     # --- internals ------------------------------------------------------------
 
     def _request(
-        self, messages: Sequence[ChatMessage], ref: ModelRef, api_key: str | None
+        self,
+        messages: Sequence[ChatMessage],
+        ref: ModelRef,
+        api_key: str | None,
+        parameters: ModelParameters | None = None,
     ) -> dict[str, Any]:
         request: dict[str, Any] = {
             "model": ref.litellm_model,
@@ -203,6 +234,17 @@ class LiteLLMTransport:
         }
         if ref.api_base:
             request["api_base"] = ref.api_base
+        if parameters is not None:
+            # LiteLLM's OpenAI names; it maps them to each provider's (Anthropic's
+            # stop_sequences, Ollama's options.num_predict …).
+            if parameters.max_output_tokens is not None:
+                request["max_tokens"] = parameters.max_output_tokens
+            if parameters.temperature is not None:
+                request["temperature"] = parameters.temperature
+            if parameters.top_p is not None:
+                request["top_p"] = parameters.top_p
+            if parameters.stop:
+                request["stop"] = list(parameters.stop)
         return request
 
 
@@ -229,6 +271,15 @@ def _lookup_window(litellm: Any, ref: ModelRef) -> int:
         return DEFAULT_CONTEXT_WINDOW
     window = info.get("max_input_tokens") or info.get("max_tokens")
     return window if isinstance(window, int) and window > 0 else DEFAULT_CONTEXT_WINDOW
+
+
+def _lookup_output_limit(litellm: Any, ref: ModelRef) -> int | None:
+    try:
+        info = litellm.get_model_info(model=ref.litellm_model, api_base=ref.api_base)
+    except Exception:  # not in the catalogue
+        return None
+    limit = info.get("max_output_tokens")
+    return limit if isinstance(limit, int) and limit > 0 else None
 
 
 def _usage(reported: Any) -> Usage:

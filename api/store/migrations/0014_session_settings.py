@@ -1,0 +1,26 @@
+"""Sessions and spaces carry instructions and model parameters; replies record theirs (issue 21 §2).
+
+- ``session.settings``: the session's own instructions and parameters
+  (``api.domain.types.ChatSettings.to_json``); null: none of its own.
+- ``space.settings``: the defaults for the space's sessions, field by field.
+- ``turn.settings``: on a reply, the effective settings it was asked with,
+  written with the turn; null for other turns, replies asked with none, and
+  replies saved before this migration.
+
+Added with ALTER TABLE ADD COLUMN (no table rebuild on SQLite), so the
+immutability triggers of 0002 stay in place on ``turn`` and keep rejecting
+UPDATE; existing rows are not rewritten.
+"""
+
+from tortoise import fields, migrations
+from tortoise.migrations import operations as ops
+
+
+class Migration(migrations.Migration):
+    dependencies = [("models", "0012_item_ids")]
+
+    operations = [
+        ops.AddField(model_name="Session", name="settings", field=fields.JSONField(null=True)),
+        ops.AddField(model_name="Space", name="settings", field=fields.JSONField(null=True)),
+        ops.AddField(model_name="Turn", name="settings", field=fields.JSONField(null=True)),
+    ]
