@@ -40,16 +40,15 @@ STOP_MAX_CHARS = 100
 ANY_MODEL_OUTPUT_LIMIT = 1_000_000
 
 
-
 def effective(own: ChatSettings, space_defaults: ChatSettings | None) -> ChatSettings:
     """Field by field: the session's value, else the space's default, else None."""
     if space_defaults is None:
         return own
     return ChatSettings(
         **{
-            f.name: value if (value := getattr(own, f.name)) is not None else getattr(
-                space_defaults, f.name
-            )
+            f.name: value
+            if (value := getattr(own, f.name)) is not None
+            else getattr(space_defaults, f.name)
             for f in fields(ChatSettings)
         }
     )
@@ -78,9 +77,7 @@ def within_output_limit(settings: ChatSettings, output_limit: int) -> ChatSettin
     return replace(settings, max_output_tokens=output_limit)
 
 
-def validate(
-    settings: ChatSettings, *, output_limit: int, field: str = "settings"
-) -> ChatSettings:
+def validate(settings: ChatSettings, *, output_limit: int, field: str = "settings") -> ChatSettings:
     """``settings`` as they are saved, or InputError naming the field at fault.
 
     Instructions are stripped (blank: not set); an empty stop list is not set.

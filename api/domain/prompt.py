@@ -107,9 +107,10 @@ def render_messages(plan: ContextPlan, new_message: str) -> list[ChatMessage]:
     """Render ``plan`` and the user's ``new_message`` as chat messages.
 
     One system message with the instructions and the checkpoint chain
-    (``render_system``; none when the plan has neither), the window turns in order, then the new message as
-    the last user message; consecutive turns of one role (and a user turn
-    left unanswered before the new message) become one message, their texts
+    (``render_system``; none when the plan has neither), the window turns in
+    order, then the new message as the last user message; consecutive turns
+    of one role (and a user turn left unanswered before the new message)
+    become one message, their texts
     joined by ``MERGE_SEPARATOR`` (an empty text adds nothing; a continuation
     follows the reply it continues directly), so no two messages in a row have
     the same role.

@@ -22,6 +22,16 @@ window, then the new user message (always last). Its reply is four lines::
     Earlier turns: 3 (2 from the user, 1 from the assistant)
     You asked: <the new message, whitespace collapsed, at most 200 characters>
 
+and, only when it received them, the session's instructions (the system
+message's text before "You are continuing a conversation.", collapsed, at most
+200 characters) and parameters::
+
+    Instructions: Answer as a pirate would.
+    Parameters: temperature 0.3, top_p 0.9, max output tokens 200, stop "END", "##"
+
+The reply itself ignores them: they are shown so a user (and a test) sees
+what reached the model.
+
 The messages carry checkpoints or they do not; they do not say whether the
 checkpoints came from the branch head or from a mount, nor whether a session
 without checkpoints has a space. So the first line names the modes that fit
@@ -83,6 +93,7 @@ from asyncio import sleep
 from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
+from ..domain.prompt import PREAMBLE
 from ..domain.types import CONTENT_FIELDS, ChatMessage, ModelParameters, Usage
 from ..errors import ErrorCode, ProviderError
 from .types import FINISHED, Completion, ModelRef, StreamChunk
@@ -148,7 +159,7 @@ class OfflineTransport:
     ) -> Completion:
         """The model's whole answer and its estimated usage, at cost 0. It always
         finishes (STOP): the offline models have no token limit to stop at."""
-        text = _answer(ref, messages)
+        text = _answer(ref, messages, parameters)
         prompt, completion = usage(messages, text)
         return Completion(
             text=text, usage=Usage(prompt, completion, 0.0), model=ref.name, finish=FINISHED
@@ -163,7 +174,7 @@ class OfflineTransport:
         parameters: ModelParameters | None = None,
     ) -> AsyncIterator[StreamChunk]:
         """The answer in word pieces, ``stream_delay`` apart, then the usage chunk."""
-        text = _answer(ref, messages)
+        text = _answer(ref, messages, parameters)
         for index, piece in enumerate(p for p in stream_chunks(text) if p):
             if index and self.stream_delay > 0:
                 await sleep(self.stream_delay)
@@ -183,9 +194,14 @@ class OfflineTransport:
         return OFFLINE_CONTEXT_WINDOW
 
 
-def _answer(ref: ModelRef, messages: Sequence[ChatMessage]) -> str:
+def _answer(
+    ref: ModelRef, messages: Sequence[ChatMessage], parameters: ModelParameters | None
+) -> str:
     try:
-        return answer(ref.model, messages)
+        text = answer(ref.model, messages)
+        if ref.model == ECHO_MODEL:
+            text += "".join(f"\n{line}" for line in _received(messages, parameters))
+        return text
     except ValueError:
         raise ProviderError(
             f"{ref.name}: the offline provider has no such model", code=ErrorCode.UNKNOWN_MODEL
@@ -246,6 +262,28 @@ def echo_reply(messages: Sequence[ChatMessage]) -> str:
             f"You asked: {_truncate(question, QUESTION_LIMIT)}",
         ]
     )
+
+
+def _received(messages: Sequence[ChatMessage], parameters: ModelParameters | None) -> list[str]:
+    """The echo's lines for the instructions and parameters it received, if any."""
+    lines = []
+    system = _text(messages[0]) if messages and messages[0].role == "system" else ""
+    instructions = _collapse(system.partition(PREAMBLE)[0])
+    if instructions:
+        lines.append(f"Instructions: {_truncate(instructions, QUESTION_LIMIT)}")
+    given = []
+    if parameters is not None:
+        if parameters.temperature is not None:
+            given.append(f"temperature {parameters.temperature:g}")
+        if parameters.top_p is not None:
+            given.append(f"top_p {parameters.top_p:g}")
+        if parameters.max_output_tokens is not None:
+            given.append(f"max output tokens {parameters.max_output_tokens}")
+        if parameters.stop:
+            given.append("stop " + ", ".join(json.dumps(s) for s in parameters.stop))
+    if given:
+        lines.append(f"Parameters: {', '.join(given)}")
+    return lines
 
 
 def _checkpoint_headers(system: str) -> list[tuple[str, str, str]]:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..domain.accounts import Actor
 from ..domain import chat_settings
+from ..domain.accounts import Actor
 from ..domain.types import ChatSettings, Space
 from ..domain.validation import validate_description, validate_name
 from ..store import spaces

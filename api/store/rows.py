@@ -43,9 +43,7 @@ def space_record(record: Mapping[str, Any]) -> Space:
     )
 
 
-SPACE_COLUMNS = (
-    "s.id, s.name, s.description, s.owner_id, s.created_at, s.updated_at, s.settings"
-)
+SPACE_COLUMNS = "s.id, s.name, s.description, s.owner_id, s.created_at, s.updated_at, s.settings"
 
 
 def space(row: models.Space) -> Space:

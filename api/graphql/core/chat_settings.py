@@ -74,8 +74,7 @@ class ChatSettingsInput:
     )
     stop: list[str] | None = strawberry.field(
         default=None,
-        description=f"At most {STOP_MAX_ITEMS} strings of at most {STOP_MAX_CHARS} "
-        "characters.",
+        description=f"At most {STOP_MAX_ITEMS} strings of at most {STOP_MAX_CHARS} characters.",
     )
 
     def to_domain(self) -> domain.ChatSettings:
