@@ -21,7 +21,16 @@ from dataclasses import dataclass
 from ..domain.accounts import Actor
 from ..domain.context import ContextOverride, ContextPlan, ResolvedContext
 from ..domain.extraction import build_title_messages, parse_title
-from ..domain.types import Authorship, ChatMessage, Finish, Role, Session, Turn, Usage
+from ..domain.types import (
+    Authorship,
+    ChatMessage,
+    ChatSettings,
+    Finish,
+    Role,
+    Session,
+    Turn,
+    Usage,
+)
 from ..domain.validation import validate_content, validate_draft_content, validate_idempotency_key
 from ..errors import Forbidden, ProviderError
 from ..providers import ModelRef
@@ -48,6 +57,7 @@ class Preview:
     plan: ContextPlan
     messages: list[ChatMessage]
     model: ModelRef
+    settings: ChatSettings
 
 
 @dataclass(frozen=True)
@@ -125,7 +135,7 @@ async def preview(
         override=override,
         readers=(actor.user_id,),
     )
-    return Preview(context.plan, context.messages, ref)
+    return Preview(context.plan, context.messages, ref, context.settings)
 
 
 async def admit(services: Services, actor: Actor, message: Message, operation: str) -> Admitted:

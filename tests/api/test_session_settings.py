@@ -85,6 +85,13 @@ async def test_a_sessions_settings_are_saved_shown_sent_and_recorded_on_the_repl
         {"role": "user", "content": "Where is the treasure?"},
     ]
 
+    shown = await gql(
+        "query($s: ID!) { contextPreview(input: {sessionId: $s, content: \"x\"}) "
+        "{ settings { instructions temperature topP maxOutputTokens stop } } }",
+        s=sid,
+    )
+    assert shown["contextPreview"]["settings"] == saved
+
     fake_openai.reply("Arr, buried on the island.")
     sent = await send(gql, sid, "Where is the treasure?")
 

@@ -7,8 +7,10 @@ import strawberry
 from ...domain.context import ContextPlan as DomainPlan
 from ...domain.prompt import MessageSource, message_sources
 from ...domain.types import ChatMessage as DomainMessage
+from ...domain.types import ChatSettings as DomainSettings
 from ..checkpoints.types import Checkpoint
 from ..context import Info
+from ..core.chat_settings import ChatSettings
 from ..core.enums import ContextMode, MemoryScope
 from .turns import Turn
 
@@ -55,11 +57,22 @@ class ContextPlan:
         description="Estimated prompt tokens (checkpoint block, window and message)."
     )
     model: str = strawberry.field(description='The model, as "provider/model".')
+    settings: ChatSettings | None = strawberry.field(
+        description="The instructions (in the system message above) and the parameters the "
+        "message is sent with: the session's effective settings. Given by contextPreview; "
+        "null elsewhere (a reply records its own: Turn.settings)."
+    )
     plan: strawberry.Private[DomainPlan]
     rendered: strawberry.Private[list[DomainMessage]]
 
     @classmethod
-    def build(cls, plan: DomainPlan, messages: list[DomainMessage], model: str) -> ContextPlan:
+    def build(
+        cls,
+        plan: DomainPlan,
+        messages: list[DomainMessage],
+        model: str,
+        settings: DomainSettings | None = None,
+    ) -> ContextPlan:
         # Turns and messages become GraphQL objects only when asked for: a
         # sendMessage that selects none of them should not pay for 200 of each.
         return cls(
@@ -67,6 +80,7 @@ class ContextPlan:
             boundary=plan.boundary,
             token_estimate=plan.token_estimate,
             model=model,
+            settings=ChatSettings.from_domain(settings) if settings is not None else None,
             plan=plan,
             rendered=messages,
         )

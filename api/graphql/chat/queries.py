@@ -50,4 +50,6 @@ class ChatQuery:
             model=input.model,
             override=context_override(input.context),
         )
-        return ContextPlan.build(preview.plan, preview.messages, preview.model.name)
+        return ContextPlan.build(
+            preview.plan, preview.messages, preview.model.name, preview.settings
+        )
