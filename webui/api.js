@@ -11,10 +11,14 @@ const ERRORS = "errors { code message field }";
 // server's sanitised Markdown.
 const TURN_FRAGMENT = `fragment TurnFields on Turn {
   id role content contentHtml provider model sequenceNumber interrupted finishReason
-  providerFinishReason replyToSequence continuesSequence exchangeNumber author { name viaToken } }`;
+  providerFinishReason replyToSequence continuesSequence exchangeNumber author { name viaToken }
+  settings { instructions temperature topP maxOutputTokens stop } }`;
+const SETTINGS = "instructions temperature topP maxOutputTokens stop";
 const SPACE_ACCESS = "viewerRole members { userName role }";
 const SESSION_FIELDS = `id title branchName model memoryScope lastSequenceNumber
-  visibility authorName pinned archived tags space { id name ${SPACE_ACCESS} }
+  visibility authorName pinned archived tags
+  space { id name ${SPACE_ACCESS} settings { ${SETTINGS} } }
+  settings { ${SETTINGS} } inheritedSettings
   mount { baseSequence checkpoint { id shortHash title } }
   forkedFrom { id shortHash }`;
 // Each list's items with their ids: the checkpoint form sends them back so an
@@ -75,7 +79,8 @@ const mutation = (name, type, result) =>
 const SESSION_RESULT = `session { ${SESSION_FIELDS} }`;
 
 export const CREATE_SPACE = mutation("createSpace", "CreateSpaceInput", "space { id name }");
-export const UPDATE_SPACE = mutation("updateSpace", "UpdateSpaceInput", "space { id name }");
+export const UPDATE_SPACE = mutation("updateSpace", "UpdateSpaceInput",
+  `space { id name settings { ${SETTINGS} } }`);
 export const DELETE_SPACE = mutation("deleteSpace", "DeleteSpaceInput", "deletedId");
 export const CREATE_SESSION = mutation("createSession", "CreateSessionInput", SESSION_RESULT);
 export const UPDATE_SESSION = mutation("updateSession", "UpdateSessionInput", SESSION_RESULT);

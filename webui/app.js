@@ -25,6 +25,7 @@ import "./components/search-box.js";
 import "./components/search-results.js";
 import "./components/space-access.js";
 import "./components/members-dialog.js";
+import "./components/settings-dialog.js";
 import "./components/import-dialog.js";
 
 const PREVIEW_DEBOUNCE_MS = 300;
@@ -65,7 +66,8 @@ export class SmritiApp extends HTMLElement {
       rightToggle: $("right-toggle"), left: $("left-pane"), right: $("right-pane"), scrim: $("scrim"),
     };
     Object.assign(this.ui, { search: $("search-box"), results: $("search-results"),
-      access: $("space-access"), members: $("members"), importer: $("importer") });
+      access: $("space-access"), members: $("members"), importer: $("importer"),
+      settings: $("settings") });
     for (const type of Object.keys(HANDLERS)) this.addEventListener(type, this.onEvent);
     document.addEventListener("keydown", this.onKey);
     window.addEventListener("popstate", this.onPopState);

@@ -162,3 +162,26 @@ export function access({ accounts, me, session, space }) {
   return { role, readOnly, canSave: Boolean(session?.space) && editor && !readOnly,
     canMerge: editor, bylines: Boolean(accounts && (space?.members?.length ?? 0) > 1) };
 }
+
+/** A turn's or a session's settings in one short line ("temperature 0.3 · stop 2"), or "". */
+export function settingsSummary(settings) {
+  if (!settings) return "";
+  const parts = [];
+  if (settings.instructions) parts.push("instructions");
+  if (settings.temperature !== null && settings.temperature !== undefined) {
+    parts.push(`temperature ${settings.temperature}`);
+  }
+  if (settings.topP !== null && settings.topP !== undefined) parts.push(`top_p ${settings.topP}`);
+  if (settings.maxOutputTokens) parts.push(`max ${settings.maxOutputTokens} tokens`);
+  if (settings.stop?.length) parts.push(`stop ${settings.stop.map((s) => JSON.stringify(s)).join(", ")}`);
+  return parts.join(" · ");
+}
+
+/** The settings a reply was asked with, in full: its tag's tooltip. */
+export function settingsTitle(settings) {
+  const lines = ["Asked with these settings:"];
+  if (settings.instructions) lines.push(`Instructions: ${settings.instructions}`);
+  const rest = settingsSummary({ ...settings, instructions: null });
+  if (rest) lines.push(rest);
+  return lines.join("\n");
+}

@@ -265,6 +265,21 @@ export const HANDLERS = {
     await sessionChange(this, await api.attachSpace({ sessionId: this.state.session.id, spaceId,
       memoryScope }));
   },
+  "open-settings"() {
+    if (this.state.session) this.ui.settings.show(this.state.session, "session");
+  },
+  async "save-settings"({ target, settings }) {
+    const session = this.state.session;
+    if (!session) return;
+    const payload = target === "space"
+      ? await api.updateSpace({ id: session.space.id, settings })
+      : await api.updateSession({ id: session.id, settings });
+    if (payload.errors.length) return this.ui.settings.fail(payload.errors);
+    if (target === "space") await this.reloadSession();
+    else await sessionChange(this, payload);
+    if (target === "space") await this.refreshPreview();
+    this.ui.settings.show(this.state.session, target, "Saved.");
+  },
   async "change-scope"({ memoryScope }) {
     await sessionChange(this, await api.updateSession({ id: this.state.session.id, memoryScope }));
   },

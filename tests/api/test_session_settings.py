@@ -86,7 +86,7 @@ async def test_a_sessions_settings_are_saved_shown_sent_and_recorded_on_the_repl
     ]
 
     shown = await gql(
-        "query($s: ID!) { contextPreview(input: {sessionId: $s, content: \"x\"}) "
+        'query($s: ID!) { contextPreview(input: {sessionId: $s, content: "x"}) '
         "{ settings { instructions temperature topP maxOutputTokens stop } } }",
         s=sid,
     )

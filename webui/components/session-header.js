@@ -53,6 +53,7 @@ export class SessionHeader extends HTMLElement {
         mount ? [h("span", { class: "fact mounted" }, "Mounted ",
           h("strong", { class: "hash" }, mount.checkpoint?.shortHash ?? "?"),
           ` after turn ${mount.baseSequence}`), button("Unmount", "unmount")] : null,
+        this.settingsButton(session),
         this.exportPicker(Boolean(session.space))));
   }
 
@@ -91,6 +92,16 @@ export class SessionHeader extends HTMLElement {
       known.length ? h("datalist", { id: "known-tags" }, known.map((tag) => h("option", { value: tag })))
         : null,
       h("button", { type: "button", class: "small", onclick: add }, "Add tag"));
+  }
+
+  /** "Settings": the session's instructions and parameters (and its space's defaults). */
+  settingsButton(session) {
+    const own = Object.values(session.settings ?? {}).filter((v) => v !== null).length;
+    const inherited = session.inheritedSettings?.length ?? 0;
+    const count = own + inherited;
+    return h("button", { type: "button", class: "small", id: "open-settings",
+      title: count ? `${count} setting${count === 1 ? "" : "s"} in use` : "Instructions and model parameters",
+      onclick: () => emit(this, "open-settings") }, count ? `Settings (${count})` : "Settings");
   }
 
   /** "Shared with the space": the author's switch between SPACE and PRIVATE. */

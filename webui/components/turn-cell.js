@@ -5,7 +5,7 @@
 // comes as the next cell) and Retry; a continuation sits right under the reply it
 // continues; with `byline` (a space of several members), who wrote a message ("by ana").
 import { emit, h } from "../dom.js";
-import { byline, cellLabel, cellTitle, finishLabel } from "../format.js";
+import { byline, cellLabel, cellTitle, finishLabel, settingsSummary, settingsTitle } from "../format.js";
 
 export class TurnCell extends HTMLElement {
   set turn(turn) {
@@ -75,7 +75,9 @@ export class TurnCell extends HTMLElement {
           turn.continuesSequence ? h("span", { class: "tag" }, "continuation") : null,
           stopped ? h("span", { class: `tag finish${stopped.cutOff ? " warn" : ""}`,
             title: stopped.title }, stopped.text) : null,
-          this._noReply ? h("span", { class: "tag warn" }, "no reply") : null),
+          this._noReply ? h("span", { class: "tag warn" }, "no reply") : null,
+          turn.settings ? h("span", { class: "tag settings-used", title: settingsTitle(turn.settings) },
+            settingsSummary(turn.settings)) : null),
         body,
         this._actions ? this.actionBar(turn) : null,
         this._noReply ? this.retryBar(turn) : null),
