@@ -181,6 +181,19 @@ NO_SETTINGS = ChatSettings()
 
 
 @dataclass(frozen=True, slots=True)
+class Preset:
+    """A user's named model + settings (unique name per user)."""
+
+    id: int
+    owner_id: int
+    name: str
+    model: str  # "provider/model"
+    settings: ChatSettings
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
 class Space:
     id: int
     name: str

@@ -48,6 +48,7 @@ from .providers.mutations import ModelAccessMutation
 from .providers.queries import ProviderQuery
 from .search.queries import SearchQuery
 from .sessions.mutations import SessionMutation
+from .sessions.presets import PresetMutation
 from .sessions.queries import SessionQuery
 from .sessions.types import Session
 from .spaces.mutations import SpaceMutation
@@ -65,6 +66,7 @@ from .transfer.verify import VerifyQuery
 class Mutation(
     SpaceMutation,
     SessionMutation,
+    PresetMutation,
     ChatMutation,
     ContinueMutation,
     CheckpointMutation,

@@ -17,7 +17,7 @@ A rule says:
                 everyone), OWN (the actor's own things only), READABLE
                 (everything the actor may read: theirs and what is shared
                 with them), or one object named by id: SPACE, SESSION,
-                TURN (by its session), CHECKPOINT, TOKEN, NODE (any of
+                TURN (by its session), CHECKPOINT, TOKEN, PRESET, NODE (any of
                 them). An object the actor may not read is NOT_FOUND (null
                 for a query), never FORBIDDEN.
     writes      it changes something (or spends a model call on the actor's
@@ -66,6 +66,7 @@ class On(enum.Enum):
     TURN = "turn"
     CHECKPOINT = "checkpoint"
     TOKEN = "token"
+    PRESET = "preset"
     NODE = "node"
 
 
@@ -134,6 +135,12 @@ RULES: dict[str, Rule] = {
     "updateSpaceMember": Rule(On.SPACE, writes=True, role=SpaceRole.OWNER),
     "removeSpaceMember": Rule(On.SPACE, writes=True, role=SpaceRole.OWNER),
     "setModelAccess": Rule(On.NOTHING, writes=True, admin=True),
+    # Presets are their owner's alone (viewer.presets lists them).
+    "createPreset": Rule(On.OWN, writes=True),
+    "updatePreset": Rule(On.PRESET, writes=True),
+    "deletePreset": Rule(On.PRESET, writes=True),
+    # The author's session takes one of the actor's presets (model + settings).
+    "applyPreset": Rule(On.SESSION, writes=True, author=True),
     # Accounts: an admin sees every account and the failed sign-ins; anyone
     # else sees only themselves, and no failures.
     "users": Rule(On.OWN),

@@ -137,6 +137,25 @@ class ModelAccess(Model):
         table = "model_access"
 
 
+class Preset(Model):
+    """A user's named model and settings (instructions, parameters), chosen
+    from the model picker: applying one sets a session's model and settings."""
+
+    id = fields.BigIntField(primary_key=True)
+    owner: fields.ForeignKeyRelation[User] = fields.ForeignKeyField(
+        "models.User", related_name="presets", on_delete=OnDelete.CASCADE
+    )
+    name = fields.CharField(max_length=100)
+    model = fields.CharField(max_length=300)
+    settings: fields.JSONField[dict[str, object] | None] = fields.JSONField(null=True)
+    created_at = fields.DatetimeField()
+    updated_at = fields.DatetimeField()
+
+    class Meta:
+        table = "preset"
+        unique_together = (("owner_id", "name"),)
+
+
 class Session(Model):
     id = fields.BigIntField(primary_key=True)
     title = fields.CharField(max_length=200, default="")

@@ -177,6 +177,25 @@ OPERATIONS: dict[str, tuple[str, Any]] = {
         f"mutation($id: ID!) {{ revokeApiToken(input: {{id: $id}}) {{ apiToken {{ revokedAt }} {ERR} }} }}",
         {"id": "spareToken"},
     ),
+    "createPreset": (
+        f'mutation {{ createPreset(input: {{name: "Terse", model: "offline/echo", '
+        f'settings: {{instructions: "Be terse."}}}}) {{ preset {{ name }} {ERR} }} }}',
+        {},
+    ),
+    "updatePreset": (
+        f"mutation($id: ID!) {{ updatePreset(input: {{id: $id, settings: {{temperature: 1}}}}) "
+        f"{{ preset {{ name }} {ERR} }} }}",
+        {"id": "preset"},
+    ),
+    "deletePreset": (
+        f"mutation($id: ID!) {{ deletePreset(input: {{id: $id}}) {{ deletedId {ERR} }} }}",
+        {"id": "preset"},
+    ),
+    "applyPreset": (
+        f"mutation($s: ID!, $p: ID!) {{ applyPreset(input: {{sessionId: $s, presetId: $p}}) "
+        f"{{ session {{ model }} {ERR} }} }}",
+        {"s": "session", "p": "preset"},
+    ),
     "messageStream": (STREAM, {"input": "streamInput"}),
     "continueReply": (
         f"mutation($t: ID!) {{ continueReply(input: {{turnId: $t}}) "
@@ -268,6 +287,7 @@ READ_BY = {
     "c3": MEMBERS,
     "loose": frozenset({"owner"}),
     "spareToken": frozenset({"owner"}),
+    "preset": frozenset({"owner"}),
 }
 
 
@@ -430,6 +450,12 @@ async def build_objects(world: World) -> None:
     )
     ids["cutOff"] = ids_module.encode("Turn", cut_off.id)
     ids["continueInput"] = {"turnId": ids["cutOff"]}  # type: ignore[assignment]
+    preset = await run(
+        "owner",
+        'mutation { createPreset(input: {name: "Pirate", model: "offline/echo", '
+        'settings: {instructions: "Talk like a pirate."}}) { preset { id } } }',
+    )
+    ids["preset"] = preset["createPreset"]["preset"]["id"]
 
 
 def variables(world: World, operation: str, actor: str) -> dict[str, Any]:

@@ -296,3 +296,127 @@ async def test_another_users_session_settings_cannot_be_set(world: World) -> Non
     )
     assert refused["updateSession"]["session"] is None
     assert [e["code"] for e in refused["updateSession"]["errors"]] == ["NOT_FOUND"]
+
+
+# --- presets -------------------------------------------------------------------
+
+CREATE_PRESET = f"""mutation($input: CreatePresetInput!) {{
+  createPreset(input: $input) {{ preset {{ id name model {SETTINGS} }} {ERRORS} }} }}"""
+UPDATE_PRESET = f"""mutation($input: UpdatePresetInput!) {{
+  updatePreset(input: $input) {{ preset {{ id name model {SETTINGS} }} {ERRORS} }} }}"""
+DELETE_PRESET = f"""mutation($id: ID!) {{
+  deletePreset(input: {{id: $id}}) {{ deletedId {ERRORS} }} }}"""
+APPLY_PRESET = f"""mutation($s: ID!, $p: ID!) {{
+  applyPreset(input: {{sessionId: $s, presetId: $p}}) {{ session {{ model {SETTINGS} }} {ERRORS} }} }}"""
+PRESETS = "{ viewer { presets { name model } } }"
+
+
+async def _preset(gql: GraphQLClient, **fields: Any) -> dict[str, Any]:
+    result: dict[str, Any] = (await gql(CREATE_PRESET, input=fields))["createPreset"]
+    return result
+
+
+async def test_a_preset_applied_gives_the_session_its_model_and_settings(
+    gql: GraphQLClient,
+) -> None:
+    created = await _preset(
+        gql,
+        name="  Pirate ",
+        model="offline/echo",
+        settings={"instructions": PIRATE, "temperature": 0.7},
+    )
+    assert created["errors"] == []
+    preset = created["preset"]
+    assert (preset["name"], preset["model"]) == ("Pirate", "offline/echo")
+    await _preset(gql, name="Analyst", model="lab/my-model", settings={"topP": 0.5})
+    listed = (await gql(PRESETS))["viewer"]["presets"]
+    assert listed == [
+        {"name": "Analyst", "model": "lab/my-model"},
+        {"name": "Pirate", "model": "offline/echo"},
+    ]
+    sid = (await create_session(gql, title="t", model="lab/my-model"))["id"]
+    await _update_session(gql, sid, settings={"stop": ["X"]})
+
+    applied = (await gql(APPLY_PRESET, s=sid, p=preset["id"]))["applyPreset"]
+
+    assert applied == {
+        "session": {
+            "model": "offline/echo",
+            "settings": {**NONE, "instructions": PIRATE, "temperature": 0.7},
+        },
+        "errors": [],
+    }
+    sent = await send(gql, sid, "Ahoy?")
+    assert sent["assistantTurn"]["content"].splitlines()[-2:] == [
+        f"Instructions: {PIRATE}",
+        "Parameters: temperature 0.7",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("fields", "code", "field"),
+    [
+        ({"name": "", "model": "offline/echo", "settings": {}}, "INVALID", "name"),
+        ({"name": "x", "model": "nope/none", "settings": {}}, "UNKNOWN_MODEL", "model"),
+        (
+            {"name": "x", "model": "lab/my-model", "settings": {"maxOutputTokens": 8193}},
+            "OUT_OF_RANGE",
+            "settings.maxOutputTokens",
+        ),
+        (
+            {"name": "x", "model": "offline/echo", "settings": {"temperature": 9}},
+            "OUT_OF_RANGE",
+            "settings.temperature",
+        ),
+    ],
+)
+async def test_a_bad_preset_is_a_typed_error(
+    gql: GraphQLClient, fields: dict[str, Any], code: str, field: str
+) -> None:
+    refused = await _preset(gql, **fields)
+
+    assert refused["preset"] is None
+    assert [(e["code"], e["field"]) for e in refused["errors"]] == [(code, field)]
+    assert (await gql(PRESETS))["viewer"]["presets"] == []
+
+
+async def test_preset_names_are_unique_and_presets_can_be_changed_and_deleted(
+    gql: GraphQLClient,
+) -> None:
+    first = (await _preset(gql, name="A", model="offline/echo", settings={}))["preset"]
+    second = (await _preset(gql, name="B", model="offline/echo", settings={}))["preset"]
+    again = await _preset(gql, name="A", model="offline/echo", settings={})
+    assert [(e["code"], e["field"]) for e in again["errors"]] == [("CONFLICT", "name")]
+    renamed = (await gql(UPDATE_PRESET, input={"id": second["id"], "name": "A"}))["updatePreset"]
+    assert [(e["code"], e["field"]) for e in renamed["errors"]] == [("CONFLICT", "name")]
+
+    changed = (
+        await gql(
+            UPDATE_PRESET,
+            input={"id": first["id"], "name": "C", "settings": {"temperature": 0.1}},
+        )
+    )["updatePreset"]
+    assert changed["preset"]["name"] == "C"
+    assert changed["preset"]["settings"] == {**NONE, "temperature": 0.1}
+    deleted = (await gql(DELETE_PRESET, id=first["id"]))["deletePreset"]
+    assert deleted == {"deletedId": first["id"], "errors": []}
+    assert (await gql(PRESETS))["viewer"]["presets"] == [{"name": "B", "model": "offline/echo"}]
+
+
+async def test_another_users_preset_does_not_exist_for_them(world: World) -> None:
+    created = await world.data(
+        "owner", CREATE_PRESET, input={"name": "Mine", "model": "offline/echo", "settings": {}}
+    )
+    preset_id = created["createPreset"]["preset"]["id"]
+    theirs = await world.data("viewer", "mutation { createSession(input: {}) { session { id } } }")
+    their_session = theirs["createSession"]["session"]["id"]
+
+    applied = await world.data("viewer", APPLY_PRESET, s=their_session, p=preset_id)
+    deleted = await world.data("viewer", DELETE_PRESET, id=preset_id)
+    listed = await world.data("viewer", PRESETS)
+
+    assert [(e["code"], e["field"]) for e in applied["applyPreset"]["errors"]] == [
+        ("NOT_FOUND", "presetId")
+    ]
+    assert [e["code"] for e in deleted["deletePreset"]["errors"]] == ["NOT_FOUND"]
+    assert listed["viewer"]["presets"] == []

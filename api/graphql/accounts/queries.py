@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Annotated
+
 import strawberry
 
 from ...domain.accounts import Actor
 from ...services import accounts
+from ...services import presets as preset_service
 from ..context import Info
 from .types import ApiToken
+
+if TYPE_CHECKING:
+    from ..sessions.presets import Preset
 
 
 @strawberry.type(description="Who is asking: the signed-in user, or the user of an API token.")
@@ -21,6 +27,12 @@ class Viewer:
     token_name: str | None = strawberry.field(
         description="The name of the API token this request came with; null for a browser."
     )
+
+    @strawberry.field(description="Their presets (model + instructions + parameters), by name.")
+    async def presets(self) -> list[Annotated[Preset, strawberry.lazy("..sessions.presets")]]:
+        from ..sessions.presets import Preset as Found
+
+        return [Found.from_domain(p) for p in await preset_service.list_presets(self.actor)]
 
     @strawberry.field(description="Their API tokens, newest first, revoked ones included.")
     async def api_tokens(self) -> list[ApiToken]:
