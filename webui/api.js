@@ -78,6 +78,11 @@ const mutation = (name, type, result) =>
   `mutation($input: ${type}!) { ${name}(input: $input) { ${result} ${ERRORS} } }`;
 const SESSION_RESULT = `session { ${SESSION_FIELDS} }`;
 
+const PRESET_FIELDS = `id name model settings { ${SETTINGS} }`;
+export const PRESETS = `{ viewer { presets { ${PRESET_FIELDS} } } }`;
+export const CREATE_PRESET = mutation("createPreset", "CreatePresetInput",
+  `preset { ${PRESET_FIELDS} }`);
+export const APPLY_PRESET = mutation("applyPreset", "ApplyPresetInput", SESSION_RESULT);
 export const CREATE_SPACE = mutation("createSpace", "CreateSpaceInput", "space { id name }");
 export const UPDATE_SPACE = mutation("updateSpace", "UpdateSpaceInput",
   `space { id name settings { ${SETTINGS} } }`);
@@ -248,6 +253,9 @@ export const compareCheckpoints = async (a, b) =>
 export const previewMerge = async (input) =>
   (await request(PREVIEW_MERGE, { input })).previewMerge;
 
+export const loadPresets = async () => (await request(PRESETS)).viewer.presets;
+export const createPreset = (input) => run(CREATE_PRESET, "createPreset", input);
+export const applyPreset = (input) => run(APPLY_PRESET, "applyPreset", input);
 export const createSpace = (input) => run(CREATE_SPACE, "createSpace", input);
 export const updateSpace = (input) => run(UPDATE_SPACE, "updateSpace", input);
 export const deleteSpace = (id) => run(DELETE_SPACE, "deleteSpace", { id });

@@ -273,7 +273,7 @@ export class SmritiApp extends HTMLElement {
       history.pushState({ session: id }, "", `/?session=${encodeURIComponent(id)}`);
     }
     this.dispatch(actions.sessionClosed); // a new notebook, even when reopening the same session
-    this.ui.composer.setModels(this.state.providers, session.model);
+    this.ui.composer.setModels(this.state.providers, session.model, this.state.presets);
     this.ui.composer.value = loadDraft(id);
     this.dispatch(actions.sessionOpened, session, page);
     this.refreshPreview(); // not awaited: the notebook is usable before the preview arrives
@@ -325,9 +325,13 @@ export class SmritiApp extends HTMLElement {
 
   /** The providers for the model picker, asked again while one is still being checked. */
   async loadProviders(recheck = 0) {
-    const providers = await api.loadProviders();
+    const [providers, presets] = await Promise.all([api.loadProviders(),
+      recheck ? this.state.presets : api.loadPresets()]);
     this.dispatch(actions.providersLoaded, providers);
-    if (this.state.session) this.ui.composer.setModels(this.state.providers, this.state.model);
+    this.dispatch(actions.presetsLoaded, presets);
+    if (this.state.session) {
+      this.ui.composer.setModels(this.state.providers, this.state.model, this.state.presets);
+    }
     clearTimeout(this.providersTimer);
     if (recheck < PROVIDERS_RECHECKS && providers.providers.some((p) => p.reachability === "CHECKING")) {
       this.providersTimer = setTimeout(() => this.loadProviders(recheck + 1)

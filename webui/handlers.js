@@ -280,6 +280,25 @@ export const HANDLERS = {
     if (target === "space") await this.refreshPreview();
     this.ui.settings.show(this.state.session, target, "Saved.");
   },
+  async "save-preset"({ name, settings }) {
+    const session = this.state.session;
+    if (!session) return;
+    const model = this.state.model ?? session.model;
+    const payload = await api.createPreset({ name, model, settings });
+    if (payload.errors.length) return this.ui.settings.fail(payload.errors);
+    this.dispatch(actions.presetsLoaded, await api.loadPresets());
+    this.ui.composer.setModels(this.state.providers, model, this.state.presets);
+    this.ui.settings.show(session, "session", `Preset “${payload.preset.name}” saved (${model}).`);
+  },
+  async "apply-preset"({ presetId }) {
+    const session = this.state.session;
+    if (!session) return;
+    const payload = await api.applyPreset({ sessionId: session.id, presetId });
+    if (this.failed(payload)) return;
+    this.dispatch(actions.modelChosen, payload.session.model);
+    this.ui.composer.setModels(this.state.providers, payload.session.model, this.state.presets);
+    await sessionChange(this, payload);
+  },
   async "change-scope"({ memoryScope }) {
     await sessionChange(this, await api.updateSession({ id: this.state.session.id, memoryScope }));
   },

@@ -21,7 +21,7 @@ export const taggedSessions = (tag) => Object.freeze({ archived: false, tag });
 
 export const INITIAL = {
   spaces: [], unattached: [], pinned: [], sidebarFilter: ALL_SESSIONS, knownTags: [],
-  providers: [], chatDefault: "offline/echo",
+  providers: [], presets: [], chatDefault: "offline/echo",
   session: null, model: null, turns: [], hasOlder: false, cursor: null, loadingOlder: false,
   lineage: EMPTY_LINEAGE, placements: new Map(), plan: null, planAsked: null, showContext: false,
   pending: null, selectedId: null, formOpen: false, drawer: null,
@@ -65,6 +65,8 @@ export const inFlight = (pending) => Boolean(pending) && pending.status !== "err
 export const accountLoaded = (state, { accounts, name }) => ({ accounts, me: name });
 export const providersLoaded = (state, { providers, chatDefault }) => ({ providers, chatDefault });
 export const drawerSet = (state, drawer) => ({ drawer });
+/** The user's presets (model + settings), for the model picker. */
+export const presetsLoaded = (state, presets) => ({ presets });
 export const modelChosen = (state, model) => ({ model });
 export const contextToggled = (state) => ({ showContext: !state.showContext });
 export const contextClosed = () => ({ showContext: false });

@@ -49,7 +49,7 @@ def test_instructions_and_a_temperature_reach_the_model_and_the_reply_says_so(
     dialog.get_by_label("Instructions").fill(PIRATE)
     dialog.get_by_label("Temperature").fill("0.3")
     dialog.get_by_label("Stop sequences").fill("END")
-    dialog.get_by_role("button", name="Save").click()
+    dialog.get_by_role("button", name="Save", exact=True).click()
     expect(dialog.locator("#settings-note")).to_have_text("Saved.")
     dialog.get_by_role("button", name="Close settings").click()
     expect(page.locator("#open-settings")).to_have_text("Settings (3)")
@@ -87,10 +87,40 @@ def test_a_temperature_out_of_range_is_refused_in_words(
     page.get_by_role("button", name="Settings", exact=True).click()
     dialog = page.locator("#settings-dialog")
     dialog.get_by_label("Temperature").fill("2.5")
-    dialog.get_by_role("button", name="Save").click()
+    dialog.get_by_role("button", name="Save", exact=True).click()
 
     expect(dialog.locator("#settings-error")).to_have_text(
         "temperature is from 0 to 2; 2.5 is out of range."
     )
     dialog.get_by_role("button", name="Close settings").click()
     expect(page.locator("#open-settings")).to_have_text("Settings")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_a_preset_saved_in_settings_is_chosen_from_the_model_picker(
+    page: Page, server: SmritiServer, width: int
+) -> None:
+    page.set_viewport_size({"width": width, "height": 900})
+    name = f"Pirate {width}"
+    open_app(page, server.base_url, f"/?session={new_session(server, 'lab/my-model')}")
+    page.get_by_role("button", name="Settings", exact=True).click()
+    dialog = page.locator("#settings-dialog")
+    dialog.get_by_label("Instructions").fill(PIRATE)
+    dialog.get_by_label("Top p").fill("0.5")
+    dialog.get_by_label("Preset name").fill(name)
+    dialog.get_by_role("button", name="Save as preset").click()
+    expect(dialog.locator("#settings-note")).to_have_text(f"Preset “{name}” saved (lab/my-model).")
+    dialog.get_by_role("button", name="Close settings").click()
+    # Nothing was saved on this session: the preset only.
+    expect(page.locator("#open-settings")).to_have_text("Settings")
+
+    open_app(page, server.base_url, f"/?session={new_session(server)}")
+    picker = page.get_by_label("Model", exact=True)
+    expect(picker).to_have_value("offline/echo")
+    option = picker.locator("optgroup[label='Presets'] option", has_text=name)
+    picker.select_option(option.get_attribute("value"))
+
+    expect(picker).to_have_value("lab/my-model")
+    expect(page.locator("#open-settings")).to_have_text("Settings (2)")
+    page.get_by_role("button", name="Show context").click()
+    expect(page.locator(".ctx-message.system pre")).to_have_text(PIRATE)

@@ -18,8 +18,15 @@ export class ComposerCell extends HTMLElement {
     };
     this.onInput = () => emit(this, "draft-change", { content: this.textarea.value });
     this.onModel = () => {
+      const value = this.select.value;
+      if (value.startsWith(PRESET)) {
+        // A preset sets the session's model and settings (the app answers with setModels).
+        this.select.value = this.selected;
+        return emit(this, "apply-preset", { presetId: value.slice(PRESET.length) });
+      }
+      this.selected = value;
       this.showHint();
-      emit(this, "model-change", { model: this.select.value });
+      emit(this, "model-change", { model: value });
     };
   }
 
@@ -80,8 +87,11 @@ export class ComposerCell extends HTMLElement {
   /** Providers as `providers` lists them; unavailable ones disabled with the reason, and
    * those where nothing answered when last checked marked "not reachable" (still
    * selectable: the server may be up by the time a message is sent). */
-  setModels(providers, selected) {
-    replace(this.select, providers.map((provider) => {
+  setModels(providers, selected, presets = []) {
+    replace(this.select, presets.length ? h("optgroup", { label: "Presets" },
+      presets.map((preset) => h("option", { value: `${PRESET}${preset.id}` },
+        `${preset.name} (${preset.model})`))) : null,
+    providers.map((provider) => {
       const note = !provider.available ? "unavailable"
         : provider.reachability === "UNREACHABLE" ? "not reachable" : null;
       const label = !provider.available
@@ -92,6 +102,7 @@ export class ComposerCell extends HTMLElement {
           note ? `${model} (${note})` : model)));
     }));
     this.select.value = selected;
+    this.selected = selected;
     this.showHint();
   }
 
@@ -106,6 +117,8 @@ export class ComposerCell extends HTMLElement {
 }
 
 const OFFLINE_PROVIDER = "offline";
+// A preset's option value: this prefix and its id (never a "provider/model").
+const PRESET = "preset:";
 
 function offlineHint() {
   return h("details", { class: "model-hint", hidden: true },

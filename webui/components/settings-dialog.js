@@ -70,16 +70,31 @@ export class SettingsDialog extends HTMLElement {
       h("div", { class: "dialog-actions" },
         h("button", { type: "button", class: "small", id: "settings-clear",
           onclick: () => this.send({}) }, "Clear all"),
-        h("button", { type: "submit", class: "small primary", id: "settings-save" }, "Save")));
+        h("button", { type: "submit", class: "small primary", id: "settings-save" }, "Save")),
+      this.target === "session" ? this.presetForm() : null);
     if (!this.dialog.open) this.dialog.showModal();
   }
 
-  save() {
+  /** "Save as preset": the model chosen now and these fields, under a name of yours;
+   * presets are chosen from the model picker. */
+  presetForm() {
+    const name = h("input", { id: "preset-name", placeholder: "Preset name", "aria-label": "Preset name" });
+    return h("div", { class: "preset-save" }, name,
+      h("button", { type: "button", class: "small", id: "preset-save",
+        onclick: () => emit(this, "save-preset", { name: name.value, settings: this.values() }) },
+      "Save as preset"));
+  }
+
+  values() {
     const text = (name) => this.inputs[name].value.trim();
     const number = (name) => (text(name) === "" ? null : Number(text(name)));
     const stop = this.inputs.stop.value.split("\n").filter((line) => line !== "");
-    this.send({ instructions: text("instructions") || null, temperature: number("temperature"),
-      topP: number("topP"), maxOutputTokens: number("maxOutputTokens"), stop: stop.length ? stop : null });
+    return { instructions: text("instructions") || null, temperature: number("temperature"),
+      topP: number("topP"), maxOutputTokens: number("maxOutputTokens"), stop: stop.length ? stop : null };
+  }
+
+  save() {
+    this.send(this.values());
   }
 
   send(settings) {
