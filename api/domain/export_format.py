@@ -27,12 +27,16 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..errors import ErrorCode, InputError
+from .chat_settings import ANY_MODEL_OUTPUT_LIMIT, validate
 from .hashing import utc_timestamp
 from .identity import ID_PATTERN
 from .types import (
     CONTENT_LIST_FIELDS,
     CONTENT_TEXT_FIELDS,
+    NO_SETTINGS,
     PROVIDER_FINISH_REASON_CHARS,
+    SETTINGS_NAMES,
+    ChatSettings,
     Checkpoint,
     CheckpointContent,
     FinishReason,
@@ -181,6 +185,7 @@ def _space(item: SpaceExport) -> dict[str, Any]:
         ],
         "checkpoints": [_checkpoint(c) for c in item.checkpoints],
         "sessions": [_session(s) for s in item.sessions],
+        "settings": space.settings.to_json(),
     }
 
 
@@ -224,6 +229,7 @@ def _session(item: SessionExport) -> dict[str, Any]:
         "createdAt": utc_timestamp(session.created_at),
         "updatedAt": utc_timestamp(session.updated_at),
         "turns": [_turn(t) for t in item.turns],
+        "settings": session.settings.to_json(),
     }
 
 
@@ -246,6 +252,7 @@ def _turn(turn: Turn) -> dict[str, Any]:
         "createdAt": utc_timestamp(turn.created_at),
         "finishReason": turn.finish_reason.value if turn.finish_reason else None,
         "providerFinishReason": turn.provider_finish_reason,
+        "settings": turn.settings.to_json() if turn.settings else None,
     }
 
 
@@ -488,6 +495,7 @@ def _read_space(reader: _Reader) -> SpaceExport:
             owner_id=_NO_OWNER,
             created_at=reader.time("createdAt"),
             updated_at=reader.time("updatedAt"),
+            settings=_read_settings(reader) or NO_SETTINGS,
         ),
         hash_space_id=reader.identifier("hashSpaceId"),
         branches=tuple(
@@ -609,6 +617,7 @@ def _read_session(reader: _Reader, space_id: int | None, ids: Sequence[int]) -> 
         owner_id=_NO_OWNER,
         created_at=reader.time("createdAt"),
         updated_at=reader.time("updatedAt"),
+        settings=_read_settings(reader) or NO_SETTINGS,
     )
     _unique([t.sequence_number for t in turns], f"{reader.path}.turns", "sequence number")
     keys = [t.idempotency_key for t in turns if t.idempotency_key is not None]
@@ -656,9 +665,52 @@ def _read_turn(reader: _Reader, session_id: int) -> Turn:
         finish_reason=finish_reason,
         provider_finish_reason=_provider_finish_reason(reader, finish_reason),
         continues_sequence=continues,
+        settings=_read_settings(reader),
     )
 
 
+def _read_settings(reader: _Reader) -> ChatSettings | None:
+    """``settings`` (instructions and parameters; absent in older exports: none),
+    typed and within the bounds a session's are (any model's output limit)."""
+    if not reader.later("settings"):
+        return None
+    found = reader.opt_object("settings")
+    assert found is not None
+    path = found.path
+    values = found.value
+    for key in values:
+        if key not in _SETTINGS_KEYS:
+            raise invalid(f"{path}.{key}", f"one of {', '.join(_SETTINGS_KEYS)}")
+
+    def number(key: str) -> float | None:
+        value = values.get(key)
+        if value is not None and (not isinstance(value, int | float) or isinstance(value, bool)):
+            raise invalid(f"{path}.{key}", "a number")
+        return None if value is None else float(value)
+
+    instructions = values.get("instructions")
+    if instructions is not None and not isinstance(instructions, str):
+        raise invalid(f"{path}.instructions", "a string")
+    tokens = values.get("maxOutputTokens")
+    if tokens is not None and (not isinstance(tokens, int) or isinstance(tokens, bool)):
+        raise invalid(f"{path}.maxOutputTokens", "an integer")
+    stop = values.get("stop")
+    if stop is not None and (
+        not isinstance(stop, list) or not all(isinstance(item, str) for item in stop)
+    ):
+        raise invalid(f"{path}.stop", "a list of strings")
+    settings = ChatSettings(
+        instructions=instructions,
+        temperature=number("temperature"),
+        top_p=number("topP"),
+        max_output_tokens=tokens,
+        stop=tuple(stop) if stop is not None else None,
+    )
+    checked = validate(settings, output_limit=ANY_MODEL_OUTPUT_LIMIT, field=path)
+    return None if checked.empty else checked
+
+
+_SETTINGS_KEYS = tuple(SETTINGS_NAMES.values())
 _FINISH_REASONS = ", ".join(r.value for r in FinishReason)
 
 

@@ -166,6 +166,7 @@ async def _import_space(conn: Any, owner_id: int, item: SpaceExport) -> tuple[Sp
         owner_id=owner_id,
         name=item.space.name,
         description=item.space.description,
+        settings=item.space.settings.to_json(),
         origin_space_id=origin,
         created_at=item.space.created_at,
         updated_at=item.space.updated_at,
@@ -246,6 +247,7 @@ async def _create_session(
         active_provider=session.active_provider,
         active_model=session.active_model,
         memory_scope=session.memory_scope.value,
+        settings=session.settings.to_json(),
         last_sequence_number=session.last_sequence_number,
         created_at=session.created_at,
         updated_at=session.updated_at,
@@ -270,6 +272,7 @@ async def _create_session(
                 finish_reason=t.finish_reason.value if t.finish_reason else None,
                 provider_finish_reason=t.provider_finish_reason,
                 continues_sequence=t.continues_sequence,
+                settings=t.settings.to_json() if t.settings else None,
             )
             for t in item.turns
         ],
