@@ -20,7 +20,7 @@ from tortoise.migrations import operations as ops
 
 
 class Migration(migrations.Migration):
-    dependencies = [("models", "0012_item_ids")]
+    dependencies = [("models", "0013_session_organising")]
 
     operations = [
         ops.AddField(model_name="Session", name="settings", field=fields.JSONField(null=True)),
