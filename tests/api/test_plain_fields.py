@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 import strawberry
+from strawberry import relay
 
 from api.graphql.core.execution import PlainFieldsExecutor, plain_leaf
 from api.graphql.schema import build_schema
@@ -42,10 +43,40 @@ def _items() -> list[Item]:
 
 
 @strawberry.type
+class Thing(relay.Node):
+    key: relay.NodeID[int]
+    label: str
+
+    @strawberry.field
+    def upper(self) -> str:
+        return self.label.upper()
+
+    @strawberry.field
+    def suffixed(self, suffix: str = "!") -> str:
+        return self.label + suffix
+
+    @strawberry.field
+    def named(self, info: strawberry.Info) -> str:
+        return f"{info.field_name}:{self.label}"
+
+    @strawberry.field
+    def broken(self) -> str:
+        raise ValueError("no")
+
+
+class OddThing(Thing):
+    """A subclass instance: not the type the fast path knows (the ordinary path)."""
+
+
+@strawberry.type
 class Query:
     @strawberry.field
     def items(self) -> list[Item]:
         return _items()
+
+    @strawberry.field
+    def things(self) -> list[Thing]:
+        return [Thing(key=1, label="a"), OddThing(key=22, label="b")]
 
     @strawberry.field
     def maybe(self) -> list[Item | None]:
@@ -65,6 +96,10 @@ def _schema(executor: Any) -> strawberry.Schema:
         "{ maybe { name wrong } }",  # the scalar's refusal, located
         "{ items { name broken } }",  # propagates to the non-null list
         "{ items { name @skip(if: true) count @include(if: false) colour } }",
+        # relay ids, methods (only self; with an argument; with info), a raising method
+        "{ things { id key: id upper suffixed named } }",
+        '{ things { suffixed(suffix: "?") id } }',
+        "{ things { id broken } }",
     ],
 )
 async def test_the_same_answer_and_errors_as_graphql_core(query: str) -> None:
@@ -84,7 +119,8 @@ def test_the_fields_read_in_bulk_take_the_fast_path() -> None:
     schema = build_schema()._schema  # type: ignore[attr-defined]
 
     def plain(type_name: str, field: str) -> bool:
-        return plain_leaf(schema.get_type(type_name).fields[field]) is not None
+        parent = schema.get_type(type_name)
+        return plain_leaf(parent.fields[field], parent) is not None
 
     assert all(
         plain(t, f)
@@ -97,16 +133,35 @@ def test_the_fields_read_in_bulk_take_the_fast_path() -> None:
             ("LineageNode", "id"),
             ("LineageNode", "parentId"),
             ("LineageNode", "createdAt"),
+            # the relay id of our nodes, a method taking only self
+            ("Turn", "id"),
+            ("Checkpoint", "id"),
+            ("Space", "id"),
+            ("Session", "id"),
+            ("Checkpoint", "shortHash"),
         ]
     )
-    # a resolver, an object, the relay id: the ordinary path
+    # a resolver taking info or arguments, an object, a list: the ordinary path
     assert not any(
         plain(t, f)
         for t, f in [
             ("Turn", "contentHtml"),
             ("Turn", "usage"),
-            ("Turn", "id"),
             ("Checkpoint", "parent"),
-            ("Checkpoint", "shortHash"),
+            ("Checkpoint", "decisions"),
+            ("Space", "lineage"),
         ]
     )
+
+
+def test_which_fields_of_a_node_are_read_directly() -> None:
+    schema = _schema(PlainFieldsExecutor)._schema  # type: ignore[attr-defined]
+    thing = schema.get_type("Thing")
+    direct = {name for name, field in thing.fields.items() if plain_leaf(field, thing)}
+    assert direct == {"id", "label", "upper", "broken"}
+    # the relay id is read the way GlobalID spells it; a subclass instance is not
+    read = plain_leaf(thing.fields["id"], thing)
+    assert read is not None
+    assert read[0](Thing(key=7, label="x")) == "VGhpbmc6Nw=="  # base64("Thing:7")
+    with pytest.raises(TypeError):
+        read[0](OddThing(key=7, label="x"))

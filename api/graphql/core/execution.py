@@ -21,6 +21,7 @@ the ordinary path.
 from __future__ import annotations
 
 from collections.abc import Callable
+from operator import attrgetter
 from typing import Any
 
 from graphql import (
@@ -33,27 +34,93 @@ from graphql import (
 )
 from graphql.execution.collect_fields import GroupedFieldSet
 from graphql.pyutils import AwaitableOrValue, Path, gather_with_cancel
+from strawberry import relay
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
+from strawberry.types.field import StrawberryField
 
 # The resolver Strawberry installs on a field that only reads an attribute
 # (strawberry/schema/schema_converter.py, ``from_resolver``). Recognised by
 # name: if a Strawberry release renames it, the fast path is simply not taken
 # (tests/api/test_plain_fields.py notices).
 PLAIN_RESOLVER_NAME = "_get_basic_result"
+# Where Strawberry keeps a GraphQL field's StrawberryField (and a type's definition).
+DEFINITION = "strawberry-definition"
 
-# response key -> (resolver, serialize, non-null), or None for the ordinary path
-Plan = list[tuple[str, tuple[Callable[..., Any], Callable[[Any], Any], bool] | None]]
+Read = Callable[[Any], Any]
+# response key -> (read, serialize, non-null), or None for the ordinary path
+Plan = list[tuple[str, tuple[Read, Callable[[Any], Any], bool] | None]]
 
 
-def plain_leaf(field: GraphQLField) -> tuple[Callable[..., Any], Callable[[Any], Any], bool] | None:
-    """How to read ``field`` without graphql-core's machinery, or None."""
-    resolve = field.resolve
-    if resolve is None or getattr(resolve, "__name__", "") != PLAIN_RESOLVER_NAME:
-        return None
+def plain_leaf(
+    field: GraphQLField, parent_type: GraphQLObjectType | None = None
+) -> tuple[Read, Callable[[Any], Any], bool] | None:
+    """How to read ``field`` of ``parent_type`` without graphql-core's
+    machinery, or None. Three kinds of leaf (scalar or enum) fields qualify:
+
+    - an attribute read (no resolver, no extension);
+    - a method that takes only ``self`` (sync, no arguments, no ``info``, no
+      extension or permission), e.g. ``shortHash``;
+    - the relay ``id`` of a Node class that keeps Strawberry's own
+      ``resolve_id`` and ``resolve_typename`` (the type's name and the
+      ``NodeID`` attribute, base64-encoded as ``GlobalID`` does).
+
+    ``read(source)`` may raise: the field then takes the ordinary path, which
+    answers (or reports the error) exactly as before.
+    """
     nullable = get_nullable_type(field.type)
-    if not is_leaf_type(nullable):
+    resolve = field.resolve
+    if resolve is None or not is_leaf_type(nullable):
         return None
-    return resolve, nullable.serialize, isinstance(field.type, GraphQLNonNull)
+    serialize, non_null = nullable.serialize, isinstance(field.type, GraphQLNonNull)
+    definition = (field.extensions or {}).get(DEFINITION)
+    if getattr(resolve, "__name__", "") == PLAIN_RESOLVER_NAME:
+        if isinstance(definition, StrawberryField) and definition.default_resolver is getattr:
+            return attrgetter(definition.python_name), serialize, non_null
+        return lambda source: resolve(source, None), serialize, non_null
+    resolver = getattr(definition, "base_resolver", None)
+    if not isinstance(definition, StrawberryField) or resolver is None or definition.extensions:
+        return None
+    node_id = _node_id_reader(parent_type, resolver)
+    if node_id is not None:
+        return node_id, serialize, non_null
+    if (
+        resolver.is_async
+        or resolver.arguments
+        or resolver.self_parameter is None
+        or resolver.info_parameter is not None
+        or resolver.root_parameter is not None
+        or resolver.parent_parameter is not None
+        or not callable(resolver.wrapped_func)
+    ):
+        return None
+    return resolver.wrapped_func, serialize, non_null
+
+
+def _node_id_reader(parent_type: GraphQLObjectType | None, resolver: Any) -> Read | None:
+    """``id`` of a relay Node resolved the default way, read directly."""
+    if parent_type is None or getattr(resolver.wrapped_func, "__func__", None) is not _NODE_ID:
+        return None
+    definition = (parent_type.extensions or {}).get(DEFINITION)
+    origin = getattr(definition, "origin", None)
+    if not (isinstance(origin, type) and issubclass(origin, relay.Node)):
+        return None
+    if (
+        origin.resolve_id.__func__ is not relay.Node.resolve_id.__func__  # type: ignore[attr-defined]
+        or origin.resolve_typename.__func__ is not relay.Node.resolve_typename.__func__  # type: ignore[attr-defined]
+    ):
+        return None
+    attr, type_name = origin.resolve_id_attr(), parent_type.name
+
+    def read(source: Any) -> str:
+        if type(source) is not origin:  # a subclass or a stand-in: the ordinary path
+            raise TypeError(source)
+        return relay.to_base64(type_name, str(getattr(source, attr)))
+
+    return read
+
+
+# Strawberry's resolver of Node.id (a classmethod, bound to each Node class).
+_NODE_ID = relay.Node._id.__func__
 
 
 class PlainFieldsExecutor(StrawberryGraphQLCoreExecutionContext):
@@ -75,7 +142,9 @@ class PlainFieldsExecutor(StrawberryGraphQLCoreExecutionContext):
         plan: Plan = []
         for response_name, details in fields.items():
             definition = self.schema.get_field(parent_type, details[0].node.name.value)
-            plan.append((response_name, plain_leaf(definition) if definition else None))
+            plan.append(
+                (response_name, plain_leaf(definition, parent_type) if definition else None)
+            )
         found = plan if any(step[1] for step in plan) else None
         self._plans[id(fields)] = (fields, found)
         return found
@@ -99,9 +168,9 @@ class PlainFieldsExecutor(StrawberryGraphQLCoreExecutionContext):
         try:
             for response_name, plain in plan:
                 if plain is not None:
-                    resolve, serialize, non_null = plain
+                    read, serialize, non_null = plain
                     try:
-                        value = resolve(source_value, None)
+                        value = read(source_value)
                         if value is not None:
                             results[response_name] = serialize(value)
                             continue
