@@ -87,17 +87,25 @@ class Checkpoint(relay.Node):
     tasks: list[str] = strawberry.field(description="Open tasks.")
     open_questions: list[str] = strawberry.field(description="Questions still unanswered.")
     entities: list[str] = strawberry.field(description="People, places and things discussed.")
+
+    # The items with their ids are made when asked (``_items``): a checkpoint
+    # saved before ids existed derives them (a SHA-256 per item), which cost
+    # more than the rest of the node in a lineage page that never shows them.
     decision_items: list[CheckpointItem] = strawberry.field(
-        description="`decisions` with each item's identity (the same order)."
+        resolver=lambda root: root._items("decisions"),
+        description="`decisions` with each item's identity (the same order).",
     )
     task_items: list[CheckpointItem] = strawberry.field(
-        description="`tasks` with each item's identity (the same order)."
+        resolver=lambda root: root._items("tasks"),
+        description="`tasks` with each item's identity (the same order).",
     )
     open_question_items: list[CheckpointItem] = strawberry.field(
-        description="`openQuestions` with each item's identity (the same order)."
+        resolver=lambda root: root._items("open_questions"),
+        description="`openQuestions` with each item's identity (the same order).",
     )
     entity_items: list[CheckpointItem] = strawberry.field(
-        description="`entities` with each item's identity (the same order)."
+        resolver=lambda root: root._items("entities"),
+        description="`entities` with each item's identity (the same order).",
     )
     author_agent: str = strawberry.field(description='Who saved it ("user" or an agent name).')
     source_turn_range: TurnRange | None = strawberry.field(
@@ -118,7 +126,6 @@ class Checkpoint(relay.Node):
             hash=checkpoint.hash,
             branch_name=checkpoint.branch_name,
             **content.columns(),
-            **items_of(item_ids(checkpoint), content),
             author_agent=checkpoint.author_agent,
             source_turn_range=TurnRange.from_domain(checkpoint.source_turn_range),
             base_sequence=checkpoint.base_sequence,
@@ -132,6 +139,12 @@ class Checkpoint(relay.Node):
     ) -> list[Any]:
         found = await info.context.loaders.checkpoint_by_id.load_many([int(i) for i in node_ids])
         return [cls.from_domain(c) if c else None for c in found]
+
+    def _items(self, attr: str) -> list[CheckpointItem]:
+        checkpoint = self.domain_checkpoint
+        texts = getattr(checkpoint.content, attr)
+        ids = getattr(item_ids(checkpoint), attr)
+        return [CheckpointItem(id=i, text=t) for i, t in zip(ids, texts, strict=True)]
 
     @strawberry.field(
         description="Who saved it, and the API token's name when it came with one (not part "
