@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import Any
 
 from tortoise.transactions import in_transaction
 
@@ -11,7 +12,6 @@ from ..domain.pages import Page, PageRequest
 from ..domain.types import Authorship, Checkpoint, CheckpointContent, LineageEntry, TurnRange
 from ..errors import ErrorCode, InputError, NotFound
 from . import models, rows, sql
-from .paging import keyset_page
 from .writes import finished
 
 HashFunction = Callable[..., str]
@@ -189,16 +189,27 @@ async def branch_exists(space_id: int, name: str) -> bool:
     return await models.Branch.filter(space_id=space_id, name=name).exists()
 
 
+async def _select(where: str, params: list[Any]) -> list[Checkpoint]:
+    """Checkpoints read raw (``rows.checkpoint_record``): the ORM's model
+    instances cost more than the query in a page or a DataLoader's batch."""
+    found = await sql.fetch_rows(
+        sql.connection(), f"SELECT {rows.CHECKPOINT_COLUMNS} FROM checkpoint WHERE {where}", params
+    )
+    return [rows.checkpoint_record(record) for record in found]
+
+
 async def get(checkpoint_id: int, *, field: str = "checkpointId") -> Checkpoint:
-    row = await models.Checkpoint.get_or_none(id=checkpoint_id)
-    if row is None:
+    found = await _select("id = ?", [checkpoint_id])
+    if not found:
         raise NotFound("No such checkpoint.", field=field)
-    return rows.checkpoint(row)
+    return found[0]
 
 
 async def get_many(ids: list[int]) -> dict[int, Checkpoint]:
-    found = await models.Checkpoint.filter(id__in=ids)
-    return {row.id: rows.checkpoint(row) for row in found}
+    if not ids:
+        return {}
+    found = await _select(f"id IN ({', '.join('?' for _ in ids)})", list(ids))
+    return {checkpoint.id: checkpoint for checkpoint in found}
 
 
 async def head_id(space_id: int, branch_name: str) -> int | None:
@@ -229,10 +240,15 @@ async def chain(tip_id: int, depth: int) -> list[Checkpoint]:
 
 
 async def children(parent_ids: list[int]) -> dict[int, list[Checkpoint]]:
-    found = await models.Checkpoint.filter(parent_id__in=parent_ids).order_by("id")
     result: dict[int, list[Checkpoint]] = {i: [] for i in parent_ids}
-    for row in found:
-        result[row.parent_id].append(rows.checkpoint(row))  # type: ignore[attr-defined]
+    if not parent_ids:
+        return result
+    found = await _select(
+        f"parent_id IN ({', '.join('?' for _ in parent_ids)}) ORDER BY id", list(parent_ids)
+    )
+    for checkpoint in found:
+        assert checkpoint.parent_id is not None
+        result[checkpoint.parent_id].append(checkpoint)
     return result
 
 
@@ -278,5 +294,25 @@ async def lineage_entries(space_id: int, *, after: int | None, limit: int) -> Pa
 
 
 async def page(space_id: int, request: PageRequest) -> Page[Checkpoint]:
-    query = models.Checkpoint.filter(space_id=space_id)
-    return await keyset_page(query, "id", request, rows.checkpoint)
+    """One page of the space's checkpoints by id, as ``keyset_page`` reads one
+    (``after``/``before`` exclusive, one row past the limit), from raw rows."""
+    where, params = "space_id = ?", [space_id]
+    if request.after is not None:
+        where += " AND id > ?"
+        params.append(request.after)
+    if request.before is not None:
+        where += " AND id < ?"
+        params.append(request.before)
+    backward = request.last is not None and request.first is None
+    limit = request.last if backward else request.first
+    if limit is None:
+        limit = 100
+    found = await _select(
+        f"{where} ORDER BY id {'DESC' if backward else 'ASC'} LIMIT ?", [*params, limit + 1]
+    )
+    more = len(found) > limit
+    kept = found[:limit]
+    if backward:
+        kept.reverse()
+        return Page(tuple(kept), has_next=request.before is not None, has_previous=more)
+    return Page(tuple(kept), has_next=more, has_previous=request.after is not None)

@@ -223,6 +223,54 @@ def lineage_entry(record: Sequence[Any]) -> LineageEntry:
 LINEAGE_COLUMNS = "id, hash, title, branch_name, parent_id, merge_parent_id, created_at"
 
 
+# Every column of a checkpoint, in the order ``checkpoint_record`` reads them.
+CHECKPOINT_COLUMNS = (
+    "id, hash, space_id, parent_id, branch_name, title, objective, summary, decisions, "
+    "tasks, open_questions, entities, item_ids, author_agent, source_session_id, "
+    "source_first, source_last, base_sequence, created_at, merge_parent_id, author_id, "
+    "author_token"
+)
+
+
+def _json(value: Any) -> Any:
+    """A JSON column as a raw query returns it: text (SQLite, asyncpg's jsonb) or decoded."""
+    return json.loads(value) if isinstance(value, str | bytes) else value
+
+
+def checkpoint_record(record: Sequence[Any]) -> Checkpoint:
+    """A checkpoint from a raw row of ``CHECKPOINT_COLUMNS``, by position: the
+    same as ``checkpoint`` of the ORM row, without building the model instance
+    (which cost more than the query in a page of checkpoints)."""
+    first, last = record[15], record[16]
+    return Checkpoint(
+        id=record[0],
+        hash=record[1],
+        space_id=record[2],
+        parent_id=record[3],
+        branch_name=record[4],
+        content=CheckpointContent(
+            title=record[5] or "",
+            objective=record[6] or "",
+            summary=record[7] or "",
+            decisions=tuple(_json(record[8]) or ()),
+            tasks=tuple(_json(record[9]) or ()),
+            open_questions=tuple(_json(record[10]) or ()),
+            entities=tuple(_json(record[11]) or ()),
+            item_ids=_item_ids(_json(record[12])),
+        ),
+        author_agent=record[13],
+        source_session_id=record[14],
+        source_turn_range=(
+            TurnRange(first=first, last=last) if first is not None and last is not None else None
+        ),
+        base_sequence=record[17],
+        created_at=timestamp(record[18]),
+        merge_parent_id=record[19],
+        author_id=record[20],
+        author_token=record[21],
+    )
+
+
 def checkpoint(row: models.Checkpoint) -> Checkpoint:
     source_range = (
         TurnRange(first=row.source_first, last=row.source_last)

@@ -1,0 +1,95 @@
+"""Checkpoints read raw (``rows.checkpoint_record``) are exactly what the ORM's
+rows made (``rows.checkpoint``), and a raw page is the keyset page it was."""
+
+from __future__ import annotations
+
+from starlette.applications import Starlette
+
+from api.domain.hashing import checkpoint_hash
+from api.domain.pages import PageRequest
+from api.domain.types import Checkpoint, CheckpointContent, ItemIds, TurnRange
+from api.store import checkpoints, models, rows
+from api.store.paging import keyset_page
+from tests.store.test_store import make_session
+
+
+async def _save(space_id: int, content: CheckpointContent, **extra: object) -> Checkpoint:
+    arguments: dict[str, object] = {
+        "space_id": space_id,
+        "branch_name": "main",
+        "content": content,
+        "author_agent": "user",
+        "source_session_id": None,
+        "source_turn_range": None,
+        "base_sequence": 0,
+        "compute_hash": checkpoint_hash,
+    }
+    return await checkpoints.create(**{**arguments, **extra})  # type: ignore[arg-type]
+
+
+async def test_a_raw_read_is_the_orm_read(app: Starlette) -> None:
+    session_id, space_id, _ = await make_session()
+    assert space_id is not None
+    first = await _save(space_id, CheckpointContent(title="bare"))
+    second = await _save(
+        space_id,
+        CheckpointContent(
+            title="full",
+            objective="Plan the trip",
+            summary="Mostly decided",
+            decisions=("Fly", "Drive"),
+            tasks=("Pack",),
+            open_questions=("When?",),
+            entities=("Cairns", "Ünïcode ✓"),
+            item_ids=ItemIds(
+                decisions=("a1", "b2"), tasks=("c3",), open_questions=("d4",), entities=("e5", "f6")
+            ),
+        ),
+        source_session_id=session_id,
+        source_turn_range=TurnRange(first=1, last=2),
+        base_sequence=2,
+        author_agent="agent-x",
+    )
+    saved = [first, second]
+    orm = {row.id: rows.checkpoint(row) for row in await models.Checkpoint.filter(space_id=space_id)}
+    assert len(orm) == 2
+    raw = await checkpoints.get_many([c.id for c in saved])
+    assert raw == orm
+    assert raw[second.id].content.item_ids == ItemIds(
+        decisions=("a1", "b2"), tasks=("c3",), open_questions=("d4",), entities=("e5", "f6")
+    )
+    assert raw[second.id].source_turn_range == TurnRange(first=1, last=2)
+    assert raw[first.id].content.item_ids is None
+    assert raw[first.id].created_at == orm[first.id].created_at
+    assert raw[first.id].created_at.utcoffset() is not None
+    assert await checkpoints.get(second.id) == orm[second.id]
+    assert await checkpoints.children([first.id, second.id]) == {
+        first.id: [orm[second.id]],
+        second.id: [],
+    }
+    assert await checkpoints.get_many([]) == {}
+
+
+async def test_a_raw_page_is_the_keyset_page(app: Starlette) -> None:
+    _, space_id, _ = await make_session()
+    assert space_id is not None
+    saved = [await _save(space_id, CheckpointContent(title=f"c{n}")) for n in range(5)]
+    keys = [c.id for c in saved]
+    requests = [
+        PageRequest(first=2, after=None, last=None, before=None),
+        PageRequest(first=2, after=keys[1], last=None, before=None),
+        PageRequest(first=10, after=keys[1], last=None, before=None),
+        PageRequest(first=None, after=None, last=2, before=None),
+        PageRequest(first=None, after=None, last=2, before=keys[4]),
+        PageRequest(first=None, after=keys[0], last=10, before=keys[4]),
+        PageRequest(first=1, after=keys[0], last=1, before=keys[4]),
+        PageRequest(first=None, after=None, last=None, before=None),
+        PageRequest(first=0, after=None, last=None, before=None),
+    ]
+    for request in requests:
+        query = models.Checkpoint.filter(space_id=space_id)
+        expected = await keyset_page(query, "id", request, rows.checkpoint)
+        assert await checkpoints.page(space_id, request) == expected, request
+    whole = await checkpoints.page(space_id, requests[-2])
+    assert [c.title for c in (c.content for c in whole.items)] == [f"c{n}" for n in range(5)]
+    assert (whole.has_next, whole.has_previous) == (False, False)
