@@ -68,8 +68,41 @@ async def test_lineage_statement_count_does_not_grow_with_size(gql: GraphQLClien
         await gql(LINEAGE_ONLY, id=small_space)
     with count_statements() as large:
         await gql(LINEAGE_ONLY, id=large_space)
-    # space, the page, parents (+ their spaces' ownership), children
-    assert len(small) == len(large) == 5
+    # space, the page, children: every parent is on the page (the page primes
+    # the request's checkpoints by id), so none is read again
+    assert len(small) == len(large) == 3
+
+
+PAGE_OF_TWO = """query($id: ID!, $after: String) { space(id: $id) {
+  lineage(first: 2, after: $after) {
+    pageInfo { endCursor } edges { node { id title parent { id title } mergeParent { id } } } }
+} }"""
+
+
+async def test_a_parent_before_the_page_is_read_in_one_batch(gql: GraphQLClient) -> None:
+    space, saved = await build_lineage(gql, 5)
+    first = await gql(PAGE_OF_TWO, id=space, after=None)
+    with count_statements() as statements:
+        data = await gql(
+            PAGE_OF_TWO, id=space, after=first["space"]["lineage"]["pageInfo"]["endCursor"]
+        )
+    nodes = [e["node"] for e in data["space"]["lineage"]["edges"]]
+    assert nodes == [
+        {
+            "id": saved[2]["id"],
+            "title": "C2",
+            "parent": {"id": saved[1]["id"], "title": "C1"},  # on the page before
+            "mergeParent": None,
+        },
+        {
+            "id": saved[3]["id"],
+            "title": "C3",
+            "parent": {"id": saved[2]["id"], "title": "C2"},  # on this page
+            "mergeParent": None,
+        },
+    ]
+    # space, the page, the one parent not on it (+ its space's ownership)
+    assert len(statements) == 4
 
 
 async def test_ancestors_and_nested_parents(gql: GraphQLClient) -> None:

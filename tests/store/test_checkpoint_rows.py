@@ -51,7 +51,9 @@ async def test_a_raw_read_is_the_orm_read(app: Starlette) -> None:
         author_agent="agent-x",
     )
     saved = [first, second]
-    orm = {row.id: rows.checkpoint(row) for row in await models.Checkpoint.filter(space_id=space_id)}
+    orm = {
+        row.id: rows.checkpoint(row) for row in await models.Checkpoint.filter(space_id=space_id)
+    }
     assert len(orm) == 2
     raw = await checkpoints.get_many([c.id for c in saved])
     assert raw == orm

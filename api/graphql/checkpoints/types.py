@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import strawberry
 from strawberry import relay
+from strawberry.dataloader import DataLoader
 
 from ...domain import types as domain
 from ...domain.identity import item_ids
@@ -16,6 +17,7 @@ from ...services import reading
 from ..chat.turns import Turn
 from ..context import Info
 from ..core.common import TurnRange
+from ..loaders import MISSING, held
 from ..members.types import Author, author
 
 if TYPE_CHECKING:
@@ -172,28 +174,24 @@ class Checkpoint(relay.Node):
         assert found is not None  # checkpoints are only loaded through owned spaces
         return Space.from_domain(found)
 
+    # Sync resolvers: a parent the request has already read (a lineage page
+    # primes the loader with its checkpoints) is answered at once; another is
+    # an awaitable, which graphql-core awaits as it would an async resolver's.
     @strawberry.field(description="The checkpoint this one continues (none for a root).")
-    async def parent(self, info: Info) -> Checkpoint | None:
-        parent_id = self.domain_checkpoint.parent_id
-        if parent_id is None:
-            return None
-        found = await info.context.loaders.checkpoint_by_id.load(parent_id)
-        return Checkpoint.from_domain(found) if found else None
+    def parent(self, info: Info) -> Checkpoint | None:
+        return by_id(info, self.domain_checkpoint.parent_id)
 
     @strawberry.field(
         description="For a merge checkpoint, the checkpoint that was merged in (its second "
         "parent; `parent` is the head of the branch it was merged into). Null otherwise."
     )
-    async def merge_parent(self, info: Info) -> Checkpoint | None:
-        merge_parent_id = self.domain_checkpoint.merge_parent_id
-        if merge_parent_id is None:
-            return None
-        found = await info.context.loaders.checkpoint_by_id.load(merge_parent_id)
-        return Checkpoint.from_domain(found) if found else None
+    def merge_parent(self, info: Info) -> Checkpoint | None:
+        return by_id(info, self.domain_checkpoint.merge_parent_id)
 
     @strawberry.field(description="Checkpoints whose parent is this one, oldest first.")
     async def children(self, info: Info) -> list[Checkpoint]:
         found = await info.context.loaders.children_by_parent_id.load(self.id)
+        prime(info, found)
         return [Checkpoint.from_domain(c) for c in found]
 
     @strawberry.field(
@@ -212,6 +210,7 @@ class Checkpoint(relay.Node):
         if not 0 <= first <= MAX_ANCESTORS:
             raise InputError(f"first must be between 0 and {MAX_ANCESTORS}.", field="first")
         found = await reading.ancestors(info.context.actor, self.domain_checkpoint, first)
+        prime(info, found)
         return [Checkpoint.from_domain(c) for c in found]
 
     @strawberry.field(
@@ -238,3 +237,28 @@ class Checkpoint(relay.Node):
             return []
         found = await reading.source_turns(info.context.actor, checkpoint, readable, most=100)
         return [Turn.from_domain(t) for t in found]
+
+
+def prime(info: Info, found: Iterable[domain.Checkpoint]) -> None:
+    """Checkpoints the request has read (the actor may read them), kept by id:
+    their children's ``parent`` then needs no statement and no await."""
+    info.context.loaders.checkpoint_by_id.prime_many({c.id: c for c in found})
+
+
+def by_id(info: Info, checkpoint_id: int | None) -> Checkpoint | None:
+    """A readable checkpoint by id, at once when the request holds it, else
+    (typed as the value: graphql-core awaits it) an awaitable."""
+    if checkpoint_id is None:
+        return None
+    loader = info.context.loaders.checkpoint_by_id
+    found = held(loader, checkpoint_id)
+    if found is MISSING:
+        return cast("Checkpoint | None", _load(loader, checkpoint_id))
+    return Checkpoint.from_domain(found) if found else None
+
+
+async def _load(
+    loader: DataLoader[int, domain.Checkpoint | None], checkpoint_id: int
+) -> Checkpoint | None:
+    found = await loader.load(checkpoint_id)
+    return Checkpoint.from_domain(found) if found else None

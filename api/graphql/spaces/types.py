@@ -137,10 +137,11 @@ class Space(relay.Node):
         ] = None,
         after: PageCursor = None,
     ) -> relay.Connection[CheckpointRef]:
-        from ..checkpoints.types import Checkpoint
+        from ..checkpoints.types import Checkpoint, prime
 
         request = page_request(scope=CHECKPOINTS, first=first, after=after, cap=1000)
         page = await reading.lineage(info.context.actor, self.domain_space, request)
+        prime(info, page.items)
         return connection(page, Checkpoint.from_domain, lambda c: c.id, scope=CHECKPOINTS)
 
     @strawberry.field(
