@@ -100,6 +100,11 @@ def _schema(executor: Any) -> strawberry.Schema:
         "{ things { id key: id upper suffixed named } }",
         '{ things { suffixed(suffix: "?") id } }',
         "{ things { id broken } }",
+        # every field plain: the list in one loop (or, with an odd item, graphql-core's)
+        "{ items { name note count colour at shout } }",
+        "{ things { id label upper } }",
+        "{ maybe { name count } }",
+        "{ maybe { count wrong } }",
     ],
 )
 async def test_the_same_answer_and_errors_as_graphql_core(query: str) -> None:
@@ -165,3 +170,26 @@ def test_which_fields_of_a_node_are_read_directly() -> None:
     assert read[0](Thing(key=7, label="x")) == "VGhpbmc6Nw=="  # base64("Thing:7")
     with pytest.raises(TypeError):
         read[0](OddThing(key=7, label="x"))
+
+
+async def test_a_list_of_plain_objects_is_completed_in_one_loop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    expected = await _schema(None).execute("{ items { name note count colour at shout } }")
+    completed_one_by_one: list[object] = []
+    original = PlainFieldsExecutor.complete_list_item_value
+
+    def counting(self: PlainFieldsExecutor, item: object, *args: Any) -> bool:
+        completed_one_by_one.append(item)
+        return original(self, item, *args)
+
+    monkeypatch.setattr(PlainFieldsExecutor, "complete_list_item_value", counting)
+    found = await _schema(PlainFieldsExecutor).execute(
+        "{ items { name note count colour at shout } }"
+    )
+    assert found.errors is None
+    assert repr(found.data) == repr(expected.data)
+    assert completed_one_by_one == []
+    # a field that is not plain (here __typename): item by item, as graphql-core does
+    await _schema(PlainFieldsExecutor).execute("{ items { name __typename } }")
+    assert len(completed_one_by_one) == 2

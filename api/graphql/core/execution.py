@@ -20,7 +20,7 @@ the ordinary path.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from operator import attrgetter
 from typing import Any
 
@@ -28,6 +28,8 @@ from graphql import (
     GraphQLField,
     GraphQLNonNull,
     GraphQLObjectType,
+    GraphQLOutputType,
+    GraphQLResolveInfo,
     Undefined,
     get_nullable_type,
     is_leaf_type,
@@ -119,6 +121,10 @@ def _node_id_reader(parent_type: GraphQLObjectType | None, resolver: Any) -> Rea
     return read
 
 
+class _NotPlain(Exception):
+    """An item the list fast path leaves to graphql-core."""
+
+
 # Strawberry's resolver of Node.id (a classmethod, bound to each Node class).
 _NODE_ID = relay.Node._id.__func__
 
@@ -148,6 +154,74 @@ class PlainFieldsExecutor(StrawberryGraphQLCoreExecutionContext):
         found = plan if any(step[1] for step in plan) else None
         self._plans[id(fields)] = (fields, found)
         return found
+
+    def _all_plain(
+        self, item_type: GraphQLOutputType, field_details_list: Any, path: Path
+    ) -> tuple[GraphQLObjectType, list[tuple[str, Read, Callable[[Any], Any], bool]]] | None:
+        """The object type and steps of a list whose items' selected fields are
+        all plain, or None (the ordinary path)."""
+        object_type = get_nullable_type(item_type)
+        if (
+            not self._plain_allowed
+            or not isinstance(object_type, GraphQLObjectType)
+            or self.get_stream_usage(field_details_list, path) is not None
+        ):
+            return None
+        grouped, defer_usages, _ = self.collect_subfields(object_type, field_details_list)
+        plan = None if defer_usages else self._plan(object_type, grouped)
+        if plan is None:
+            return None
+        steps = [(name, *plain) for name, plain in plan if plain is not None]
+        return (object_type, steps) if len(steps) == len(plan) else None
+
+    def complete_iterable_value(
+        self,
+        item_type: GraphQLOutputType,
+        field_details_list: Any,
+        info: GraphQLResolveInfo[Any],
+        path: Path,
+        items: Iterable[Any],
+        position_context: Any,
+    ) -> AwaitableOrValue[list[Any]]:
+        """A list of objects whose selected fields are all plain (a page of
+        turns, `lineageGraph`'s nodes) is completed in one loop: graphql-core's
+        per-item completion (a path, five nested calls, the field set looked
+        up again) cost as much as the fields themselves. Any item that is not
+        simply an object with readable values (null, awaitable, not of the
+        type, a value the scalar refuses, a null for a non-null field) sends
+        the whole list back to graphql-core's path, which answers it as before
+        (reading plain fields has no side effects)."""
+        plain = (
+            self._all_plain(item_type, field_details_list, path)
+            if isinstance(items, list | tuple)
+            else None
+        )
+        if plain is None:
+            return super().complete_iterable_value(
+                item_type, field_details_list, info, path, items, position_context
+            )
+        object_type, steps = plain
+        is_type_of = object_type.is_type_of
+        completed: list[Any] = []
+        try:
+            for item in items:
+                if item is None or (is_type_of is not None and is_type_of(item, info) is not True):
+                    raise _NotPlain
+                row: dict[str, Any] = {}
+                for name, read, serialize, non_null in steps:
+                    value = read(item)
+                    if value is not None:
+                        row[name] = serialize(value)
+                    elif non_null:
+                        raise _NotPlain
+                    else:
+                        row[name] = None
+                completed.append(row)
+        except Exception:  # graphql-core answers (or reports) it, below
+            return super().complete_iterable_value(
+                item_type, field_details_list, info, path, items, position_context
+            )
+        return completed
 
     def execute_fields(
         self,
