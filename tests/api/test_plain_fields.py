@@ -29,6 +29,9 @@ class Item:
     at: datetime
     broken: str  # set to None below: a null for a non-null field
     wrong: int  # set to a string below: a value the scalar refuses
+    tags: list[str]  # holds a null below: a null item where none may be
+    loose: list[str | None] | None
+    colours: list[Colour]
 
     @strawberry.field
     def shout(self) -> str:
@@ -37,8 +40,30 @@ class Item:
 
 def _items() -> list[Item]:
     at = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
-    good = Item(name="a", note=None, count=1, colour=Colour.RED, at=at, broken="x", wrong=1)
-    bad = Item(name="b", note="n", count=2, colour=Colour.BLUE, at=at, broken=None, wrong="z")  # type: ignore[arg-type]
+    good = Item(
+        name="a",
+        note=None,
+        count=1,
+        colour=Colour.RED,
+        at=at,
+        broken="x",
+        wrong=1,
+        tags=["x", "y"],
+        loose=None,
+        colours=[Colour.BLUE, Colour.RED],
+    )
+    bad = Item(
+        name="b",
+        note="n",
+        count=2,
+        colour=Colour.BLUE,
+        at=at,
+        broken=None,  # type: ignore[arg-type]
+        wrong="z",  # type: ignore[arg-type]
+        tags=["z", None],  # type: ignore[list-item]
+        loose=["a", None],
+        colours=[],
+    )
     return [good, bad]
 
 
@@ -105,6 +130,10 @@ def _schema(executor: Any) -> strawberry.Schema:
         "{ things { id label upper } }",
         "{ maybe { name count } }",
         "{ maybe { count wrong } }",
+        # lists of scalars and enums
+        "{ items { name loose colours } }",
+        "{ maybe { name tags } }",
+        "{ items { tags } }",
     ],
 )
 async def test_the_same_answer_and_errors_as_graphql_core(query: str) -> None:
@@ -144,6 +173,7 @@ def test_the_fields_read_in_bulk_take_the_fast_path() -> None:
             ("Space", "id"),
             ("Session", "id"),
             ("Checkpoint", "shortHash"),
+            ("Checkpoint", "decisions"),  # a list of strings
         ]
     )
     # a resolver taking info or arguments, an object, a list: the ordinary path
@@ -153,7 +183,7 @@ def test_the_fields_read_in_bulk_take_the_fast_path() -> None:
             ("Turn", "contentHtml"),
             ("Turn", "usage"),
             ("Checkpoint", "parent"),
-            ("Checkpoint", "decisions"),
+            ("Checkpoint", "decisionItems"),
             ("Space", "lineage"),
         ]
     )
@@ -164,6 +194,9 @@ def test_which_fields_of_a_node_are_read_directly() -> None:
     thing = schema.get_type("Thing")
     direct = {name for name, field in thing.fields.items() if plain_leaf(field, thing)}
     assert direct == {"id", "label", "upper", "broken"}
+    item = schema.get_type("Item")
+    assert plain_leaf(item.fields["tags"], item) is not None
+    assert plain_leaf(item.fields["loose"], item) is not None
     # the relay id is read the way GlobalID spells it; a subclass instance is not
     read = plain_leaf(thing.fields["id"], thing)
     assert read is not None

@@ -26,6 +26,7 @@ from typing import Any
 
 from graphql import (
     GraphQLField,
+    GraphQLList,
     GraphQLNonNull,
     GraphQLObjectType,
     GraphQLOutputType,
@@ -57,7 +58,8 @@ def plain_leaf(
     field: GraphQLField, parent_type: GraphQLObjectType | None = None
 ) -> tuple[Read, Callable[[Any], Any], bool] | None:
     """How to read ``field`` of ``parent_type`` without graphql-core's
-    machinery, or None. Three kinds of leaf (scalar or enum) fields qualify:
+    machinery, or None. Three kinds of leaf fields (a scalar or an enum, or a
+    list of them) qualify:
 
     - an attribute read (no resolver, no extension);
     - a method that takes only ``self`` (sync, no arguments, no ``info``, no
@@ -69,11 +71,11 @@ def plain_leaf(
     ``read(source)`` may raise: the field then takes the ordinary path, which
     answers (or reports the error) exactly as before.
     """
-    nullable = get_nullable_type(field.type)
     resolve = field.resolve
-    if resolve is None or not is_leaf_type(nullable):
+    serialize = _serializer(get_nullable_type(field.type))
+    if resolve is None or serialize is None:
         return None
-    serialize, non_null = nullable.serialize, isinstance(field.type, GraphQLNonNull)
+    non_null = isinstance(field.type, GraphQLNonNull)
     definition = (field.extensions or {}).get(DEFINITION)
     if getattr(resolve, "__name__", "") == PLAIN_RESOLVER_NAME:
         if isinstance(definition, StrawberryField) and definition.default_resolver is getattr:
@@ -96,6 +98,33 @@ def plain_leaf(
     ):
         return None
     return resolver.wrapped_func, serialize, non_null
+
+
+def _serializer(nullable: Any) -> Callable[[Any], Any] | None:
+    """How a scalar or enum, or a list of them (``[String!]!``), is serialized."""
+    if is_leaf_type(nullable):
+        serialize: Callable[[Any], Any] = nullable.serialize
+        return serialize
+    if not isinstance(nullable, GraphQLList):
+        return None
+    inner = nullable.of_type
+    leaf = get_nullable_type(inner)
+    if not is_leaf_type(leaf):
+        return None
+    item, items_non_null = leaf.serialize, isinstance(inner, GraphQLNonNull)
+
+    def serialize_list(value: Any) -> list[Any]:
+        # Anything unusual (not a list, a null item where none may be) raises:
+        # graphql-core's path then answers it (its own errors, its own iterables).
+        if not isinstance(value, list | tuple):
+            raise TypeError(value)
+        if items_non_null:
+            if None in value:
+                raise TypeError(value)
+            return [item(v) for v in value]
+        return [None if v is None else item(v) for v in value]
+
+    return serialize_list
 
 
 def _node_id_reader(parent_type: GraphQLObjectType | None, resolver: Any) -> Read | None:
