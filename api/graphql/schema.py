@@ -37,7 +37,7 @@ from .checkpoints.mutations import CheckpointMutation
 from .checkpoints.queries import CheckpointQuery
 from .checkpoints.types import Checkpoint
 from .core.cost import TOO_COSTLY, Budget, QueryCost
-from .core.execution import PlainFieldsExecutor
+from .core.execution import PlainFieldsExecutor, direct_resolvers
 from .core.field_errors import missing_is_null, typed_errors
 from .core.input_bounds import InputListBound
 from .members.mutations import MemberMutation
@@ -170,7 +170,7 @@ def build_schema(settings: Settings | None = None) -> strawberry.Schema:
         # After validation (ValidationCache), before anything runs.
         lambda: QueryCost(budget),
     ]
-    return SmritiSchema(
+    schema = SmritiSchema(
         query=Query,
         mutation=Mutation,
         subscription=Subscription,
@@ -180,6 +180,8 @@ def build_schema(settings: Settings | None = None) -> strawberry.Schema:
         # graphql-core's per-field machinery: api/graphql/core/execution.py.
         execution_context_class=PlainFieldsExecutor,
     )
+    direct_resolvers(schema)
+    return schema
 
 
 def export_schema() -> str:

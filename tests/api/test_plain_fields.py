@@ -8,9 +8,10 @@ from typing import Any
 
 import pytest
 import strawberry
+from graphql import GraphQLObjectType
 from strawberry import relay
 
-from api.graphql.core.execution import PlainFieldsExecutor, plain_leaf
+from api.graphql.core.execution import PlainFieldsExecutor, direct_resolvers, plain_leaf
 from api.graphql.schema import build_schema
 
 
@@ -88,6 +89,24 @@ class Thing(relay.Node):
     def broken(self) -> str:
         raise ValueError("no")
 
+    @strawberry.field
+    async def later(self, info: strawberry.Info) -> str:
+        return f"{info.path.key}:{self.label}"
+
+    @strawberry.field
+    def itself(self) -> Thing | None:
+        return self if self.key == 1 else None
+
+
+@strawberry.type
+class Holder:
+    thing: Thing
+
+    @strawberry.field
+    @staticmethod
+    def echo(root: Holder, info: strawberry.Info) -> str:
+        return f"{root.thing.label}@{info.field_name}"
+
 
 class OddThing(Thing):
     """A subclass instance: not the type the fast path knows (the ordinary path)."""
@@ -102,6 +121,10 @@ class Query:
     @strawberry.field
     def things(self) -> list[Thing]:
         return [Thing(key=1, label="a"), OddThing(key=22, label="b")]
+
+    @strawberry.field
+    def holder(self) -> Holder:
+        return Holder(thing=Thing(key=3, label="h"))
 
     @strawberry.field
     def maybe(self) -> list[Item | None]:
@@ -226,3 +249,44 @@ async def test_a_list_of_plain_objects_is_completed_in_one_loop(
     # a field that is not plain (here __typename): item by item, as graphql-core does
     await _schema(PlainFieldsExecutor).execute("{ items { name __typename } }")
     assert len(completed_one_by_one) == 2
+
+
+DIRECT = "{ things { later named itself { id later } } holder { echo thing { later } } }"
+
+
+async def test_resolvers_called_directly_answer_as_strawberry_does() -> None:
+    expected = await _schema(PlainFieldsExecutor).execute(DIRECT)
+    schema = _schema(PlainFieldsExecutor)
+    # methods with info, async ones, one returning an object, a root parameter
+    assert direct_resolvers(schema) == 11
+    direct = {
+        f"{t.name}.{name}"
+        for t in schema._schema.type_map.values()  # type: ignore[attr-defined]
+        if isinstance(t, GraphQLObjectType) and not t.name.startswith("__")
+        for name, field in t.fields.items()
+        if getattr(field.resolve, "__name__", "").startswith("direct_")
+    }
+    assert direct == {
+        "Query.items",
+        "Query.things",
+        "Query.holder",
+        "Query.maybe",
+        "Item.shout",
+        "Thing.upper",
+        "Thing.named",
+        "Thing.broken",
+        "Thing.later",
+        "Thing.itself",
+        "Holder.echo",
+    }
+    assert schema._schema.get_type("Thing").fields["later"].resolve.__name__ == "direct_later"  # type: ignore[attr-defined,union-attr]
+    # a resolver with an argument keeps Strawberry's chain
+    suffixed = schema._schema.get_type("Thing").fields["suffixed"].resolve  # type: ignore[attr-defined,union-attr]
+    assert not suffixed.__name__.startswith("direct_")
+    found = await schema.execute(DIRECT)
+    assert found.data == expected.data
+    assert found.data is not None
+    assert found.data["holder"] == {"echo": "h@echo", "thing": {"later": "later:h"}}
+    assert [(e.message, e.path) for e in found.errors or []] == [
+        (e.message, e.path) for e in expected.errors or []
+    ]
