@@ -69,6 +69,20 @@ def _items() -> list[Item]:
 
 
 @strawberry.type
+class Pair:
+    """An object holding objects in plain attributes, as an edge holds its node."""
+
+    label: str
+    item: Item  # None in the "broken" pair: a null for a non-null field
+    maybe_item: Item | None
+
+
+def _pairs() -> list[Pair]:
+    good, bad = _items()
+    return [Pair(label="1", item=good, maybe_item=None), Pair(label="2", item=bad, maybe_item=good)]
+
+
+@strawberry.type
 class Thing(relay.Node):
     key: relay.NodeID[int]
     label: str
@@ -123,6 +137,14 @@ class Query:
         return [Thing(key=1, label="a"), OddThing(key=22, label="b")]
 
     @strawberry.field
+    def pairs(self) -> list[Pair]:
+        return _pairs()
+
+    @strawberry.field
+    def broken_pairs(self) -> list[Pair]:
+        return [*_pairs(), Pair(label="3", item=None, maybe_item=None)]  # type: ignore[arg-type]
+
+    @strawberry.field
     def holder(self) -> Holder:
         return Holder(thing=Thing(key=3, label="h"))
 
@@ -157,6 +179,11 @@ def _schema(executor: Any) -> strawberry.Schema:
         "{ items { name loose colours } }",
         "{ maybe { name tags } }",
         "{ items { tags } }",
+        # objects in plain attributes (an edge's node), all plain inside or not
+        "{ pairs { label item { name count } maybeItem { colour } } }",
+        "{ pairs { item { name broken } } }",
+        "{ pairs { item { name __typename } } }",
+        "{ brokenPairs { label item { name } } }",
     ],
 )
 async def test_the_same_answer_and_errors_as_graphql_core(query: str) -> None:
@@ -246,6 +273,16 @@ async def test_a_list_of_plain_objects_is_completed_in_one_loop(
     assert found.errors is None
     assert repr(found.data) == repr(expected.data)
     assert completed_one_by_one == []
+    pairs = "{ pairs { label item { name count } maybeItem { colour } } }"
+    found = await _schema(PlainFieldsExecutor).execute(pairs)
+    assert found.errors is None
+    assert found.data == {
+        "pairs": [
+            {"label": "1", "item": {"name": "a", "count": 1}, "maybeItem": None},
+            {"label": "2", "item": {"name": "b", "count": 2}, "maybeItem": {"colour": "RED"}},
+        ]
+    }
+    assert completed_one_by_one == []
     # a field that is not plain (here __typename): item by item, as graphql-core does
     await _schema(PlainFieldsExecutor).execute("{ items { name __typename } }")
     assert len(completed_one_by_one) == 2
@@ -258,7 +295,7 @@ async def test_resolvers_called_directly_answer_as_strawberry_does() -> None:
     expected = await _schema(PlainFieldsExecutor).execute(DIRECT)
     schema = _schema(PlainFieldsExecutor)
     # methods with info, async ones, one returning an object, a root parameter
-    assert direct_resolvers(schema) == 11
+    assert direct_resolvers(schema) == 13
     direct = {
         f"{t.name}.{name}"
         for t in schema._schema.type_map.values()  # type: ignore[attr-defined]
@@ -271,6 +308,8 @@ async def test_resolvers_called_directly_answer_as_strawberry_does() -> None:
         "Query.things",
         "Query.holder",
         "Query.maybe",
+        "Query.pairs",
+        "Query.brokenPairs",
         "Item.shout",
         "Thing.upper",
         "Thing.named",

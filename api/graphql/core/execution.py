@@ -213,6 +213,20 @@ class _NotPlain(Exception):
     """An item the list fast path leaves to graphql-core."""
 
 
+def _row(source: Any, steps: list[tuple[str, Read, Callable[[Any], Any], bool]]) -> dict[str, Any]:
+    """One object's answer by its plain steps; raises on anything unusual."""
+    row: dict[str, Any] = {}
+    for name, read, serialize, non_null in steps:
+        value = read(source)
+        if value is not None:
+            row[name] = serialize(value)
+        elif non_null:
+            raise _NotPlain
+        else:
+            row[name] = None
+    return row
+
+
 # Strawberry's resolver of Node.id (a classmethod, bound to each Node class).
 _NODE_ID = relay.Node._id.__func__
 
@@ -244,7 +258,7 @@ class PlainFieldsExecutor(StrawberryGraphQLCoreExecutionContext):
         return found
 
     def _all_plain(
-        self, item_type: GraphQLOutputType, field_details_list: Any, path: Path
+        self, item_type: GraphQLOutputType, field_details_list: Any, path: Path, info: Any
     ) -> tuple[GraphQLObjectType, list[tuple[str, Read, Callable[[Any], Any], bool]]] | None:
         """The object type and steps of a list whose items' selected fields are
         all plain, or None (the ordinary path)."""
@@ -255,12 +269,54 @@ class PlainFieldsExecutor(StrawberryGraphQLCoreExecutionContext):
             or self.get_stream_usage(field_details_list, path) is not None
         ):
             return None
+        steps = self._plain_steps(object_type, field_details_list, info)
+        return None if steps is None else (object_type, steps)
+
+    def _plain_steps(
+        self, object_type: GraphQLObjectType, field_details_list: Any, info: Any
+    ) -> list[tuple[str, Read, Callable[[Any], Any], bool]] | None:
+        """How to read every selected field of ``object_type`` directly: plain
+        leaves, and attribute fields holding an object whose selected fields are
+        themselves all plain (an edge's ``node``); None if any field is not."""
         grouped, defer_usages, _ = self.collect_subfields(object_type, field_details_list)
-        plan = None if defer_usages else self._plan(object_type, grouped)
-        if plan is None:
+        if defer_usages:
             return None
-        steps = [(name, *plain) for name, plain in plan if plain is not None]
-        return (object_type, steps) if len(steps) == len(plan) else None
+        plan = self._plan(object_type, grouped) or [(name, None) for name in grouped]
+        steps: list[tuple[str, Read, Callable[[Any], Any], bool]] = []
+        for name, plain in plan:
+            if plain is None:
+                plain = self._plain_object(object_type, name, grouped[name], info)
+                if plain is None:
+                    return None
+            steps.append((name, *plain))
+        return steps
+
+    def _plain_object(
+        self, parent_type: GraphQLObjectType, name: str, details: Any, info: Any
+    ) -> tuple[Read, Callable[[Any], Any], bool] | None:
+        field = self.schema.get_field(parent_type, details[0].node.name.value)
+        definition = (field.extensions or {}).get(DEFINITION) if field else None
+        if (
+            field is None
+            or getattr(field.resolve, "__name__", "") != PLAIN_RESOLVER_NAME
+            or not isinstance(definition, StrawberryField)
+            or definition.default_resolver is not getattr
+        ):
+            return None
+        object_type = get_nullable_type(field.type)
+        if not isinstance(object_type, GraphQLObjectType):
+            return None
+        steps = self._plain_steps(object_type, details, info)
+        if steps is None:
+            return None
+        is_type_of = object_type.is_type_of
+
+        def serialize(value: Any) -> dict[str, Any]:
+            if is_type_of is not None and is_type_of(value, info) is not True:
+                raise _NotPlain
+            return _row(value, steps)
+
+        return attrgetter(definition.python_name), serialize, isinstance(field.type, GraphQLNonNull)
 
     def complete_iterable_value(
         self,
@@ -280,7 +336,7 @@ class PlainFieldsExecutor(StrawberryGraphQLCoreExecutionContext):
         the whole list back to graphql-core's path, which answers it as before
         (reading plain fields has no side effects)."""
         plain = (
-            self._all_plain(item_type, field_details_list, path)
+            self._all_plain(item_type, field_details_list, path, info)
             if isinstance(items, list | tuple)
             else None
         )
@@ -295,16 +351,7 @@ class PlainFieldsExecutor(StrawberryGraphQLCoreExecutionContext):
             for item in items:
                 if item is None or (is_type_of is not None and is_type_of(item, info) is not True):
                     raise _NotPlain
-                row: dict[str, Any] = {}
-                for name, read, serialize, non_null in steps:
-                    value = read(item)
-                    if value is not None:
-                        row[name] = serialize(value)
-                    elif non_null:
-                        raise _NotPlain
-                    else:
-                        row[name] = None
-                completed.append(row)
+                completed.append(_row(item, steps))
         except Exception:  # graphql-core answers (or reports) it, below
             return super().complete_iterable_value(
                 item_type, field_details_list, info, path, items, position_context
