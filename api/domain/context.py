@@ -258,9 +258,24 @@ def head_boundary(session: Session, head: Checkpoint, turns_before_head: int) ->
     When the head was saved from this session, the checkpoint recorded the
     exact boundary. Otherwise the store tells us how far the session had got
     when the head was saved (``turns_before_head``).
+
+    On a conversation branch (``api.domain.branching``), which holds copies of
+    its origin's turns 1..t with their creation times, the rule is the same
+    and sees exactly the branch's own line after the boundary:
+
+    - a head saved from the origin at base b: the branch shares 1..min(b, t)
+      with what the checkpoint was made from, so the boundary is min(b, t)
+      (b <= t: the turns after b, copies and its own; b > t: every turn of
+      its own after t — the origin's t+1..b are not on its line);
+    - a head saved from another session: the branch's turns written before
+      the head was saved (copies count at their original times), as for any
+      session on the branch.
     """
     if head.source_session_id == session.id:
         return head.base_sequence
+    branched = session.branched_from
+    if branched is not None and head.source_session_id == branched.session_id:
+        return min(head.base_sequence, branched.after_sequence)
     return turns_before_head
 
 

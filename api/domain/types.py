@@ -212,6 +212,15 @@ class Mount:
 
 
 @dataclass(frozen=True, slots=True)
+class BranchPoint:
+    """Where a conversation branch left its origin: it holds copies of the
+    origin's turns 1..after_sequence, then turns of its own."""
+
+    session_id: int
+    after_sequence: int
+
+
+@dataclass(frozen=True, slots=True)
 class Session:
     id: int
     title: str
@@ -233,6 +242,14 @@ class Session:
     archived_at: datetime | None = None
     # The session's own settings; what is not set comes from its space.
     settings: ChatSettings = NO_SETTINGS
+    # A conversation branch: where it left its origin (api.domain.branching);
+    # its family's first session (None: a session of no branch, or the root).
+    branched_from: BranchPoint | None = None
+    branch_root_id: int | None = None
+
+    @property
+    def family_root_id(self) -> int:
+        return self.branch_root_id if self.branch_root_id is not None else self.id
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,6 +28,7 @@ from ..settings import Settings
 from .accounts.mutations import AccountMutation
 from .accounts.queries import ViewerQuery
 from .accounts.users import UserAdminMutation, UsersMutation, UsersQuery
+from .chat.branching import BranchMutation
 from .chat.continuation import ContinueMutation
 from .chat.mutations import ChatMutation
 from .chat.queries import ChatQuery
@@ -69,6 +70,7 @@ class Mutation(
     PresetMutation,
     ChatMutation,
     ContinueMutation,
+    BranchMutation,
     CheckpointMutation,
     MergeMutation,
     ImportMutation,

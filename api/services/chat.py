@@ -167,6 +167,12 @@ async def admit(services: Services, actor: Actor, message: Message, operation: s
 
 async def send_message(services: Services, actor: Actor, message: Message) -> Exchange:
     prepared = await prepare(services, actor, message, operation="sendMessage")
+    return await answer(services, prepared)
+
+
+async def answer(services: Services, prepared: Prepared) -> Exchange:
+    """Ask the provider for the reply to ``prepared``'s user turn (unless it
+    has one, or another request with its key is asking) and save it."""
     user_turn, plan, messages = prepared.user_turn, prepared.context.plan, prepared.context.messages
     if prepared.reply is not None:
         return Exchange(user_turn, prepared.reply, plan, messages)
@@ -203,6 +209,12 @@ async def prepare(
     as the actor's (their token's name with it).
     """
     return await _prepare(services, await admit(services, actor, message, operation))
+
+
+async def prepare_admitted(services: Services, admitted: Admitted) -> Prepared:
+    """``prepare`` for a message whose checks have passed already (an edited
+    message, sent in the branch made for it)."""
+    return await _prepare(services, admitted)
 
 
 async def _prepare(services: Services, admitted: Admitted) -> Prepared:

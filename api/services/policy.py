@@ -123,6 +123,10 @@ RULES: dict[str, Rule] = {
     # A cut-off reply of the actor's session, continued as sendMessage sends.
     "continueReply": Rule(On.TURN, writes=True, author=True, calls_model=True),
     "continueReplyStream": Rule(On.TURN, writes=True, author=True, calls_model=True),
+    # A reply of the actor's session answered again / a message of theirs
+    # edited: a new branch of the conversation, sent as sendMessage sends.
+    "regenerate": Rule(On.TURN, writes=True, author=True, calls_model=True),
+    "editAndResend": Rule(On.TURN, writes=True, author=True, calls_model=True),
     # Writes nothing, but spends a model call on the actor's behalf.
     "draftCheckpoint": Rule(On.SESSION, writes=True, author=True, calls_model=True),
     "createCheckpoint": Rule(On.SESSION, writes=True, author=True, role=SpaceRole.EDITOR),
@@ -153,8 +157,11 @@ RULES: dict[str, Rule] = {
 # Decisions inside a use case, beyond its operation's rule:
 # a fork that makes a branch in the space (a viewer's fork is a private session);
 BRANCH_IN_SPACE = SpaceRole.EDITOR
-# sharing a session with its space (updateSession's visibility: SPACE).
+# sharing a session with its space (updateSession's visibility: SPACE);
 SHARE_SESSION = SpaceRole.EDITOR
+# forkSession at a turn (atTurnId): a branch of the conversation, for the
+# session's author only (its turns are copied into a session of theirs).
+BRANCH_AT_TURN = Rule(On.TURN, writes=True, author=True)
 
 _MESSAGES = {
     SpaceRole.OWNER: "Only an owner of the space may do this.",

@@ -23,7 +23,7 @@ from ..domain.validation import (
 )
 from ..errors import ErrorCode, Forbidden, InputError
 from ..store import checkpoints, sessions
-from . import access, policy
+from . import access, branching, policy
 from .base import Services
 
 
@@ -238,6 +238,35 @@ async def fork(
         provider=default.provider,
         model=default.model,
     )
+
+
+async def fork_either(
+    services: Services,
+    actor: Actor,
+    *,
+    checkpoint_id: int | None,
+    at_turn_id: int | None,
+    branch_name: str | None,
+    title: str | None,
+) -> Session:
+    """forkSession: from a checkpoint (``fork``) or at a turn of a conversation
+    (``branching.fork_at_turn``); exactly one of them."""
+    policy.allow(actor, "forkSession")
+    if (checkpoint_id is None) == (at_turn_id is None):
+        raise InputError(
+            "Fork from a checkpoint (checkpointId) or at a turn (atTurnId): give one of them.",
+            field="atTurnId" if at_turn_id is not None else "checkpointId",
+        )
+    if at_turn_id is not None:
+        if branch_name is not None:
+            raise InputError(
+                "A branch of a conversation stays on its session's checkpoint branch: "
+                "leave branchName out.",
+                field="branchName",
+            )
+        return await branching.fork_at_turn(actor, at_turn_id, title=title)
+    assert checkpoint_id is not None
+    return await fork(services, actor, checkpoint_id, branch_name=branch_name, title=title)
 
 
 async def _free_branch_name(checkpoint: Checkpoint) -> str:

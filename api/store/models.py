@@ -190,10 +190,16 @@ class Session(Model):
     # unless asked for); null: not pinned, not archived (0013).
     pinned_at = fields.DatetimeField(null=True)
     archived_at = fields.DatetimeField(null=True)
+    # A conversation branch (0015): the session it was branched from (a plain
+    # column: deleting the origin keeps its branches), the origin's last turn
+    # it holds a copy of, and the first session of its family (null: itself).
+    branched_from_id = fields.BigIntField(null=True)
+    branched_after_sequence = fields.IntField(null=True)
+    branch_root_id = fields.BigIntField(null=True)
 
     class Meta:
         table = "session"
-        indexes = (("owner_id", "id"), ("space_id", "id"))
+        indexes = (("owner_id", "id"), ("space_id", "id"), ("branch_root_id",))
 
 
 class SessionTag(Model):
@@ -245,6 +251,8 @@ class Turn(Model):
     continues_sequence = fields.IntField(null=True)
     # A reply's effective settings when it was asked (0014; null: none set).
     settings: fields.JSONField[dict[str, object] | None] = fields.JSONField(null=True)
+    # In a conversation branch, the turn this one copies (0015); null otherwise.
+    copied_from_id = fields.BigIntField(null=True)
 
     class Meta:
         table = "turn"

@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from ..domain.types import (
+    BranchPoint,
     CONTENT_FIELDS,
     CONTENT_LIST_FIELDS,
     ChatSettings,
@@ -84,6 +85,8 @@ def session(row: models.Session) -> Session:
         pinned_at=row.pinned_at,
         archived_at=row.archived_at,
         settings=ChatSettings.from_json(json_value(row.settings)),
+        branched_from=_branch_point(row.branched_from_id, row.branched_after_sequence),
+        branch_root_id=row.branch_root_id,
     )
 
 
@@ -91,7 +94,7 @@ SESSION_COLUMNS = (
     "id, title, space_id, branch_name, active_provider, active_model, seeded_from_id, "
     "forked_from_id, memory_scope, mount_checkpoint_id, mount_base_sequence, "
     "last_sequence_number, owner_id, created_at, updated_at, visibility, pinned_at, "
-    "archived_at, settings"
+    "archived_at, settings, branched_from_id, branched_after_sequence, branch_root_id"
 )
 
 
@@ -123,7 +126,13 @@ def session_record(record: Mapping[str, Any]) -> Session:
         pinned_at=_maybe_timestamp(record["pinned_at"]),
         archived_at=_maybe_timestamp(record["archived_at"]),
         settings=ChatSettings.from_json(json_value(record["settings"])),
+        branched_from=_branch_point(record["branched_from_id"], record["branched_after_sequence"]),
+        branch_root_id=record["branch_root_id"],
     )
+
+
+def _branch_point(session_id: int | None, after: int | None) -> BranchPoint | None:
+    return BranchPoint(session_id, after) if session_id is not None and after is not None else None
 
 
 def turn(row: models.Turn) -> Turn:

@@ -11,6 +11,7 @@ from tortoise.exceptions import IntegrityError
 from tortoise.expressions import F, Q, RawSQL, Subquery
 from tortoise.transactions import in_transaction
 
+from ..domain.branching import Member, branch_mount
 from ..domain.pages import Page, PageRequest
 from ..domain.types import (
     MAIN_BRANCH,
@@ -385,3 +386,83 @@ async def create_fork(
             field="branchName",
         ) from exc
     return rows.session(row)
+
+
+# The origin's turns 1..t, copied into the branch in one statement: the same
+# sequence numbers, content, usage, links between turns (reply_to_sequence and
+# continues_sequence name sequence numbers, which the copies keep) and
+# creation times, each row recording the turn it copies.
+_COPY_TURNS = (
+    "INSERT INTO turn (session_id, sequence_number, role, content, provider, model, "
+    "token_count, prompt_tokens, completion_tokens, cost, interrupted, reply_to_sequence, "
+    "idempotency_key, author_id, author_token, created_at, finish_reason, "
+    "provider_finish_reason, continues_sequence, copied_from_id) "
+    "SELECT ?, sequence_number, role, content, provider, model, "
+    "token_count, prompt_tokens, completion_tokens, cost, interrupted, reply_to_sequence, "
+    "idempotency_key, author_id, author_token, created_at, finish_reason, "
+    "provider_finish_reason, continues_sequence, id "
+    "FROM turn WHERE session_id = ? AND sequence_number <= ?"
+)
+
+
+@finished
+async def create_branch(origin: Session, *, after_sequence: int, title: str) -> Session:
+    """A conversation branch of ``origin`` after its turn ``after_sequence``:
+    a new session of the origin's author, in its space, on its checkpoint
+    branch, with its model, memory scope and mount (``branch_mount``), holding
+    copies of turns 1..after_sequence — written together, in one transaction."""
+    if not 0 <= after_sequence <= origin.last_sequence_number:
+        raise ValueError("a branch point is a turn of the origin")
+    mount = branch_mount(origin.mount, after_sequence)
+    now = datetime.now(UTC)
+    async with in_transaction("default") as conn:
+        row = await models.Session.create(
+            using_db=conn,
+            owner_id=origin.owner_id,
+            title=title,
+            space_id=origin.space_id,
+            memory_scope=origin.memory_scope.value,
+            active_provider=origin.active_provider,
+            active_model=origin.active_model,
+            branch_name=origin.branch_name,
+            seeded_from_id=origin.seeded_from_id,
+            forked_from_id=origin.forked_from_id,
+            mount_checkpoint_id=mount.checkpoint_id if mount else None,
+            mount_base_sequence=mount.base_sequence if mount else None,
+            visibility=origin.visibility.value,
+            last_sequence_number=after_sequence,
+            branched_from_id=origin.id,
+            branched_after_sequence=after_sequence,
+            branch_root_id=origin.family_root_id,
+            created_at=now,
+            updated_at=now,
+        )
+        await sql.execute(conn, _COPY_TURNS, [row.id, origin.id, after_sequence])
+    return rows.session(row)
+
+
+async def family(root_id: int) -> list[Member]:
+    """Every session of a branch family (the root and those whose root it is):
+    one read through the branch_root_id index and the primary key."""
+    found = await sql.fetch_rows(
+        sql.connection(),
+        "SELECT id, branched_from_id, branched_after_sequence, last_sequence_number, "
+        "created_at FROM session WHERE id = ? OR branch_root_id = ?",
+        [root_id, root_id],
+    )
+    return [Member(r[0], r[1], r[2], r[3], rows.timestamp(r[4])) for r in found]
+
+
+async def branch_by_key(
+    origin_id: int, after_sequence: int, idempotency_key: str
+) -> Session | None:
+    """The branch of ``origin_id`` after ``after_sequence`` whose next turn was
+    sent with ``idempotency_key`` (an editAndResend sent again), if any."""
+    record = await sql.fetch_one(
+        sql.connection(),
+        f"SELECT {rows.SESSION_COLUMNS} FROM session WHERE branched_from_id = ? "
+        "AND branched_after_sequence = ? AND id IN (SELECT session_id FROM turn "
+        "WHERE sequence_number = ? AND idempotency_key = ?)",
+        [origin_id, after_sequence, after_sequence + 1, idempotency_key],
+    )
+    return rows.session_record(record) if record is not None else None

@@ -146,12 +146,21 @@ class UnmountCheckpointInput:
 
 
 @strawberry.input(
-    description="Start a new session on a new branch from a checkpoint. A viewer of the "
+    description="Start a new session on a new branch from a checkpoint (a viewer of the "
     "space gets a private session of theirs in no space, with the checkpoint mounted, "
-    "and no branch."
+    "and no branch) — or, with atTurnId, a branch of a conversation at one of its turns."
 )
 class ForkSessionInput:
-    checkpoint_id: strawberry.ID = strawberry.field(description="The checkpoint to fork from.")
+    checkpoint_id: strawberry.ID | None = strawberry.field(
+        default=None, description="The checkpoint to fork from (or give atTurnId)."
+    )
+    at_turn_id: strawberry.ID | None = strawberry.field(
+        default=None,
+        description="Instead of a checkpoint: a turn of a session of yours. The new session "
+        "is a branch of that conversation holding copies of its turns up to and including "
+        "this one (same space, checkpoint branch, model and mount; the old one is kept). "
+        "Give exactly one of checkpointId and atTurnId; no branchName with atTurnId.",
+    )
     branch_name: str | None = strawberry.field(
         default=None,
         description='A new, unique branch name ("main" is refused); omitted: fork-<hash>. '
@@ -334,10 +343,13 @@ class SessionMutation:
             ForkSessionInput, strawberry.argument(description="The forkSession arguments.")
         ],
     ) -> ForkSessionPayload:
-        created = await session_service.fork(
+        created = await session_service.fork_either(
             info.context.services,
             info.context.actor,
-            ids.decode(input.checkpoint_id, "Checkpoint", field="checkpointId"),
+            checkpoint_id=ids.decode_optional(
+                input.checkpoint_id, "Checkpoint", field="checkpointId"
+            ),
+            at_turn_id=ids.decode_optional(input.at_turn_id, "Turn", field="atTurnId"),
             branch_name=input.branch_name,
             title=validate_title(input.title) if input.title else None,
         )

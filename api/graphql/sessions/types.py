@@ -11,7 +11,7 @@ from strawberry import relay
 
 from ...domain import chat_settings
 from ...domain import types as domain
-from ...services import reading
+from ...services import branching, reading
 from ...settings import MAX_TURN_PAGE_SIZE
 from ..chat.turns import Turn
 from ..context import Info
@@ -46,6 +46,51 @@ class Mount:
     @strawberry.field(description="The mounted checkpoint.")
     async def checkpoint(self, info: Info) -> CheckpointRef | None:
         return await _checkpoint(info, self.checkpoint_id)
+
+
+async def _session(info: Info, session_id: int) -> Session | None:
+    found = await info.context.loaders.session_by_id.load(session_id)
+    return Session.from_domain(found) if found else None
+
+
+@strawberry.type(
+    description="Where a conversation branch left the session it was branched from: it "
+    "holds copies of that session's turns 1..afterSequence, then turns of its own."
+)
+class BranchOrigin:
+    after_sequence: int = strawberry.field(
+        description="The last turn of the origin the branch holds a copy of."
+    )
+    session_id: strawberry.Private[int]
+
+    @strawberry.field(
+        description="The session it was branched from (null: deleted since, or not yours to read)."
+    )
+    async def session(self, info: Info) -> Session | None:
+        return await _session(info, self.session_id)
+
+
+@strawberry.type(
+    description="The sessions of a conversation's family that are alternatives at one "
+    "position: the same turns before it, a turn of each one's own there (an edited "
+    'message, a regenerated reply), oldest first — "‹ index+1 / count ›".'
+)
+class Alternatives:
+    sequence_number: int = strawberry.field(description="The position (a sequence number).")
+    index: int = strawberry.field(
+        description="Which of them this session shows there (from 0): itself, or the "
+        "session whose turn it holds a copy of."
+    )
+    session_ids: strawberry.Private[tuple[int, ...]]
+
+    @strawberry.field(description="How many alternatives there are.")
+    def count(self) -> int:
+        return len(self.session_ids)
+
+    @strawberry.field(description="The alternatives, oldest first.")
+    async def sessions(self, info: Info) -> list[Session]:
+        found = await info.context.loaders.session_by_id.load_many(list(self.session_ids))
+        return [Session.from_domain(s) for s in found if s is not None]
 
 
 @strawberry.type(
@@ -182,6 +227,36 @@ class Session(relay.Node):
     async def inherited_settings(self, info: Info) -> list[str]:
         own, defaults = await _own_and_defaults(info, self.domain_session)
         return list(chat_settings.inherited(own, defaults))
+
+    @strawberry.field(
+        description="Where this conversation branch left the session it was branched from "
+        "(forkSession with atTurnId, regenerate, editAndResend); null for any other session."
+    )
+    def branched_from(self) -> BranchOrigin | None:
+        point = self.domain_session.branched_from
+        if point is None:
+            return None
+        return BranchOrigin(after_sequence=point.after_sequence, session_id=point.session_id)
+
+    @strawberry.field(
+        description="The positions where this session has alternatives among its family's "
+        "sessions you may read (more than one), in order; with `sequenceNumber`, that "
+        "position only (one alternative or more; none when the session has no turn there)."
+    )
+    async def alternatives(
+        self,
+        info: Info,
+        sequence_number: Annotated[
+            int | None, strawberry.argument(description="Only this position.")
+        ] = None,
+    ) -> list[Alternatives]:
+        found = await branching.alternatives(
+            info.context.actor, self.domain_session, sequence_number
+        )
+        return [
+            Alternatives(sequence_number=a.position, index=a.index, session_ids=a.sessions)
+            for a in found
+        ]
 
     @strawberry.field(description="The mounted checkpoint and its boundary, if any.")
     def mount(self) -> Mount | None:
