@@ -9,9 +9,9 @@ from datetime import datetime
 from typing import Any
 
 from ..domain.types import (
-    BranchPoint,
     CONTENT_FIELDS,
     CONTENT_LIST_FIELDS,
+    BranchPoint,
     ChatSettings,
     Checkpoint,
     CheckpointContent,

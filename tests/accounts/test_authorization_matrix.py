@@ -202,6 +202,16 @@ OPERATIONS: dict[str, tuple[str, Any]] = {
         f"{{ continuation {{ id }} {ERR} }} }}",
         {"t": "cutOff"},
     ),
+    "regenerate": (
+        f"mutation($t: ID!) {{ regenerate(input: {{turnId: $t}}) "
+        f"{{ session {{ id }} assistantTurn {{ id }} {ERR} }} }}",
+        {"t": "cutOff"},
+    ),
+    "editAndResend": (
+        f'mutation($t: ID!) {{ editAndResend(input: {{turnId: $t, content: "Or Osaka?"}}) '
+        f"{{ session {{ id }} assistantTurn {{ id }} {ERR} }} }}",
+        {"t": "question"},
+    ),
     "continueReplyStream": (
         "subscription($input: ContinueReplyInput!) { continueReplyStream(input: $input) { "
         "__typename ... on StreamFailed { errors { code message field } } } }",
@@ -281,6 +291,7 @@ READ_BY = {
     "session": MEMBERS,
     "streamInput": MEMBERS,  # messageStream's input names the shared session
     "cutOff": MEMBERS,  # a cut-off reply, the shared session's last turn
+    "question": MEMBERS,  # the shared session's first message
     "continueInput": MEMBERS,  # continueReplyStream's input names it
     "c1": MEMBERS,
     "c2": MEMBERS,
@@ -449,6 +460,8 @@ async def build_objects(world: World) -> None:
         reply_to_sequence=last.sequence_number - 1,  # the last message, answered again
     )
     ids["cutOff"] = ids_module.encode("Turn", cut_off.id)
+    first = await turns.in_range(shared, 1, 1)
+    ids["question"] = ids_module.encode("Turn", first[0].id)
     ids["continueInput"] = {"turnId": ids["cutOff"]}  # type: ignore[assignment]
     preset = await run(
         "owner",

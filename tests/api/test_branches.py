@@ -230,9 +230,9 @@ async def test_mounted_branch_sends_its_own_line_after_the_boundary(
     # Branch point before the boundary (t = 2 < base 4): base becomes 2, the
     # branch's own turns after 2 are seen.
     fake_openai.reply("b2")
-    before = (
-        await gql(EDIT, input={"turnId": await turn_id(gql, sid, 3), "content": "q2 other"})
-    )["editAndResend"]
+    before = (await gql(EDIT, input={"turnId": await turn_id(gql, sid, 3), "content": "q2 other"}))[
+        "editAndResend"
+    ]
     assert before["session"]["mount"]["baseSequence"] == 2
     fake_openai.reply("b3")
     sent = await send(gql, before["session"]["id"], "q3 other")
@@ -261,9 +261,9 @@ async def test_head_branch_sends_its_own_line_after_the_boundary(
     assert [m for m in wire(fake_openai) if m[0] != "system"] == [("user", "q3")]
     # Before the boundary (t = 2): the branch sees its own turns after 2.
     fake_openai.reply("b2")
-    before = (
-        await gql(EDIT, input={"turnId": await turn_id(gql, sid, 3), "content": "q2 other"})
-    )["editAndResend"]
+    before = (await gql(EDIT, input={"turnId": await turn_id(gql, sid, 3), "content": "q2 other"}))[
+        "editAndResend"
+    ]
     assert (before["context"]["mode"], before["context"]["boundary"]) == ("HEAD", 2)
     fake_openai.reply("b3")
     sent = await send(gql, before["session"]["id"], "q3 other")
@@ -280,9 +280,9 @@ async def test_fresh_branch_sends_its_whole_line(
 ) -> None:
     sid = await conversation(gql, fake_openai, 3)
     fake_openai.reply("b2")
-    edited = (
-        await gql(EDIT, input={"turnId": await turn_id(gql, sid, 3), "content": "q2 other"})
-    )["editAndResend"]
+    edited = (await gql(EDIT, input={"turnId": await turn_id(gql, sid, 3), "content": "q2 other"}))[
+        "editAndResend"
+    ]
     assert edited["context"]["mode"] == "FRESH"
     fake_openai.reply("b3")
     await send(gql, edited["session"]["id"], "q3 other")
@@ -303,9 +303,9 @@ async def test_branches_of_branches_group_by_position(
     first = (await gql(REGENERATE, input={"turnId": await turn_id(gql, sid, 4)}))["regenerate"]
     fake_openai.reply("y")
     second_origin = first["session"]["id"]
-    second = (
-        await gql(REGENERATE, input={"turnId": await turn_id(gql, second_origin, 4)})
-    )["regenerate"]
+    second = (await gql(REGENERATE, input={"turnId": await turn_id(gql, second_origin, 4)}))[
+        "regenerate"
+    ]
     third = second["session"]["id"]
     found = (await gql(ALTERNATIVES, id=third, p=4))["session"]["alternatives"]
     assert found == [

@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 from api.domain.hashing import checkpoint_hash
 from api.domain.types import (
+    BranchPoint,
     Checkpoint,
     CheckpointContent,
     MemoryScope,
@@ -27,6 +28,7 @@ def session(
     mount: Mount | None = None,
     last: int = 0,
     branch_name: str = "main",
+    branched_from: BranchPoint | None = None,
 ) -> Session:
     return Session(
         id=id,
@@ -43,6 +45,8 @@ def session(
         owner_id=1,
         created_at=T0,
         updated_at=T0,
+        branched_from=branched_from,
+        branch_root_id=branched_from.session_id if branched_from else None,
     )
 
 

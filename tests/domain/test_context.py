@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from api.domain.branching import branch_mount
 from api.domain.context import (
     Budget,
     ContextOverride,
@@ -18,7 +19,16 @@ from api.domain.context import (
     head_boundary,
 )
 from api.domain.prompt import render_messages
-from api.domain.types import Checkpoint, ContextMode, MemoryScope, Mount, Role, Session, Turn
+from api.domain.types import (
+    BranchPoint,
+    Checkpoint,
+    ContextMode,
+    MemoryScope,
+    Mount,
+    Role,
+    Session,
+    Turn,
+)
 from api.errors import ErrorCode, InputError
 from tests.domain.builders import checkpoint, lineage, newest_first, session, turn
 
@@ -545,3 +555,115 @@ def test_rendering_holds_exactly_the_window_and_the_new_message(
     everything = "\n".join(m.content for m in messages)
     for excluded in (t for t in history if t.sequence_number not in shown):
         assert excluded.content not in everything
+
+
+# --- A conversation branch (issue 21 §1) ---------------------------------------------
+#
+# The origin (session 1) has 6 turns; the branch (session 2) holds copies of its
+# turns 1..t with their creation times, then turns of its own up to 8. The
+# branch keeps the origin's mode; it must see exactly its own line after the
+# boundary: FRESH all of it, HEAD (a head saved from the origin at base 4) and
+# MOUNTED (the origin's mount at base 4) the turns after min(4, t).
+
+ORIGIN_BASE = 4
+from_origin = checkpoint(3, parent=three[1], source_session_id=1, base_sequence=ORIGIN_BASE)
+
+
+def branch_line(t: int, last: int = 8) -> list[Turn]:
+    """The branch's turns: copies (ids of the origin's) then its own (other ids)."""
+    copies = [turn(n) for n in range(1, t + 1)]
+    own = [replace(turn(n, session_id=2), id=2000 + n) for n in range(t + 1, last + 1)]
+    return copies + own
+
+
+def branch_session(t: int, *, space_id: int | None, mount: Mount | None) -> Session:
+    return session(
+        id=2,
+        space_id=space_id,
+        mount=branch_mount(mount, t),
+        last=8,
+        branched_from=BranchPoint(1, t),
+    )
+
+
+BRANCH_CASES = [
+    # (id, mode, t, expected boundary)
+    ("fresh, branched at the start", ContextMode.FRESH, 0, 0),
+    ("fresh, branched after 5", ContextMode.FRESH, 5, 0),
+    ("head, branch point before the boundary", ContextMode.HEAD, 2, 2),
+    ("head, branch point after the boundary", ContextMode.HEAD, 5, ORIGIN_BASE),
+    ("mounted, branch point before the boundary", ContextMode.MOUNTED, 2, 2),
+    ("mounted, branch point after the boundary", ContextMode.MOUNTED, 5, ORIGIN_BASE),
+]
+
+
+@pytest.mark.parametrize(
+    ("mode", "t", "boundary"), [c[1:] for c in BRANCH_CASES], ids=[c[0] for c in BRANCH_CASES]
+)
+def test_a_branch_sees_exactly_its_own_line_after_the_boundary(
+    mode: ContextMode, t: int, boundary: int
+) -> None:
+    history = branch_line(t)
+    space_id = None if mode is ContextMode.FRESH else 10
+    origin_mount = Mount(3, ORIGIN_BASE) if mode is ContextMode.MOUNTED else None
+    case = Case(
+        "",
+        branch_session(t, space_id=space_id, mount=origin_mount),
+        history,
+        checkpoints=[*three[:2], from_origin],
+        head=from_origin if mode is ContextMode.HEAD else None,
+        # Not needed: the head names the origin, whose boundary it recorded.
+        turns_before_head=0,
+    )
+    plan = resolve(case)
+    assert plan.mode is mode
+    assert plan.boundary == boundary
+    assert [x.id for x in plan.turns] == [x.id for x in history if x.sequence_number > boundary]
+
+
+def test_a_head_from_elsewhere_counts_the_branchs_turns_written_before_it() -> None:
+    """A head saved from another session: the store's count (copies at their
+    original times), as for any session on the branch."""
+    elsewhere = checkpoint(3, parent=three[1], source_session_id=9, base_sequence=40)
+    case = Case(
+        "",
+        branch_session(5, space_id=10, mount=None),
+        branch_line(5),
+        checkpoints=[*three[:2], elsewhere],
+        head=elsewhere,
+        turns_before_head=3,
+    )
+    assert resolve(case).boundary == 3
+
+
+@ISOLATION
+@given(
+    st.integers(0, 10),
+    st.integers(0, 10),
+    st.integers(0, 6),
+    st.sampled_from([ContextMode.HEAD, ContextMode.MOUNTED]),
+)
+def test_a_branch_boundary_is_the_origin_boundary_or_the_branch_point(
+    base: int, t: int, own: int, mode: ContextMode
+) -> None:
+    """For any origin boundary and branch point, the branch sees exactly its
+    turns after min(base, t): copies the origin saw, and all of its own."""
+    saved = checkpoint(3, parent=three[1], source_session_id=1, base_sequence=base)
+    last = t + own
+    history = branch_line(t, last)
+    branch = session(
+        id=2,
+        mount=branch_mount(Mount(3, base) if mode is ContextMode.MOUNTED else None, t),
+        last=last,
+        branched_from=BranchPoint(1, t),
+    )
+    case = Case(
+        "",
+        branch,
+        history,
+        checkpoints=[*three[:2], saved],
+        head=saved if mode is ContextMode.HEAD else None,
+    )
+    plan = resolve(case)
+    assert plan.boundary == min(base, t)
+    assert [x.sequence_number for x in plan.turns] == list(range(min(base, t) + 1, last + 1))

@@ -73,7 +73,7 @@ class BranchOrigin:
 @strawberry.type(
     description="The sessions of a conversation's family that are alternatives at one "
     "position: the same turns before it, a turn of each one's own there (an edited "
-    'message, a regenerated reply), oldest first — "‹ index+1 / count ›".'
+    'message, a regenerated reply), oldest first (shown as "index+1 / count").'
 )
 class Alternatives:
     sequence_number: int = strawberry.field(description="The position (a sequence number).")

@@ -16,8 +16,8 @@ in place; existing rows are not rewritten.
 """
 
 from tortoise import fields, migrations
-from tortoise.migrations import operations as ops
 from tortoise.indexes import Index
+from tortoise.migrations import operations as ops
 
 
 class Migration(migrations.Migration):
