@@ -20,7 +20,9 @@ const SESSION_FIELDS = `id title branchName model memoryScope lastSequenceNumber
   space { id name ${SPACE_ACCESS} settings { ${SETTINGS} } }
   settings { ${SETTINGS} } inheritedSettings
   mount { baseSequence checkpoint { id shortHash title } }
-  forkedFrom { id shortHash }`;
+  forkedFrom { id shortHash }
+  branchedFrom { afterSequence session { id title } }
+  alternatives { sequenceNumber index count sessions { id } }`;
 // Each list's items with their ids: the checkpoint form sends them back so an
 // edited item keeps its identity (issue 18).
 const ITEM_FIELDS = `decisionItems { id text } taskItems { id text }
@@ -95,6 +97,10 @@ export const DETACH_SPACE = mutation("detachSpace", "DetachSpaceInput", SESSION_
 export const MOUNT = mutation("mountCheckpoint", "MountCheckpointInput", SESSION_RESULT);
 export const UNMOUNT = mutation("unmountCheckpoint", "UnmountCheckpointInput", SESSION_RESULT);
 export const FORK = mutation("forkSession", "ForkSessionInput", SESSION_RESULT);
+// A new branch of the conversation, sent: its session, the message answered, the reply.
+const BRANCHED = `${SESSION_RESULT} userTurn { ...TurnFields } assistantTurn { ...TurnFields }`;
+export const REGENERATE = mutation("regenerate", "RegenerateInput", BRANCHED);
+export const EDIT_AND_RESEND = mutation("editAndResend", "EditAndResendInput", BRANCHED);
 export const SEND_MESSAGE = mutation("sendMessage", "SendMessageInput",
   "userTurn { ...TurnFields } assistantTurn { ...TurnFields }");
 // The reply streamed: StreamUserTurn, StreamDelta…, then StreamAssistantTurn or StreamFailed.
@@ -268,6 +274,8 @@ export const mountCheckpoint = (input) => run(MOUNT, "mountCheckpoint", input);
 export const unmountCheckpoint = (sessionId) => run(UNMOUNT, "unmountCheckpoint", { sessionId });
 export const forkSession = (input) => run(FORK, "forkSession", input);
 export const sendMessage = (input) => run(SEND_MESSAGE, "sendMessage", input);
+export const regenerate = (input) => run(REGENERATE, "regenerate", input);
+export const editAndResend = (input) => run(EDIT_AND_RESEND, "editAndResend", input);
 export const draftCheckpoint = (sessionId) =>
   run(DRAFT_CHECKPOINT, "draftCheckpoint", { sessionId });
 export const createCheckpoint = (input) => run(CREATE_CHECKPOINT, "createCheckpoint", input);

@@ -5,6 +5,7 @@
 import * as api from "./api.js";
 import { loadDraft, saveDraft } from "./drafts.js";
 import { access, brokenOnLine, sessionTitle, unanswered } from "./format.js";
+import { sameState } from "./dom.js";
 import { keyAction } from "./keyboard.js";
 import { HANDLERS } from "./handlers.js";
 import * as actions from "./store.js";
@@ -34,7 +35,7 @@ const PREVIEW_DEBOUNCE_MS = 300;
 const PROVIDERS_RECHECK_MS = 1000;
 const PROVIDERS_RECHECKS = 10;
 // Changes that only the notebook shows.
-const NOTEBOOK_ONLY = new Set(["turns", "hasOlder", "cursor", "loadingOlder"]);
+const NOTEBOOK_ONLY = new Set(["turns", "hasOlder", "cursor", "loadingOlder", "editing", "branching"]);
 
 /** Why Mount is off in the lineage details (when it is). */
 function mountHint(may, session) {
@@ -205,7 +206,18 @@ export class SmritiApp extends HTMLElement {
       sessionId: s.session?.id ?? null, turns: s.turns, hasOlder: s.hasOlder,
       loadingOlder: s.loadingOlder, placements: s.placements, mount: s.session?.mount ?? null,
       pending: s.pending, bylines: may.bylines, readOnly: may.readOnly,
+      branches: this.branches(s, may),
     });
+  }
+
+  /** What the notebook's cells offer for branching, the same object while nothing
+   * it holds changed (the cells re-render only then). */
+  branches(s, may) {
+    const next = { alternatives: s.session?.alternatives ?? [],
+      editable: Boolean(s.session) && !may.readOnly && !inFlight(s.pending) && s.branching === null,
+      editing: s.editing, branching: s.branching };
+    if (!sameState(next, this.lastBranches)) this.lastBranches = next;
+    return this.lastBranches;
   }
 
   renderContext() {

@@ -162,6 +162,35 @@ async function settleStopped(app, sessionId, key) {
   }
 }
 
+/** Make a branch with `request` (regenerate / editAndResend) and open it, the cell at
+ * `seq` in view; a provider failure keeps the branch and its message (Retry there). */
+async function branchFrom(app, seq, request) {
+  if (!app.dispatch(actions.branchRequested, seq)) return;
+  let payload;
+  try {
+    payload = await request();
+  } catch (error) {
+    app.dispatch(actions.branchFailed, seq);
+    return app.toast(error.message);
+  }
+  if (!payload.session) {
+    app.dispatch(actions.branchFailed, seq);
+    return app.failed(payload);
+  }
+  app.failed(payload); // the provider failed: said, and the branch is opened all the same
+  await app.openSession(payload.session.id);
+  await showSequence(app, seq);
+  await app.refreshSidebar();
+}
+
+/** Load older pages until `seq` is in the notebook, then bring its cell into view. */
+async function showSequence(app, seq) {
+  while (!app.state.turns.some((t) => t.sequenceNumber <= seq) && app.state.hasOlder) {
+    await app.loadOlder();
+  }
+  app.ui.notebook.scrollToSequence(seq);
+}
+
 async function sessionChange(app, payload) {
   if (app.failed(payload)) return;
   // The header (space, mount), the badge, the `ctx:` line and the lineage: one change.
@@ -434,6 +463,31 @@ export const HANDLERS = {
     const question = this.state.turns.find((turn) => turn.sequenceNumber === reply?.replyToSequence);
     if (!question) return this.toast("The message this reply answered is not loaded.");
     return startSend(this, question.content, this.state.model);
+  },
+  // Branches (issue 21): an edited message or a regenerated reply is a new branch of
+  // the conversation, opened in place of this one (which is kept: "‹ 1 / 2 ›").
+  "edit-start"({ seq }) {
+    this.dispatch(actions.editStarted, seq);
+  },
+  "edit-cancel"() {
+    this.dispatch(actions.editCancelled);
+  },
+  "edit-turn"({ seq, content }) {
+    const turn = this.state.turns.find((t) => t.sequenceNumber === seq);
+    if (!turn) return undefined;
+    return branchFrom(this, seq, () => api.editAndResend({ turnId: turn.id, content,
+      model: this.state.model, idempotencyKey: newKey() }));
+  },
+  "regenerate-turn"({ seq }) {
+    const turn = this.state.turns.find((t) => t.sequenceNumber === seq);
+    if (!turn) return undefined;
+    return branchFrom(this, seq, () => api.regenerate({ turnId: turn.id, model: this.state.model }));
+  },
+  /** Another alternative at `seq`: its session opened, that cell kept in view. */
+  async "switch-alternative"({ seq, sessionId }) {
+    if (inFlight(this.state.pending)) return;
+    await this.openSession(sessionId);
+    await showSequence(this, seq);
   },
   "discard-send"() {
     this.dispatch(actions.pendingDiscarded);

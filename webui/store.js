@@ -24,7 +24,7 @@ export const INITIAL = {
   providers: [], presets: [], chatDefault: "offline/echo",
   session: null, model: null, turns: [], hasOlder: false, cursor: null, loadingOlder: false,
   lineage: EMPTY_LINEAGE, placements: new Map(), plan: null, planAsked: null, showContext: false,
-  pending: null, selectedId: null, formOpen: false, drawer: null,
+  pending: null, selectedId: null, formOpen: false, drawer: null, editing: null, branching: null,
   accounts: false, me: null, spaceView: null, createdSpaceId: null,
 };
 
@@ -115,7 +115,7 @@ export const tagKey = (tag) => tag.split(/\s+/).filter(Boolean).join(" ").normal
 export const sessionClosed = () => ({
   session: null, turns: [], hasOlder: false, cursor: null, loadingOlder: false,
   lineage: EMPTY_LINEAGE, placements: new Map(), plan: null, planAsked: null, pending: null,
-  selectedId: null, formOpen: false, spaceView: null,
+  selectedId: null, formOpen: false, spaceView: null, editing: null, branching: null,
 });
 
 /** A space opened on its own (?space=). */
@@ -251,6 +251,21 @@ export function replyFinished(state, key, turns, pending) {
 }
 
 export const pendingDiscarded = () => ({ pending: null });
+
+// --- Branches: an edited message or a regenerated reply makes a new branch ----------
+
+/** The message at `seq` is being edited in place (one at a time). */
+export const editStarted = (state, seq) =>
+  (inFlight(state.pending) || state.branching !== null ? null : { editing: seq });
+export const editCancelled = (state) => (state.editing === null ? null : { editing: null });
+
+/** A branch is being made from the cell at `seq` (regenerate / editAndResend): one at a
+ * time, never while a message is on its way. Opening the branch ends it (sessionClosed). */
+export const branchRequested = (state, seq) =>
+  (inFlight(state.pending) || state.branching !== null ? null : { branching: seq });
+
+/** The branch could not be made (nothing was written): the cell as it was. */
+export const branchFailed = (state, seq) => (state.branching === seq ? { branching: null } : null);
 
 /** Turns not yet in the notebook, in order. */
 export function withNew(turns, more) {

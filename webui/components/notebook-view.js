@@ -65,6 +65,7 @@ export class NotebookView extends HTMLElement {
     const reshaped = this.renderPending(data.pending, previous.pending);
     this.offerActions();
     this.markUnanswered();
+    if (added || data.branches !== previous.branches) this.offerBranches();
     // New cells bring the end into view; streamed text only if the reader is there.
     if (newer.length || reshaped || (data.pending !== previous.pending && stick)) {
       this.scroller.scrollTop = this.scroller.scrollHeight;
@@ -178,6 +179,18 @@ export class NotebookView extends HTMLElement {
     if (this.offered && this.offered !== cell) this.offered.actions = false;
     if (cell) cell.actions = offer;
     this.offered = offer ? cell : null;
+  }
+
+  /** Edit / Regenerate on every cell (not on someone else's session, nor while a
+   * message is on its way), and "‹ 2 / 3 ›" where the conversation has alternatives. */
+  offerBranches() {
+    const { alternatives = [], editable = false, editing = null, branching = null } =
+      this.data.branches ?? {};
+    const at = new Map(alternatives.map((entry) => [entry.sequenceNumber, entry]));
+    for (const [seq, cell] of this.cells) {
+      cell.branch = { editable, editing: editing === seq, busy: branching === seq,
+        alternatives: at.get(seq) ?? null };
+    }
   }
 
   /** "no reply — Retry" on every question left without a reply. */

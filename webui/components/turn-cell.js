@@ -4,7 +4,10 @@
 // reply the notebook marks with `actions` offers Continue (continueReply: the rest
 // comes as the next cell) and Retry; a continuation sits right under the reply it
 // continues; with `byline` (a space of several members), who wrote a message ("by ana").
-import { emit, h } from "../dom.js";
+// With `branch` (issue 21): Edit on a message (a textarea in place: Save & send makes a
+// new branch of the conversation from there) and Regenerate on a reply; where the
+// conversation has alternatives at this cell, "‹ 2 / 3 ›" switches between them.
+import { emit, h, sameState } from "../dom.js";
 import { byline, cellLabel, cellTitle, finishLabel, settingsSummary, settingsTitle } from "../format.js";
 
 export class TurnCell extends HTMLElement {
@@ -34,6 +37,13 @@ export class TurnCell extends HTMLElement {
   set noReply(on) {
     if (Boolean(on) === Boolean(this._noReply)) return;
     this._noReply = on;
+    if (this._rendered) this.render();
+  }
+
+  /** {editable, editing, busy, alternatives: {index, count, sessions} | null} */
+  set branch(value) {
+    if (sameState(value, this._branch)) return;
+    this._branch = value;
     if (this._rendered) this.render();
   }
 
@@ -78,10 +88,68 @@ export class TurnCell extends HTMLElement {
           this._noReply ? h("span", { class: "tag warn" }, "no reply") : null,
           turn.settings ? h("span", { class: "tag settings-used", title: settingsTitle(turn.settings) },
             settingsSummary(turn.settings)) : null),
-        body,
+        this._branch?.editing ? this.editor(turn) : body,
+        this._branch ? this.tools(turn, this._branch) : null,
         this._actions ? this.actionBar(turn) : null,
         this._noReply ? this.retryBar(turn) : null),
     );
+  }
+
+  /** Edit / Regenerate, and the alternatives switcher. */
+  tools(turn, { editable, editing, busy, alternatives }) {
+    const seq = turn.sequenceNumber;
+    const user = turn.role === "USER";
+    const action = editable && !editing && (user || turn.role === "ASSISTANT")
+      ? h("button", { type: "button", class: "link", disabled: busy,
+        title: user ? "Edit this message and send it again: a new branch of the conversation "
+          + "(this one is kept)"
+          : "Ask for a new reply: a new branch of the conversation (this one is kept)",
+        onclick: () => emit(this, user ? "edit-start" : "regenerate-turn", { seq }) },
+      busy ? "Sending…" : user ? "Edit" : "Regenerate") : null;
+    const switcher = alternatives && alternatives.count > 1 ? this.switcher(seq, alternatives) : null;
+    if (!action && !switcher) return null;
+    return h("div", { class: "cell-tools" }, switcher, action);
+  }
+
+  switcher(seq, { index, count, sessions }) {
+    const go = (to) => emit(this, "switch-alternative", { seq, sessionId: sessions[to].id });
+    return h("span", { class: "alternatives", role: "group", "aria-label": "Alternatives" },
+      h("button", { type: "button", class: "link", "aria-label": "Previous alternative",
+        title: "Previous alternative", disabled: index === 0, onclick: () => go(index - 1) }, "‹"),
+      h("span", { class: "alternative-count" }, `${index + 1} / ${count}`),
+      h("button", { type: "button", class: "link", "aria-label": "Next alternative",
+        title: "Next alternative", disabled: index === count - 1, onclick: () => go(index + 1) },
+      "›"));
+  }
+
+  /** The message in a textarea: Save & send (Ctrl/⌘+Enter) or Cancel (Escape). */
+  editor(turn) {
+    const seq = turn.sequenceNumber;
+    const area = h("textarea", { class: "cell-edit", "aria-label": "Edit message", rows: 3 });
+    area.value = turn.content;
+    const save = () => {
+      const content = area.value.trim();
+      if (content) emit(this, "edit-turn", { seq, content });
+    };
+    const cancel = () => emit(this, "edit-cancel", { seq });
+    area.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+        event.preventDefault();
+        save();
+      } else if (event.key === "Escape") {
+        event.preventDefault();
+        event.stopPropagation();
+        cancel();
+      }
+    });
+    requestAnimationFrame(() => {
+      area.focus();
+      area.setSelectionRange(area.value.length, area.value.length);
+    });
+    return h("div", { class: "cell-editor" }, area,
+      h("div", { class: "actions" },
+        h("button", { type: "button", class: "primary", onclick: save }, "Save & send"),
+        h("button", { type: "button", onclick: cancel }, "Cancel")));
   }
 
   retryBar(turn) {
