@@ -1,8 +1,10 @@
 """Branching a conversation in the notebook (issue 21 §1): Edit a sent message,
-Regenerate a reply, switch between the alternatives ("‹ 2 / 3 ›") in place;
+Regenerate a reply, switch between the alternatives ("2 / 3" between arrows) in place;
 the old line stays as it was. At 390 px and 1440 px."""
 
 from __future__ import annotations
+
+from urllib.parse import quote
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -15,7 +17,9 @@ TURNS = """query($id: ID!) { session(id: $id) { turns(first: 20) { nodes { role 
 
 def contents(server: SmritiServer, sid: str) -> list[str]:
     data = gql(server.base_url, TURNS, id=sid)["session"]["turns"]["nodes"]
-    return [t["content"].split("\n")[-1] if t["role"] == "ASSISTANT" else t["content"] for t in data]
+    return [
+        t["content"].split("\n")[-1] if t["role"] == "ASSISTANT" else t["content"] for t in data
+    ]
 
 
 @pytest.mark.parametrize("width", [390, 1440])
@@ -95,6 +99,14 @@ def test_edit_regenerate_and_switch_alternatives(
         "1 / 2"
     )
     assert session_id(page) == origin
+
+    # The sidebar lists the conversation once, with its branches counted.
+    page.reload()
+    expect(page.locator(".session-row.current .tag")).to_have_text("3 branches")
+    expect(page.locator(".session-row.current a.name")).to_have_attribute(
+        "href",
+        f"/?session={quote(regenerated, safe='')}",  # the branch active most recently
+    )
 
     # Nothing was rewritten: the original line is intact.
     assert contents(server, origin) == before

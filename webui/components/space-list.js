@@ -123,7 +123,8 @@ export class SpaceList extends HTMLElement {
 
   sessionRow(session, inPinned = false) {
     const title = sessionTitle(session);
-    const current = session.id === this.data.currentSessionId;
+    // A conversation's branches share one row: current when any of them is open.
+    const current = (session.members ?? [session.id]).includes(this.data.currentSessionId);
     const { me } = this.data;
     const theirs = Boolean(me && session.authorName && session.authorName !== me);
     if (this.isEditing("session", session.id)) {
@@ -144,6 +145,9 @@ export class SpaceList extends HTMLElement {
         inPinned && session.space ? h("span", { class: "author muted" }, ` · ${session.space.name}`)
           : null),
       h("span", { class: "row-actions" },
+        session.branches > 1 ? h("span", { class: "tag", title: "Branches of this conversation "
+          + "(an edited message or a regenerated reply); switch between them on the cell" },
+        `${session.branches} branches`) : null,
         session.pinned && !inPinned ? h("span", { class: "tag", title: "Pinned" }, "pinned") : null,
         session.archived ? h("span", { class: "tag", title: "Archived" }, "archived") : null,
         me && !theirs && session.visibility === "SPACE"

@@ -15,6 +15,7 @@ from ...services import branching, reading
 from ...settings import MAX_TURN_PAGE_SIZE
 from ..chat.turns import Turn
 from ..context import Info
+from ..core import ids
 from ..core.chat_settings import ChatSettings
 from ..core.enums import MemoryScope, SessionVisibility
 from ..core.pagination import connection, page_request, turns_of
@@ -227,6 +228,14 @@ class Session(relay.Node):
     async def inherited_settings(self, info: Info) -> list[str]:
         own, defaults = await _own_and_defaults(info, self.domain_session)
         return list(chat_settings.inherited(own, defaults))
+
+    @strawberry.field(
+        description="The first session of this conversation's family of branches (its own "
+        "id when it is not a branch): sessions with the same familyId are branches of one "
+        "conversation."
+    )
+    def family_id(self) -> strawberry.ID:
+        return strawberry.ID(ids.encode("Session", self.domain_session.family_root_id))
 
     @strawberry.field(
         description="Where this conversation branch left the session it was branched from "
