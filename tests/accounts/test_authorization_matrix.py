@@ -574,3 +574,32 @@ async def test_matrix(settings: Settings, operation: str) -> None:
 def test_the_matrix_size() -> None:
     """For the closing note: operations by actors."""
     assert (len(matrix()), len(ACTORS)) == (len(schema_operations()), 9)
+
+
+FORK_AT = (
+    f"mutation($t: ID!) {{ forkSession(input: {{atTurnId: $t}}) "
+    f"{{ session {{ id lastSequenceNumber }} {ERR} }} }}"
+)
+
+
+async def test_fork_at_a_turn_is_for_the_sessions_author(settings: Settings) -> None:
+    """forkSession's atTurnId form (policy.BRANCH_AT_TURN): the session's author
+    branches it; a member who reads the shared session gets FORBIDDEN, anyone
+    else NOT_FOUND, a read-only token FORBIDDEN — and nothing is written."""
+    async with accounts_app(settings) as world:
+        await build_objects(world)
+        for actor, code in (
+            ("other", "NOT_FOUND"),
+            ("viewer", "FORBIDDEN"),
+            ("editor", "FORBIDDEN"),
+            ("read_only", "FORBIDDEN"),
+        ):
+            before = await snapshot(world)
+            response = await world.post(actor, FORK_AT, t=world.ids["question"])
+            payload = response.json()["data"]["forkSession"]
+            assert payload["session"] is None, (actor, payload)
+            assert [e["code"] for e in payload["errors"]] == [code], (actor, payload)
+            assert await snapshot(world) == before, actor
+        owned = (await world.data("owner", FORK_AT, t=world.ids["question"]))["forkSession"]
+        assert owned["errors"] == []
+        assert owned["session"]["lastSequenceNumber"] == 1

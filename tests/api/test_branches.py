@@ -318,3 +318,31 @@ async def test_branches_of_branches_group_by_position(
     ]
     # At 3 all three hold the origin's question: one alternative, no switcher.
     assert (await gql(ALTERNATIVES, id=third, p=3))["session"]["alternatives"][0]["count"] == 1
+
+
+async def test_deleting_the_origin_keeps_its_branches(
+    gql: GraphQLClient, fake_openai: FakeOpenAI
+) -> None:
+    sid = await conversation(gql, fake_openai, 2)
+    fake_openai.reply("x")
+    first = (await gql(REGENERATE, input={"turnId": await turn_id(gql, sid, 4)}))["regenerate"]
+    fake_openai.reply("y")
+    second = (
+        await gql(REGENERATE, input={"turnId": await turn_id(gql, first["session"]["id"], 4)})
+    )["regenerate"]
+    deleted = await gql(
+        "mutation($id: ID!) { deleteSession(input: {id: $id}) { deletedId } }", id=sid
+    )
+    assert deleted["deleteSession"]["deletedId"] == sid
+    branch = first["session"]["id"]
+    assert await turns_of(gql, branch) == line("q1", "a1", "q2", "x")
+    data = (await gql(f"query($id: ID!) {{ session(id: $id) {{ {BRANCH} }} }}", id=branch))[
+        "session"
+    ]
+    assert data["branchedFrom"] == {"afterSequence": 3, "session": None}
+    found = (await gql(ALTERNATIVES, id=second["session"]["id"], p=4))["session"]
+    assert [(a["index"], a["count"]) for a in found["alternatives"]] == [(1, 2)]
+    assert [s["id"] for s in found["alternatives"][0]["sessions"]] == [
+        branch,
+        second["session"]["id"],
+    ]
