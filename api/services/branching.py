@@ -15,18 +15,21 @@ context, export, search, exchange numbers — works on it unchanged.
 
 from __future__ import annotations
 
+from collections.abc import AsyncGenerator
+from contextlib import aclosing
 from dataclasses import dataclass
 
 from ..domain.accounts import Actor
 from ..domain.branching import Alternatives, alternatives_at, branch_points
 from ..domain.types import Role, Session, Turn
 from ..domain.validation import validate_content, validate_idempotency_key, validate_title
-from ..errors import InputError, NotFound
+from ..errors import InputError, NotFound, SmritiError
 from ..store import sessions, turns
 from . import access, chat, policy
 from .base import Services
 from .chat import Admitted, Exchange, Message, Prepared, session_model
 from .context import resolve_context
+from .streaming import Failed, StreamEvent, stream_prepared
 
 
 @dataclass(frozen=True)
@@ -54,13 +57,36 @@ async def fork_at_turn(actor: Actor, turn_id: int, *, title: str | None) -> Sess
 async def regenerate(
     services: Services, actor: Actor, turn_id: int, *, model: str | None = None
 ) -> Branched:
-    """Answer a reply's question again, in a branch that leaves the reply out.
+    """Answer a reply's question again, in a branch that leaves the reply out."""
+    prepared = await _regenerating(services, actor, turn_id, model, "regenerate")
+    return Branched(prepared.session, await chat.answer(services, prepared))
 
-    Checks, in sendMessage's order: the scope (FORBIDDEN); the turn's session,
+
+async def stream_regenerate(
+    services: Services, actor: Actor, turn_id: int, *, model: str | None = None
+) -> AsyncGenerator[StreamEvent, None]:
+    """regenerate with the reply streamed, as messageStream streams one: the
+    question (the branch's copy, its session the branch) first."""
+    try:
+        prepared = await _regenerating(services, actor, turn_id, model, "regenerateStream")
+    except SmritiError as exc:
+        yield Failed(exc)
+        return
+    async with aclosing(stream_prepared(services, prepared)) as events:
+        async for event in events:
+            yield event
+
+
+async def _regenerating(
+    services: Services, actor: Actor, turn_id: int, model: str | None, operation: str
+) -> Prepared:
+    """Checks, in sendMessage's order: the scope (FORBIDDEN); the turn's session,
     the actor's to write (NOT_FOUND, FORBIDDEN); the turn, a reply (INVALID);
     the model (default: the session's), known, theirs, its provider's key
-    (UNKNOWN_MODEL, FORBIDDEN, PROVIDER_UNAVAILABLE). Nothing is written before."""
-    rule = policy.allow(actor, "regenerate")
+    (UNKNOWN_MODEL, FORBIDDEN, PROVIDER_UNAVAILABLE). Nothing is written
+    before. Then the branch after the reply's turn k-1, and its copy of the
+    reply's question, ready to be answered with the branch's context."""
+    rule = policy.allow(actor, operation)
     reply, origin = await access.turn(actor, turn_id, rule)
     if reply.role is not Role.ASSISTANT or reply.reply_to_sequence is None:
         raise InputError("Only a reply can be regenerated.", field="turnId")
@@ -79,48 +105,67 @@ async def regenerate(
         new_message=question.content,
         before=question.sequence_number,
     )
-    prepared = Prepared(branch, ref, question, context, None, actor)
-    return Branched(branch, await chat.answer(services, prepared))
+    return Prepared(branch, ref, question, context, None, actor)
 
 
-async def edit_and_resend(
-    services: Services,
-    actor: Actor,
-    turn_id: int,
-    *,
-    content: str,
-    model: str | None = None,
-    idempotency_key: str | None = None,
-) -> Branched:
-    """Send ``content`` in place of a sent message, in a branch that leaves
-    the message (and what followed it) out.
+@dataclass(frozen=True)
+class Edit:
+    """What editAndResend sends, as the caller gave it (unchecked)."""
 
-    Checks, in sendMessage's order: the scope (FORBIDDEN); the turn's session,
+    turn_id: int
+    content: str
+    model: str | None = None
+    idempotency_key: str | None = None
+
+
+async def edit_and_resend(services: Services, actor: Actor, edit: Edit) -> Branched:
+    """Send new content in place of a sent message, in a branch that leaves
+    the message (and what followed it) out."""
+    prepared = await _editing(services, actor, edit, "editAndResend")
+    return Branched(prepared.session, await chat.answer(services, prepared))
+
+
+async def stream_edit_and_resend(
+    services: Services, actor: Actor, edit: Edit
+) -> AsyncGenerator[StreamEvent, None]:
+    """editAndResend with the reply streamed, as messageStream streams one."""
+    try:
+        prepared = await _editing(services, actor, edit, "editAndResendStream")
+    except SmritiError as exc:
+        yield Failed(exc)
+        return
+    async with aclosing(stream_prepared(services, prepared)) as events:
+        async for event in events:
+            yield event
+
+
+async def _editing(services: Services, actor: Actor, edit: Edit, operation: str) -> Prepared:
+    """Checks, in sendMessage's order: the scope (FORBIDDEN); the turn's session,
     the actor's to write (NOT_FOUND, FORBIDDEN); the turn, a message of the
     user's (INVALID); the content (EMPTY_CONTENT, CONTENT_TOO_LARGE); the key
     (INVALID); the model (UNKNOWN_MODEL, FORBIDDEN, PROVIDER_UNAVAILABLE).
-    The same key sent again for the same message returns that branch and its
-    turns (the reply asked for again if it failed), not a second branch."""
-    rule = policy.allow(actor, "editAndResend")
-    edited, origin = await access.turn(actor, turn_id, rule)
+    Then the branch after the message's turn k-1 and the new message saved
+    there, as sendMessage saves one. The same key sent again for the same
+    message finds that branch and its turn (the reply asked for again if it
+    failed), not a second branch."""
+    rule = policy.allow(actor, operation)
+    edited, origin = await access.turn(actor, edit.turn_id, rule)
     if edited.role is not Role.USER:
         raise InputError("Only a message of the user's can be edited.", field="turnId")
-    content = validate_content(content, max_bytes=services.settings.max_content_bytes)
-    if idempotency_key is not None:
-        validate_idempotency_key(idempotency_key)
+    content = validate_content(edit.content, max_bytes=services.settings.max_content_bytes)
+    key = edit.idempotency_key
+    if key is not None:
+        validate_idempotency_key(key)
     registry = services.registry
-    ref = registry.resolve(model or session_model(origin), require_available=False)
+    ref = registry.resolve(edit.model or session_model(origin), require_available=False)
     await access.check_model(actor, ref.name)
     registry.ensure_available(ref)
     after = edited.sequence_number - 1
-    branch = None
-    if idempotency_key is not None:
-        branch = await sessions.branch_by_key(origin.id, after, idempotency_key)
+    branch = await sessions.branch_by_key(origin.id, after, key) if key is not None else None
     if branch is None:
         branch = await sessions.create_branch(origin, after_sequence=after, title=origin.title)
-    message = Message(branch.id, content, model, idempotency_key)
-    prepared = await chat.prepare_admitted(services, Admitted(actor, branch, content, ref, message))
-    return Branched(prepared.session, await chat.answer(services, prepared))
+    message = Message(branch.id, content, edit.model, key)
+    return await chat.prepare_admitted(services, Admitted(actor, branch, content, ref, message))
 
 
 async def alternatives(actor: Actor, session: Session, position: int | None) -> list[Alternatives]:

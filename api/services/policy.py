@@ -127,6 +127,8 @@ RULES: dict[str, Rule] = {
     # edited: a new branch of the conversation, sent as sendMessage sends.
     "regenerate": Rule(On.TURN, writes=True, author=True, calls_model=True),
     "editAndResend": Rule(On.TURN, writes=True, author=True, calls_model=True),
+    "regenerateStream": Rule(On.TURN, writes=True, author=True, calls_model=True),
+    "editAndResendStream": Rule(On.TURN, writes=True, author=True, calls_model=True),
     # Writes nothing, but spends a model call on the actor's behalf.
     "draftCheckpoint": Rule(On.SESSION, writes=True, author=True, calls_model=True),
     "createCheckpoint": Rule(On.SESSION, writes=True, author=True, role=SpaceRole.EDITOR),

@@ -99,6 +99,16 @@ async def stream_message(
     except SmritiError as exc:
         yield Failed(exc)
         return
+    async with aclosing(stream_prepared(services, prepared)) as events:
+        async for event in events:
+            yield event
+
+
+async def stream_prepared(
+    services: Services, prepared: Prepared
+) -> AsyncGenerator[StreamEvent, None]:
+    """The events of a message whose user turn is saved (``prepared``): the
+    turn, then its reply streamed (or replayed, or waited for under its key)."""
     context = prepared.context
     yield UserTurnSaved(prepared.user_turn, context.plan, context.messages, prepared.ref.name)
 

@@ -212,6 +212,16 @@ OPERATIONS: dict[str, tuple[str, Any]] = {
         f"{{ session {{ id }} assistantTurn {{ id }} {ERR} }} }}",
         {"t": "question"},
     ),
+    "regenerateStream": (
+        "subscription($input: RegenerateInput!) { regenerateStream(input: $input) { "
+        "__typename ... on StreamFailed { errors { code message field } } } }",
+        {"input": "regenerateInput"},
+    ),
+    "editAndResendStream": (
+        "subscription($input: EditAndResendInput!) { editAndResendStream(input: $input) { "
+        "__typename ... on StreamFailed { errors { code message field } } } }",
+        {"input": "editInput"},
+    ),
     "continueReplyStream": (
         "subscription($input: ContinueReplyInput!) { continueReplyStream(input: $input) { "
         "__typename ... on StreamFailed { errors { code message field } } } }",
@@ -292,6 +302,8 @@ READ_BY = {
     "streamInput": MEMBERS,  # messageStream's input names the shared session
     "cutOff": MEMBERS,  # a cut-off reply, the shared session's last turn
     "question": MEMBERS,  # the shared session's first message
+    "regenerateInput": MEMBERS,  # regenerateStream's input names cutOff
+    "editInput": MEMBERS,  # editAndResendStream's input names question
     "continueInput": MEMBERS,  # continueReplyStream's input names it
     "c1": MEMBERS,
     "c2": MEMBERS,
@@ -462,6 +474,8 @@ async def build_objects(world: World) -> None:
     ids["cutOff"] = ids_module.encode("Turn", cut_off.id)
     first = await turns.in_range(shared, 1, 1)
     ids["question"] = ids_module.encode("Turn", first[0].id)
+    ids["regenerateInput"] = {"turnId": ids["cutOff"]}  # type: ignore[assignment]
+    ids["editInput"] = {"turnId": ids["question"], "content": "Or Osaka?"}  # type: ignore[assignment]
     ids["continueInput"] = {"turnId": ids["cutOff"]}  # type: ignore[assignment]
     preset = await run(
         "owner",
@@ -476,7 +490,7 @@ def variables(world: World, operation: str, actor: str) -> dict[str, Any]:
     return {name: world.ids[key] for name, key in names.items()}
 
 
-STREAMS = ("messageStream", "continueReplyStream")
+STREAMS = ("messageStream", "continueReplyStream", "regenerateStream", "editAndResendStream")
 
 
 async def run_cell(world: World, operation: str, actor: str) -> tuple[int, dict[str, Any]]:

@@ -15,6 +15,7 @@ import pytest
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.graphql import GraphQLClient
 from tests.support.ops import checkpoint, create_session, create_space, mount, send
+from tests.support.streams import sse_events
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore:Accessing the .* attribute on the instance is deprecated"
@@ -345,4 +346,73 @@ async def test_deleting_the_origin_keeps_its_branches(
     assert [s["id"] for s in found["alternatives"][0]["sessions"]] == [
         branch,
         second["session"]["id"],
+    ]
+
+
+def stream_document(name: str, input_type: str) -> str:
+    return f"""subscription($input: {input_type}!) {{ {name}(input: $input) {{ __typename
+      ... on StreamUserTurn {{ userTurn {{ {TURN} session {{ id }} }} }}
+      ... on StreamDelta {{ delta }}
+      ... on StreamAssistantTurn {{ assistantTurn {{ {TURN} }} }}
+      ... on StreamFailed {{ {ERR} }} }} }}"""
+
+
+async def streamed(gql: GraphQLClient, name: str, input_type: str, **input: Any) -> list[Any]:
+    response = await gql.http.post(
+        "/graphql",
+        json={"query": stream_document(name, input_type), "variables": {"input": input}},
+        headers={"Accept": "text/event-stream"},
+    )
+    assert response.status_code == 200
+    return [data["data"][name] for kind, data in sse_events(response.text) if kind == "next"]
+
+
+async def test_regenerate_and_edit_stream_their_reply_in_the_branch(
+    gql: GraphQLClient, fake_openai: FakeOpenAI
+) -> None:
+    sid = await conversation(gql, fake_openai, 2)
+    fake_openai.stream_chunks(["a2", " anew"])
+    events = await streamed(
+        gql, "regenerateStream", "RegenerateInput", turnId=await turn_id(gql, sid, 4)
+    )
+    assert [e["__typename"] for e in events] == [
+        "StreamUserTurn",
+        "StreamDelta",
+        "StreamDelta",
+        "StreamAssistantTurn",
+    ]
+    branch = events[0]["userTurn"]["session"]["id"]
+    assert branch != sid
+    assert (events[0]["userTurn"]["content"], events[0]["userTurn"]["sequenceNumber"]) == ("q2", 3)
+    assert events[-1]["assistantTurn"]["content"] == "a2 anew"
+    assert await turns_of(gql, branch) == line("q1", "a1", "q2", "a2 anew")
+    assert wire(fake_openai) == [("user", "q1"), ("assistant", "a1"), ("user", "q2")]
+
+    fake_openai.stream_chunks(["b", "2"])
+    events = await streamed(
+        gql,
+        "editAndResendStream",
+        "EditAndResendInput",
+        turnId=await turn_id(gql, sid, 3),
+        content="q2 edited",
+    )
+    edited = events[0]["userTurn"]["session"]["id"]
+    assert events[-1]["assistantTurn"]["content"] == "b2"
+    assert await turns_of(gql, edited) == line("q1", "a1", "q2 edited", "b2")
+    assert await turns_of(gql, sid) == line("q1", "a1", "q2", "a2")
+    # Refused before anything is written: one StreamFailed.
+    refused = await streamed(
+        gql, "regenerateStream", "RegenerateInput", turnId=await turn_id(gql, sid, 3)
+    )
+    assert refused == [
+        {
+            "__typename": "StreamFailed",
+            "errors": [
+                {
+                    "code": "INVALID",
+                    "message": "Only a reply can be regenerated.",
+                    "field": "turnId",
+                }
+            ],
+        }
     ]

@@ -72,6 +72,16 @@ class EditAndResendPayload(BranchedPayload):
     errors: list[EditAndResendError] = strawberry.field(description="Why it failed, if it did.")
 
 
+def edit(input: EditAndResendInput) -> branching.Edit:
+    """What editAndResend and editAndResendStream send, decoded the same way."""
+    return branching.Edit(
+        turn_id=ids.decode(input.turn_id, "Turn", field="turnId"),
+        content=input.content,
+        model=input.model,
+        idempotency_key=input.idempotency_key,
+    )
+
+
 def _fields(done: branching.Branched) -> dict[str, object]:
     exchange = done.exchange
     model = f"{exchange.user_turn.provider}/{exchange.user_turn.model}"
@@ -123,12 +133,7 @@ class BranchMutation:
         ],
     ) -> EditAndResendPayload:
         done = await branching.edit_and_resend(
-            info.context.services,
-            info.context.actor,
-            ids.decode(input.turn_id, "Turn", field="turnId"),
-            content=input.content,
-            model=input.model,
-            idempotency_key=input.idempotency_key,
+            info.context.services, info.context.actor, edit(input)
         )
         error = done.exchange.error
         return EditAndResendPayload(

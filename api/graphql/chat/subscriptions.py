@@ -11,9 +11,11 @@ import strawberry
 from graphql import GraphQLError
 
 from ...errors import SmritiError, Unauthenticated
-from ...services import continuation, streaming
+from ...services import branching, continuation, streaming
 from ..context import Info
+from ..core import ids
 from ..core.errors import to_error
+from .branching import EditAndResendInput, RegenerateInput, edit
 from .context_plan import ContextPlan
 from .continuation import ContinueReplyInput, request
 from .mutations import SendMessageInput, message
@@ -91,6 +93,55 @@ class Subscription:
                     )
                 else:
                     yield _reply_event(event)
+
+    @strawberry.subscription(
+        description="regenerate with the reply streamed, as messageStream streams one: "
+        "StreamUserTurn (the reply's question, copied into the new branch: its session is "
+        "the branch), StreamDelta…, then StreamAssistantTurn — or StreamFailed (alone: "
+        "refused, nothing written)."
+    )
+    async def regenerate_stream(
+        self,
+        info: Info,
+        input: Annotated[
+            RegenerateInput,
+            strawberry.argument(description="The reply, exactly as for regenerate."),
+        ],
+    ) -> AsyncGenerator[MessageStreamEvent, None]:
+        try:
+            turn_id = ids.decode(input.turn_id, "Turn", field="turnId")
+        except SmritiError as exc:
+            yield _event(streaming.Failed(exc))
+            return
+        events = branching.stream_regenerate(
+            info.context.services, info.context.actor, turn_id, model=input.model
+        )
+        async with aclosing(_relayed(info, events)) as relayed:
+            async for event in relayed:
+                yield _event(event)
+
+    @strawberry.subscription(
+        description="editAndResend with the reply streamed, as messageStream streams one: "
+        "StreamUserTurn (the new message, in the new branch: its session), StreamDelta…, "
+        "then StreamAssistantTurn — or StreamFailed (alone: refused, nothing written)."
+    )
+    async def edit_and_resend_stream(
+        self,
+        info: Info,
+        input: Annotated[
+            EditAndResendInput,
+            strawberry.argument(description="The message, exactly as for editAndResend."),
+        ],
+    ) -> AsyncGenerator[MessageStreamEvent, None]:
+        try:
+            sent = edit(input)
+        except SmritiError as exc:
+            yield _event(streaming.Failed(exc))
+            return
+        events = branching.stream_edit_and_resend(info.context.services, info.context.actor, sent)
+        async with aclosing(_relayed(info, events)) as relayed:
+            async for event in relayed:
+                yield _event(event)
 
 
 async def _relayed(info: Info, events: AsyncGenerator[T, None]) -> AsyncGenerator[T, None]:
