@@ -102,6 +102,16 @@ export const FORK = mutation("forkSession", "ForkSessionInput", SESSION_RESULT);
 const BRANCHED = `${SESSION_RESULT} userTurn { ...TurnFields } assistantTurn { ...TurnFields }`;
 export const REGENERATE = mutation("regenerate", "RegenerateInput", BRANCHED);
 export const EDIT_AND_RESEND = mutation("editAndResend", "EditAndResendInput", BRANCHED);
+// The same, streamed: the message answered first (its session is the new branch).
+const BRANCH_EVENTS = `__typename
+    ... on StreamUserTurn { userTurn { ...TurnFields session { id } } }
+    ... on StreamDelta { delta }
+    ... on StreamAssistantTurn { assistantTurn { ...TurnFields } }
+    ... on StreamFailed { ${ERRORS} partialReply { ...TurnFields } }`;
+export const REGENERATE_STREAM = `subscription($input: RegenerateInput!) {
+  regenerateStream(input: $input) { ${BRANCH_EVENTS} } }`;
+export const EDIT_STREAM = `subscription($input: EditAndResendInput!) {
+  editAndResendStream(input: $input) { ${BRANCH_EVENTS} } }`;
 export const SEND_MESSAGE = mutation("sendMessage", "SendMessageInput",
   "userTurn { ...TurnFields } assistantTurn { ...TurnFields }");
 // The reply streamed: StreamUserTurn, StreamDelta…, then StreamAssistantTurn or StreamFailed.
@@ -296,6 +306,13 @@ export const mergeCheckpoints = (input) => run(MERGE_CHECKPOINTS, "mergeCheckpoi
  */
 export const streamMessage = (input, signal) =>
   streamEvents(MESSAGE_STREAM, "messageStream", input, signal);
+
+/** regenerateStream / editAndResendStream over SSE, reported as streamMessage reports
+ * messageStream (StreamUnavailable when no stream could be opened: nothing was written). */
+export const streamRegenerate = (input, signal) =>
+  streamEvents(REGENERATE_STREAM, "regenerateStream", input, signal);
+export const streamEditAndResend = (input, signal) =>
+  streamEvents(EDIT_STREAM, "editAndResendStream", input, signal);
 
 /** continueReplyStream over SSE, reported as streamMessage reports messageStream. */
 export const streamContinuation = (input, signal) =>

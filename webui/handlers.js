@@ -162,6 +162,64 @@ async function settleStopped(app, sessionId, key) {
   }
 }
 
+/**
+ * Make a branch from the cell at `seq` with `stream` (regenerateStream /
+ * editAndResendStream): once its message is saved the branch opens in place of this
+ * conversation (its URL, the cell in view) and the reply streams into it, stoppable
+ * as any reply. Without a stream, `request` (the mutation) does it in one answer.
+ * A provider failure keeps the branch and its message ("no reply — Retry" there).
+ */
+async function streamBranch(app, seq, stream, request) {
+  if (!app.dispatch(actions.branchRequested, seq)) return;
+  const controller = new AbortController();
+  const key = newKey();
+  let branchId = null;
+  const ours = () => app.state.session?.id === branchId && app.state.pending?.key === key;
+  let outcome = { errors: [{ code: "NETWORK", message: "The reply stream ended early." }] };
+  try {
+    for await (const event of stream(controller.signal)) {
+      if (event.__typename === "StreamUserTurn" && branchId === null) {
+        branchId = event.userTurn.session.id;
+        await app.openSession(branchId); // a new notebook: ends `branching`
+        if (app.state.session?.id !== branchId) continue; // another one opened meanwhile
+        app.dispatch(actions.sendStarted, { content: event.userTurn.content, model: null, key,
+          status: "streaming", errors: [], userSaved: true, userSeq: event.userTurn.sequenceNumber,
+          text: "", stoppable: true, controller, branched: true });
+        await showSequence(app, seq);
+      } else if (!ours()) {
+        if (event.__typename === "StreamFailed" && branchId === null) outcome = event;
+      } else if (event.__typename === "StreamDelta") {
+        app.dispatch(actions.pendingChanged, key, { text: app.state.pending.text + event.delta });
+      } else if (event.__typename === "StreamAssistantTurn") {
+        outcome = { reply: event.assistantTurn };
+      } else if (event.__typename === "StreamFailed") {
+        outcome = { errors: event.errors, partial: event.partialReply };
+      }
+    }
+  } catch (error) {
+    if (error instanceof api.StreamUnavailable && branchId === null) {
+      app.dispatch(actions.branchFailed, seq);
+      return branchFrom(app, seq, request);
+    }
+    outcome = controller.signal.aborted ? { stopped: true }
+      : { errors: [{ code: "NETWORK", message: error.message }] };
+  }
+  if (branchId === null) { // refused: nothing was written
+    app.dispatch(actions.branchFailed, seq);
+    app.failed(outcome);
+    return;
+  }
+  if (!ours()) return;
+  if (outcome.stopped) {
+    await settleStopped(app, branchId, key);
+    if (!ours()) return;
+  }
+  // The branch's message stays; a failed reply leaves it marked "no reply" (Retry there).
+  app.dispatch(actions.replyFinished, key, [outcome.reply, outcome.partial], null);
+  if (outcome.errors?.length) app.failed(outcome);
+  await Promise.all([app.reloadSession(), app.refreshPreview(), app.refreshSidebar()]);
+}
+
 /** Make a branch with `request` (regenerate / editAndResend) and open it, the cell at
  * `seq` in view; a provider failure keeps the branch and its message (Retry there). */
 async function branchFrom(app, seq, request) {
@@ -475,13 +533,16 @@ export const HANDLERS = {
   "edit-turn"({ seq, content }) {
     const turn = this.state.turns.find((t) => t.sequenceNumber === seq);
     if (!turn) return undefined;
-    return branchFrom(this, seq, () => api.editAndResend({ turnId: turn.id, content,
-      model: this.state.model, idempotencyKey: newKey() }));
+    const input = { turnId: turn.id, content, model: this.state.model, idempotencyKey: newKey() };
+    return streamBranch(this, seq, (signal) => api.streamEditAndResend(input, signal),
+      () => api.editAndResend(input));
   },
   "regenerate-turn"({ seq }) {
     const turn = this.state.turns.find((t) => t.sequenceNumber === seq);
     if (!turn) return undefined;
-    return branchFrom(this, seq, () => api.regenerate({ turnId: turn.id, model: this.state.model }));
+    const input = { turnId: turn.id, model: this.state.model };
+    return streamBranch(this, seq, (signal) => api.streamRegenerate(input, signal),
+      () => api.regenerate(input));
   },
   /** Another alternative at `seq`: its session opened, that cell kept in view. */
   async "switch-alternative"({ seq, sessionId }) {

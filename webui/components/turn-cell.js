@@ -54,6 +54,7 @@ export class TurnCell extends HTMLElement {
   render() {
     const turn = this._turn;
     if (!turn) return;
+    if (!this._branch?.editing) this._editor = null;
     this._rendered = true;
     const dimmed = this.classList.contains("dimmed"); // the notebook's, kept across renders
     this.className = `cell turn ${turn.role.toLowerCase()}${this._noReply ? " unanswered" : ""}${
@@ -88,7 +89,7 @@ export class TurnCell extends HTMLElement {
           this._noReply ? h("span", { class: "tag warn" }, "no reply") : null,
           turn.settings ? h("span", { class: "tag settings-used", title: settingsTitle(turn.settings) },
             settingsSummary(turn.settings)) : null),
-        this._branch?.editing ? this.editor(turn) : body,
+        this._branch?.editing ? this.keptEditor(turn) : body,
         this._branch ? this.tools(turn, this._branch) : null,
         this._actions ? this.actionBar(turn) : null,
         this._noReply ? this.retryBar(turn) : null),
@@ -120,6 +121,13 @@ export class TurnCell extends HTMLElement {
       h("button", { type: "button", class: "link", "aria-label": "Next alternative",
         title: "Next alternative", disabled: index === count - 1, onclick: () => go(index + 1) },
       "›"));
+  }
+
+  /** The editor while editing lasts: the same textarea across renders, so what is being
+   * typed (and where the caret is) survives a re-render of the cell. */
+  keptEditor(turn) {
+    if (!this._editor) this._editor = this.editor(turn);
+    return this._editor;
   }
 
   /** The message in a textarea: Save & send (Ctrl/⌘+Enter) or Cancel (Escape). */
