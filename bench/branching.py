@@ -23,7 +23,6 @@ os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
 import argparse
 import asyncio
 import sys
-import time
 from pathlib import Path
 
 import httpx
@@ -36,6 +35,7 @@ from bench.__main__ import BASE_URL
 from bench.databases import temporary_database
 from bench.measure import Measurer
 from bench.report import P50, percentile
+from bench.search import _toggle_turn_trigger
 from bench.seed import Seeder
 
 FORK = """mutation($t: ID!) { forkSession(input: {atTurnId: $t}) {
@@ -69,8 +69,7 @@ async def run(database: str, turns: int, branches: int) -> int:
             await seeder.fix_sequences()
             await seeder.analyze()
             last_turn = await _scalar(
-                f"SELECT id FROM turn WHERE session_id = {session_id} "
-                f"AND sequence_number = {turns}"
+                f"SELECT id FROM turn WHERE session_id = {session_id} AND sequence_number = {turns}"
             )
             content_bytes = await _scalar(
                 f"SELECT SUM(LENGTH(content)) FROM turn WHERE session_id = {session_id}"
@@ -88,6 +87,15 @@ async def run(database: str, turns: int, branches: int) -> int:
                     times.append(elapsed)
                     growth.append(await _database_bytes(url) - size_before)
                 rows_added = (await _scalar("SELECT COUNT(*) FROM turn")) - rows_before
+                # The same forks without the search index's turn trigger: what the
+                # copy itself costs, and what indexing the copies adds.
+                saved: list[str] = []
+                await _toggle_turn_trigger(saved)
+                unindexed = []
+                for _ in range(branches):
+                    elapsed, _ = await measurer.post(FORK, {"t": ids.encode("Turn", last_turn)})
+                    unindexed.append(elapsed)
+                await _toggle_turn_trigger(saved)
                 branch = ids.decode(data["forkSession"]["session"]["id"], "Session", field="id")
                 sends = [(await measurer.send(branch))[0] for _ in range(5)]
                 origin_sends = [(await measurer.send(session_id))[0] for _ in range(5)]
@@ -96,6 +104,10 @@ async def run(database: str, turns: int, branches: int) -> int:
     print(
         f"forkSession(atTurnId) x{branches}: p50 {percentile(times, P50):.0f} ms, "
         f"max {max(times):.0f} ms"
+    )
+    print(
+        f"  of which the search index: without its turn trigger p50 "
+        f"{percentile(unindexed, P50):.0f} ms"
     )
     print(f"turn rows added per branch: {rows_added // branches:,}")
     print(
