@@ -405,6 +405,12 @@ _COPY_TURNS = (
 )
 
 
+_COPY_TAGS = (
+    "INSERT INTO session_tag (session_id, tag, tag_key) "
+    "SELECT ?, tag, tag_key FROM session_tag WHERE session_id = ? ORDER BY id"
+)
+
+
 @finished
 async def create_branch(origin: Session, *, after_sequence: int, title: str) -> Session:
     """A conversation branch of ``origin`` after its turn ``after_sequence``:
@@ -430,6 +436,10 @@ async def create_branch(origin: Session, *, after_sequence: int, title: str) -> 
             mount_checkpoint_id=mount.checkpoint_id if mount else None,
             mount_base_sequence=mount.base_sequence if mount else None,
             visibility=origin.visibility.value,
+            # Pinned, archived and tagged as its conversation is: the sidebar lists a
+            # family once, as its latest branch.
+            pinned_at=origin.pinned_at,
+            archived_at=origin.archived_at,
             last_sequence_number=after_sequence,
             branched_from_id=origin.id,
             branched_after_sequence=after_sequence,
@@ -438,6 +448,7 @@ async def create_branch(origin: Session, *, after_sequence: int, title: str) -> 
             updated_at=now,
         )
         await sql.execute(conn, _COPY_TURNS, [row.id, origin.id, after_sequence])
+        await sql.execute(conn, _COPY_TAGS, [row.id, origin.id])
     return rows.session(row)
 
 

@@ -416,3 +416,19 @@ async def test_regenerate_and_edit_stream_their_reply_in_the_branch(
             ],
         }
     ]
+
+
+async def test_a_branch_is_pinned_archived_and_tagged_as_its_conversation(
+    gql: GraphQLClient, fake_openai: FakeOpenAI
+) -> None:
+    sid = await conversation(gql, fake_openai, 1)
+    updated = await gql(
+        'mutation($id: ID!) { updateSession(input: {id: $id, pinned: true, tags: ["Trip", "kyoto"]}) '
+        "{ errors { code } } }",
+        id=sid,
+    )
+    assert updated["updateSession"]["errors"] == []
+    at = await turn_id(gql, sid, 2)
+    branch = (await gql(FORK, input={"atTurnId": at}))["forkSession"]["session"]["id"]
+    data = await gql("query($id: ID!) { session(id: $id) { pinned archived tags } }", id=branch)
+    assert data["session"] == {"pinned": True, "archived": False, "tags": ["Trip", "kyoto"]}
