@@ -51,6 +51,7 @@ def test_edit_regenerate_and_switch_alternatives(
     expect(question.locator(".cell-body")).to_have_text("How many days?")
     question.get_by_role("button", name="Edit").click()
     editor = question.get_by_label("Edit message")
+    expect(editor).to_be_focused()
     editor.fill("How many nights?")
     expect(question.get_by_role("button", name="Save & send")).to_be_visible()
     editor.press("Control+Enter")

@@ -77,6 +77,9 @@ export class TurnCell extends HTMLElement {
       body.classList.add("plain");
       body.textContent = turn.content;
     }
+    const kept = this._editor?.querySelector("textarea");
+    const typing = kept && kept === document.activeElement
+      ? { area: kept, start: kept.selectionStart, end: kept.selectionEnd } : null;
     this.replaceChildren(
       h("div", { class: "cell-gutter", title: cellTitle(turn) }, cellLabel(turn)),
       h("div", { class: "cell-main" },
@@ -94,6 +97,18 @@ export class TurnCell extends HTMLElement {
         this._actions ? this.actionBar(turn) : null,
         this._noReply ? this.retryBar(turn) : null),
     );
+    // A new editor takes the focus at once, the caret at the end: not a frame later,
+    // when typing may have begun (and would land after the old text). One kept across
+    // this render gets back the focus and selection it had.
+    const area = this._focusEditor;
+    this._focusEditor = null;
+    if (area?.isConnected) {
+      area.focus();
+      area.setSelectionRange(area.value.length, area.value.length);
+    } else if (typing?.area.isConnected) {
+      typing.area.focus();
+      typing.area.setSelectionRange(typing.start, typing.end);
+    }
   }
 
   /** Edit / Regenerate, and the alternatives switcher. */
@@ -150,10 +165,7 @@ export class TurnCell extends HTMLElement {
         cancel();
       }
     });
-    requestAnimationFrame(() => {
-      area.focus();
-      area.setSelectionRange(area.value.length, area.value.length);
-    });
+    this._focusEditor = area; // once it is in the page (render)
     return h("div", { class: "cell-editor" }, area,
       h("div", { class: "actions" },
         h("button", { type: "button", class: "primary", onclick: save }, "Save & send"),
