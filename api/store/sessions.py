@@ -389,18 +389,19 @@ async def create_fork(
 
 
 # The origin's turns 1..t, copied into the branch in one statement: the same
-# sequence numbers, content, usage, links between turns (reply_to_sequence and
+# sequence numbers, content, usage, the settings each reply was asked with, links
+# between turns (reply_to_sequence and
 # continues_sequence name sequence numbers, which the copies keep) and
 # creation times, each row recording the turn it copies.
 _COPY_TURNS = (
     "INSERT INTO turn (session_id, sequence_number, role, content, provider, model, "
     "token_count, prompt_tokens, completion_tokens, cost, interrupted, reply_to_sequence, "
     "idempotency_key, author_id, author_token, created_at, finish_reason, "
-    "provider_finish_reason, continues_sequence, copied_from_id) "
+    "provider_finish_reason, continues_sequence, settings, copied_from_id) "
     "SELECT ?, sequence_number, role, content, provider, model, "
     "token_count, prompt_tokens, completion_tokens, cost, interrupted, reply_to_sequence, "
     "idempotency_key, author_id, author_token, created_at, finish_reason, "
-    "provider_finish_reason, continues_sequence, id "
+    "provider_finish_reason, continues_sequence, settings, id "
     "FROM turn WHERE session_id = ? AND sequence_number <= ?"
 )
 
@@ -440,6 +441,8 @@ async def create_branch(origin: Session, *, after_sequence: int, title: str) -> 
             # family once, as its latest branch.
             pinned_at=origin.pinned_at,
             archived_at=origin.archived_at,
+            # Its instructions and parameters: a branch answers as its conversation does.
+            settings=origin.settings.to_json(),
             last_sequence_number=after_sequence,
             branched_from_id=origin.id,
             branched_after_sequence=after_sequence,

@@ -432,3 +432,29 @@ async def test_a_branch_is_pinned_archived_and_tagged_as_its_conversation(
     branch = (await gql(FORK, input={"atTurnId": at}))["forkSession"]["session"]["id"]
     data = await gql("query($id: ID!) { session(id: $id) { pinned archived tags } }", id=branch)
     assert data["session"] == {"pinned": True, "archived": False, "tags": ["Trip", "kyoto"]}
+
+
+async def test_a_branch_keeps_the_settings_of_its_conversation_and_its_replies(
+    gql: GraphQLClient, fake_openai: FakeOpenAI
+) -> None:
+    sid = await conversation(gql, fake_openai, 1)
+    updated = await gql(
+        "mutation($id: ID!) { updateSession(input: {id: $id, settings: "
+        '{instructions: "Answer in French.", temperature: 0.2}}) { errors { code } } }',
+        id=sid,
+    )
+    assert updated["updateSession"]["errors"] == []
+    fake_openai.reply("a2")
+    await send(gql, sid, "q2")
+    reply = await turn_id(gql, sid, 4)
+    fake_openai.reply("b")
+    branch = (await gql(FORK, input={"atTurnId": reply}))["forkSession"]["session"]["id"]
+    data = await gql(
+        "query($id: ID!) { session(id: $id) { settings { instructions temperature } "
+        "turns(first: 10) { nodes { sequenceNumber settings { temperature } } } } }",
+        id=branch,
+    )
+    assert data["session"]["settings"] == {"instructions": "Answer in French.", "temperature": 0.2}
+    asked = {t["sequenceNumber"]: t["settings"] for t in data["session"]["turns"]["nodes"]}
+    assert asked[4] == {"temperature": 0.2}
+    assert asked[2] is None
