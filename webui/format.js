@@ -184,6 +184,7 @@ export function settingsTitle(settings) {
   const rest = settingsSummary({ ...settings, instructions: null });
   if (rest) lines.push(rest);
   return lines.join("\n");
+}
 
 /**
  * The sidebar's rows, one per conversation: the branches of one family (the same
