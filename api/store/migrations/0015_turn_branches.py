@@ -21,7 +21,7 @@ from tortoise.migrations import operations as ops
 
 
 class Migration(migrations.Migration):
-    dependencies = [("models", "0012_item_ids")]
+    dependencies = [("models", "0014_session_settings")]
 
     operations = [
         ops.AddField(
