@@ -145,9 +145,12 @@ export class SpaceList extends HTMLElement {
         inPinned && session.space ? h("span", { class: "author muted" }, ` · ${session.space.name}`)
           : null),
       h("span", { class: "row-actions" },
-        session.branches > 1 ? h("span", { class: "tag", title: "Branches of this conversation "
-          + "(an edited message or a regenerated reply); switch between them on the cell" },
-        `${session.branches} branches`) : null,
+        // The count alone is shown (the title keeps its room in a 258 px sidebar); the
+        // word is there for screen readers and in the tooltip.
+        session.branches > 1 ? h("span", { class: "tag branches", title: `${session.branches} `
+          + "branches of this conversation (an edited message or a regenerated reply); "
+          + "switch between them on the cell" },
+        `${session.branches}`, h("span", { class: "visually-hidden" }, " branches")) : null,
         session.pinned && !inPinned ? h("span", { class: "tag", title: "Pinned" }, "pinned") : null,
         session.archived ? h("span", { class: "tag", title: "Archived" }, "archived") : null,
         me && !theirs && session.visibility === "SPACE"
