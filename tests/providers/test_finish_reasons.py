@@ -8,16 +8,13 @@ as OTHER with the provider's word (LiteLLM itself would call it "stop").
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from api.domain.types import ChatMessage, Finish, FinishReason
-from api.providers import LiteLLMTransport, ProviderRegistry, parse_config
-from tests.support.fake_anthropic import FakeAnthropic
-from tests.support.fake_ollama import FakeOllama
-from tests.support.fake_openai import FakeOpenAI
+from api.providers import ProviderRegistry
+from tests.support import wire_formats
 from tests.support.fake_provider import FakeProvider
+from tests.support.wire_formats import LENGTH, MODELS
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore:Accessing the .* attribute on the instance is deprecated"
@@ -25,41 +22,15 @@ pytestmark = pytest.mark.filterwarnings(
 
 MESSAGES = [ChatMessage("user", "Tell me everything about Kyoto")]
 TEXT = "Kyoto was the capital for a thousand years and"
-# Each format's word for "the token limit stopped it", and for a normal end.
-LENGTH = {"openai": "length", "anthropic": "max_tokens", "ollama": "length"}
-MODELS = {
-    "openai": "lab/my-model",
-    "anthropic": "anthropic/claude-sonnet-4-5",
-    "ollama": "ollama/llama3.1",
-}
 FORMATS = tuple(LENGTH)
 
 
-@pytest.fixture(scope="module")
-def stubs() -> Iterator[dict[str, FakeProvider]]:
-    with FakeOpenAI() as openai, FakeAnthropic() as anthropic, FakeOllama() as ollama:
-        yield {"openai": openai, "anthropic": anthropic, "ollama": ollama}
+stubs = wire_formats.module_stubs
 
 
 @pytest.fixture(scope="module")
 def registry(stubs: dict[str, FakeProvider]) -> ProviderRegistry:
-    config = parse_config(
-        "providers:\n"
-        "  lab:\n"
-        "    litellm_provider: openai\n"
-        f'    api_base: "{stubs["openai"].base_url}"\n'  # type: ignore[attr-defined]
-        "    models: [my-model]\n"
-        "  anthropic:\n"
-        f'    api_base: "{stubs["anthropic"].base_url}"\n'  # type: ignore[attr-defined]
-        "    api_key_env: ANTHROPIC_KEY\n"
-        "    models: [claude-sonnet-4-5]\n"
-        "  ollama:\n"
-        f'    api_base: "{stubs["ollama"].base_url}"\n'  # type: ignore[attr-defined]
-        "    models: [llama3.1]\n"
-    )
-    return ProviderRegistry(
-        config, env={"ANTHROPIC_KEY": "sk-ant"}, transport=LiteLLMTransport(timeout=5.0)
-    )
+    return wire_formats.registry_for(stubs)
 
 
 async def ended(registry: ProviderRegistry, model: str, *, streamed: bool) -> tuple[str, Finish]:

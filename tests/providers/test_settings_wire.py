@@ -7,17 +7,15 @@ recording stub shows exactly what its format received, whole and streamed.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from api.domain.types import ChatMessage, ModelParameters
-from api.providers import LiteLLMTransport, ProviderRegistry, parse_config
-from tests.support.fake_anthropic import FakeAnthropic
-from tests.support.fake_ollama import FakeOllama
-from tests.support.fake_openai import FakeOpenAI
+from api.providers import ProviderRegistry, parse_config
+from tests.support import wire_formats
 from tests.support.fake_provider import FakeProvider
+from tests.support.wire_formats import MODELS
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore:Accessing the .* attribute on the instance is deprecated"
@@ -26,39 +24,15 @@ pytestmark = pytest.mark.filterwarnings(
 INSTRUCTIONS = "Answer as a pirate would."
 MESSAGES = [ChatMessage("system", INSTRUCTIONS), ChatMessage("user", "Where is the gold?")]
 PARAMETERS = ModelParameters(temperature=0.3, top_p=0.9, max_output_tokens=200, stop=("END", "##"))
-MODELS = {
-    "openai": "lab/my-model",
-    "anthropic": "anthropic/claude-sonnet-4-5",
-    "ollama": "ollama/llama3.1",
-}
 FORMATS = tuple(MODELS)
 
 
-@pytest.fixture(scope="module")
-def stubs() -> Iterator[dict[str, FakeProvider]]:
-    with FakeOpenAI() as openai, FakeAnthropic() as anthropic, FakeOllama() as ollama:
-        yield {"openai": openai, "anthropic": anthropic, "ollama": ollama}
+stubs = wire_formats.module_stubs
 
 
 @pytest.fixture(scope="module")
 def registry(stubs: dict[str, FakeProvider]) -> ProviderRegistry:
-    config = parse_config(
-        "providers:\n"
-        "  lab:\n"
-        "    litellm_provider: openai\n"
-        f'    api_base: "{stubs["openai"].base_url}"\n'  # type: ignore[attr-defined]
-        "    models: [my-model]\n"
-        "  anthropic:\n"
-        f'    api_base: "{stubs["anthropic"].base_url}"\n'  # type: ignore[attr-defined]
-        "    api_key_env: ANTHROPIC_KEY\n"
-        "    models: [claude-sonnet-4-5]\n"
-        "  ollama:\n"
-        f'    api_base: "{stubs["ollama"].base_url}"\n'  # type: ignore[attr-defined]
-        "    models: [llama3.1]\n"
-    )
-    return ProviderRegistry(
-        config, env={"ANTHROPIC_KEY": "sk-ant"}, transport=LiteLLMTransport(timeout=5.0)
-    )
+    return wire_formats.registry_for(stubs)
 
 
 async def sent(

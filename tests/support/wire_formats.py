@@ -5,10 +5,12 @@ import the fixtures below (`stubs`, `providers_file`, `settings`) into their mod
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from api.providers import LiteLLMTransport, ProviderRegistry, parse_config
 from api.settings import Settings
 from tests.support.fake_anthropic import FakeAnthropic
 from tests.support.fake_ollama import FakeOllama
@@ -46,6 +48,34 @@ def three_formats_file(
         f'  ollama: {{api_base: "{ollama.base_url}", models: [llama3.1]}}\n'
     )
     return path
+
+
+@pytest.fixture(scope="module")
+def module_stubs() -> Iterator[dict[str, FakeProvider]]:
+    """The three stubs for a module that talks to the provider registry directly."""
+    with FakeOpenAI() as openai, FakeAnthropic() as anthropic, FakeOllama() as ollama:
+        yield {"openai": openai, "anthropic": anthropic, "ollama": ollama}
+
+
+def registry_for(stubs: dict[str, FakeProvider]) -> ProviderRegistry:
+    """A provider registry over the three stubs, through LiteLLM (no app, no file)."""
+    config = parse_config(
+        "providers:\n"
+        "  lab:\n"
+        "    litellm_provider: openai\n"
+        f'    api_base: "{stubs["openai"].base_url}"\n'  # type: ignore[attr-defined]
+        "    models: [my-model]\n"
+        "  anthropic:\n"
+        f'    api_base: "{stubs["anthropic"].base_url}"\n'  # type: ignore[attr-defined]
+        "    api_key_env: ANTHROPIC_KEY\n"
+        "    models: [claude-sonnet-4-5]\n"
+        "  ollama:\n"
+        f'    api_base: "{stubs["ollama"].base_url}"\n'  # type: ignore[attr-defined]
+        "    models: [llama3.1]\n"
+    )
+    return ProviderRegistry(
+        config, env={"ANTHROPIC_KEY": "sk-ant"}, transport=LiteLLMTransport(timeout=5.0)
+    )
 
 
 @pytest.fixture
