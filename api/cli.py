@@ -96,7 +96,8 @@ EXPORT_JSON = """--json: the json and ipynb formats are JSON already; markdown i
 IMPORT_JSON = """--json prints {"format": "smriti", "chatgpt", "claude" or "openwebui",
   "spaces": [...], "sessions": [...]}, each as {"id": global id, "number", "name" (a
   space) or "title" (a session), "imported": false if it was already here}; a session
-  also has "branchesNotImported": how many other branches its conversation had."""
+  also has "branches": how many conversation branches of it this import created (the
+  other lines of another app's conversation)."""
 
 
 def _serve_command(commands: Any) -> None:

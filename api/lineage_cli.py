@@ -175,7 +175,7 @@ async def _import(db_url: str, args: argparse.Namespace) -> int:
     async with operator.opened(db_url, create=True):
         owner = await _owner(args.user)
         imported = await service.import_document(owner, text, registry)
-    left = {item.session.id: item for item in imported.branches_left}
+    branches = dict(zip((s.id for s, _ in imported.sessions), imported.branches, strict=True))
     if args.json:
         console.print_json(
             {
@@ -195,7 +195,7 @@ async def _import(db_url: str, args: argparse.Namespace) -> int:
                         "number": session.id,
                         "title": session.title,
                         "imported": created,
-                        "branchesNotImported": left[session.id].count if session.id in left else 0,
+                        "branches": branches[session.id],
                     }
                     for session, created in imported.sessions
                 ],
@@ -208,8 +208,12 @@ async def _import(db_url: str, args: argparse.Namespace) -> int:
     for session, created in imported.sessions:
         state = "imported" if created else "already here, not imported again"
         print(f'session {session.id} "{session.title}": {state}')
-        if session.id in left:
-            print(f"  {left[session.id].note}")
+        if branches[session.id]:
+            count = branches[session.id]
+            print(
+                f"  with {count} branch{'es' if count != 1 else ''} "
+                "(edited messages or regenerated replies) as alternatives"
+            )
     return exits.OK
 
 

@@ -364,12 +364,12 @@ export async function* continueReplyEvents(input) {
 // What an import made (or found already here), as the sidebar lists it.
 export const IMPORT_SPACE = mutation("importSpace", "ImportSpaceInput",
   `spaces { id name viewerRole sessions(first: 100) { edges { node { id title authorName visibility } } } }
-  sessions { id title } created format branchesNotImported { session { id } count note }`);
+  sessions { id title } created format branchesImported`);
 
 /**
  * importSpace: a Smriti JSON export, a ChatGPT or a Claude conversations.json or an
  * Open WebUI chat export, as text. {spaces (each with its sessions), sessions (in no
- * space), created, format, branchesNotImported (per session: count, note), errors};
+ * space), created, format, branchesImported (the conversation branches it created), errors};
  * ApiError with code TOO_LARGE when it is larger than the server's body limit.
  */
 export async function importDocument(document) {

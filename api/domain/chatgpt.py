@@ -5,8 +5,8 @@ parent, children}``); what the user last saw is the line from
 ``current_node`` up through ``parent`` to the root. That line, oldest first,
 becomes the session's turns (``import_tree``): user and assistant messages
 with text, each keeping its original time as the turn's ``createdAt``
-(system and tool messages, hidden ones and empty ones are left out). The
-other branches are counted, not imported. A file a message attached is not
+(system and tool messages, hidden ones and empty ones are left out); every
+other line becomes a conversation branch of it. A file a message attached is not
 in conversations.json: it stays a note on the message.
 """
 

@@ -10,8 +10,8 @@ the messages kept, each hanging from its nearest kept ancestor.
 
 ``current_line`` is what becomes the session's turns (``session``);
 ``lines`` gives every root-to-leaf path with the position where it leaves
-the current line, which is what importing the others as branches needs.
-Until then ``count_other_lines`` counts what an import leaves out, to say so.
+the current line; ``branches`` makes each other line a conversation branch
+of the session (issue 21), so an import keeps every branch as alternatives.
 """
 
 from __future__ import annotations
@@ -215,6 +215,42 @@ def count_other_lines(tree: Conversation) -> int:
     return leaves - (1 if current_is_leaf else 0)
 
 
+def _turns(
+    line: Sequence[Kept],
+    *,
+    default_time: datetime,
+    source: str,
+    count_tokens: Callable[[str], int],
+    start: int = 0,
+) -> tuple[Turn, ...]:
+    """The turns at positions ``start + 1``.. of a line of kept messages
+    (each reply answering the last user message before it on the line)."""
+    turns: list[Turn] = []
+    last_user: int | None = None
+    for index, kept in enumerate(line):
+        message = kept.message
+        sequence = index + 1
+        reply = message.role is Role.ASSISTANT
+        if sequence > start:
+            turns.append(
+                Turn(
+                    id=sequence,
+                    session_id=0,
+                    role=message.role,
+                    content=message.text,
+                    sequence_number=sequence,
+                    provider=source if reply else None,
+                    model=message.model if reply else None,
+                    token_count=count_tokens(message.text),
+                    created_at=message.created_at or default_time,
+                    reply_to_sequence=last_user if reply else None,
+                )
+            )
+        if not reply:
+            last_user = sequence
+    return tuple(turns)
+
+
 def session(
     tree: Conversation,
     *,
@@ -227,28 +263,12 @@ def session(
     keeping each message's time (the conversation's start when it has none);
     a reply's provider is ``source`` (the app it came from) and its model the
     one that app named. ``provider``/``model``: what it goes on talking to."""
-    turns: list[Turn] = []
-    last_user: int | None = None
-    for kept in current_line(tree):
-        message = kept.message
-        sequence = len(turns) + 1
-        reply = message.role is Role.ASSISTANT
-        turns.append(
-            Turn(
-                id=sequence,
-                session_id=0,
-                role=message.role,
-                content=message.text,
-                sequence_number=sequence,
-                provider=source if reply else None,
-                model=message.model if reply else None,
-                token_count=count_tokens(message.text),
-                created_at=message.created_at or tree.created_at,
-                reply_to_sequence=last_user if reply else None,
-            )
-        )
-        if not reply:
-            last_user = sequence
+    turns = _turns(
+        current_line(tree),
+        default_time=tree.created_at,
+        source=source,
+        count_tokens=count_tokens,
+    )
     return SessionExport(
         session=Session(
             id=0,
@@ -266,19 +286,82 @@ def session(
             created_at=tree.created_at,
             updated_at=tree.updated_at,
         ),
-        turns=tuple(turns),
+        turns=turns,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class BranchImport:
+    """Another line of a conversation, to import as a conversation branch:
+    of the session ``origin`` (0: the current line's; i: the i-th branch of
+    the same list, from 1), after its turn ``after``, then its own ``turns``
+    (positions after + 1..)."""
+
+    origin: int
+    after: int
+    turns: tuple[Turn, ...]
+    created_at: datetime
+    updated_at: datetime
+
+
+def branches(
+    tree: Conversation, *, source: str, count_tokens: Callable[[str], int]
+) -> tuple[BranchImport, ...]:
+    """Every line but the current one, as branches, in the file's order.
+    Each is branched from the line already imported that it shares the
+    longest prefix with (the current line first among equals), after that
+    prefix: then each message is the own turn of exactly one session (the
+    first line holding it), and the alternatives at a position are exactly
+    the sibling messages there. A branch starts when its first own message
+    was written (the conversation's start when it has none) and was last
+    updated with its last one."""
+    by_id = {kept.id: kept for kept in tree.messages}
+    current = tuple(kept.id for kept in current_line(tree))
+    # Each message imported so far -> (its session: 0 the current line, i
+    # the i-th branch). The session of a line's deepest message already
+    # imported is the one it shares the longest prefix with.
+    owner: dict[str, int] = dict.fromkeys(current, 0)
+    found: list[BranchImport] = []
+    for line in lines(tree):
+        if line.ids == current:
+            continue
+        shared = 0
+        while shared < len(line.ids) and line.ids[shared] in owner:
+            shared += 1
+        if shared == len(line.ids):
+            continue  # wholly imported already (a prefix of the current line)
+        origin = owner[line.ids[shared - 1]] if shared else 0
+        number = len(found) + 1
+        owner.update(dict.fromkeys(line.ids[shared:], number))
+        kept = [by_id[one] for one in line.ids]
+        turns = _turns(
+            kept,
+            default_time=tree.created_at,
+            source=source,
+            count_tokens=count_tokens,
+            start=shared,
+        )
+        found.append(
+            BranchImport(
+                origin=origin,
+                after=shared,
+                turns=turns,
+                created_at=turns[0].created_at,
+                updated_at=max(turns[-1].created_at, turns[0].created_at),
+            )
+        )
+    return tuple(found)
 
 
 @dataclass(frozen=True, slots=True)
 class Read:
     """A file of another app, read: the sessions to import, and for each (in
-    the same order) how many other branches its conversation had that are
-    not imported."""
+    the same order) the other lines of its conversation, to import as its
+    branches."""
 
     source: str
     export: Export
-    branches_left: tuple[int, ...]
+    branches: tuple[tuple[BranchImport, ...], ...]
 
 
 def read(
@@ -296,7 +379,7 @@ def read(
     return Read(
         source=source,
         export=Export(spaces=(), sessions=sessions),
-        branches_left=tuple(count_other_lines(tree) for tree in trees),
+        branches=tuple(branches(tree, source=source, count_tokens=count_tokens) for tree in trees),
     )
 
 

@@ -30,7 +30,7 @@ _READERS = (
 
 def read(document: Any, *, provider: str, model: str, count_tokens: Callable[[str], int]) -> Read:
     """What ``document`` holds; sessions from another app go on talking to
-    ``provider``/``model``. A Smriti export's ``branches_left`` is all zeros."""
+    ``provider``/``model``. A Smriti export's sessions have no ``branches`` to add."""
     for looks_like, conversations in _READERS:
         if looks_like(document):
             return conversations(
@@ -38,7 +38,7 @@ def read(document: Any, *, provider: str, model: str, count_tokens: Callable[[st
             )
     if isinstance(document, Mapping) and any(key in document for key in _SMRITI_KEYS):
         export = from_document(document)
-        return Read(source=SMRITI, export=export, branches_left=(0,) * len(export.sessions))
+        return Read(source=SMRITI, export=export, branches=((),) * len(export.sessions))
     raise InputError(
         f"This document is none of the formats Smriti imports: {ACCEPTED}.",
         code=ErrorCode.INVALID,

@@ -102,38 +102,11 @@ async def json_chunks(
 
 
 @dataclass(frozen=True, slots=True)
-class BranchesLeft:
-    """A conversation of another app imported as its current line: how many
-    other branches it had that were not imported, and a sentence saying so."""
-
-    session: Session
-    count: int
-    note: str
-
-
-@dataclass(frozen=True, slots=True)
 class ImportReport:
     spaces: list[tuple[Space, bool]]  # each space, and whether this import created it
     sessions: list[tuple[Session, bool]]  # sessions in no space, likewise
     source: str  # "smriti", "chatgpt", "claude" or "openwebui"
-    branches_left: list[BranchesLeft]  # the sessions that had some, in order
-
-
-_APPS = {"chatgpt": "ChatGPT", "claude": "Claude", "openwebui": "Open WebUI"}
-_SHOWN = {
-    "chatgpt": "the one ChatGPT showed last",
-    "claude": "the newest one",
-    "openwebui": "the one Open WebUI showed last",
-}
-
-
-def branches_note(source: str, count: int) -> str:
-    others = "1 other branch" if count == 1 else f"{count} other branches"
-    verb = "was" if count == 1 else "were"
-    return (
-        f"This {_APPS[source]} conversation had {others} (edited messages or regenerated "
-        f"replies) that {verb} not imported: only {_SHOWN[source]} was."
-    )
+    branches: list[int]  # for each session, the branches of it this import created
 
 
 async def import_document(actor: Actor, text: str, registry: ProviderRegistry) -> ImportReport:
@@ -143,8 +116,9 @@ async def import_document(actor: Actor, text: str, registry: ProviderRegistry) -
     Every checkpoint hash of an export is verified first, then it is written
     in one transaction; a tampered or malformed document is refused
     (InputError) with nothing written. Another app's conversations become
-    sessions in no space (each its current line; the other branches are
-    counted in ``branches_left``) that go on talking to the chat default model.
+    sessions in no space that go on talking to the chat default model: each
+    its current line, with every other line as a conversation branch of it
+    (alternatives of the same cells), written in the same transaction.
     """
     policy.allow(actor, "importSpace")
     document = read_json(text)
@@ -155,13 +129,12 @@ async def import_document(actor: Actor, text: str, registry: ProviderRegistry) -
         model=ref.model,
         count_tokens=lambda content: registry.count_tokens(content, ref),
     )
-    done = await transfer.import_export(actor.user_id, read.export)
-    left = [
-        BranchesLeft(session, count, branches_note(read.source, count))
-        for (session, _), count in zip(done.sessions, read.branches_left, strict=True)
-        if count
+    done = await transfer.import_export(actor.user_id, read.export, read.branches)
+    branches = [
+        len(found) if created else 0
+        for (_, created), found in zip(done.sessions, read.branches, strict=True)
     ]
-    return ImportReport(done.spaces, done.sessions, read.source, left)
+    return ImportReport(done.spaces, done.sessions, read.source, branches)
 
 
 async def session_items(actor: Actor, session_id: int) -> tuple[Session, list[documents.Item]]:

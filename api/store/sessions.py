@@ -393,7 +393,7 @@ async def create_fork(
 # between turns (reply_to_sequence and
 # continues_sequence name sequence numbers, which the copies keep) and
 # creation times, each row recording the turn it copies.
-_COPY_TURNS = (
+COPY_TURNS = (
     "INSERT INTO turn (session_id, sequence_number, role, content, provider, model, "
     "token_count, prompt_tokens, completion_tokens, cost, interrupted, reply_to_sequence, "
     "idempotency_key, author_id, author_token, created_at, finish_reason, "
@@ -450,7 +450,7 @@ async def create_branch(origin: Session, *, after_sequence: int, title: str) -> 
             created_at=now,
             updated_at=now,
         )
-        await sql.execute(conn, _COPY_TURNS, [row.id, origin.id, after_sequence])
+        await sql.execute(conn, COPY_TURNS, [row.id, origin.id, after_sequence])
         await sql.execute(conn, _COPY_TAGS, [row.id, origin.id])
     return rows.session(row)
 

@@ -13,9 +13,11 @@ from tortoise.expressions import Q
 from tortoise.transactions import in_transaction
 
 from ..domain.export_format import Branch, Export, SessionExport, SpaceExport
+from ..domain.import_tree import BranchImport
 from ..domain.types import Checkpoint, Session, Space, SpaceRole, Turn, Visibility
 from . import database, models, rows, sql
 from .config import tortoise_config
+from .sessions import COPY_TURNS
 from .writes import finished
 
 
@@ -107,31 +109,76 @@ class Imported:
 
 
 @finished
-async def import_export(owner_id: int, export: Export) -> Imported:
+async def import_export(
+    owner_id: int,
+    export: Export,
+    branches: tuple[tuple[BranchImport, ...], ...] | None = None,
+) -> Imported:
     """Recreate an export for ``owner_id`` in one transaction: all of it or nothing.
 
     A space already here (the same origin space id and creation time: an
     earlier import of it, or the exported space itself) is not imported
     again; nor is a space-less session with the same creation time and title.
+    ``branches``: for each space-less session (in
+    order), the conversation branches to create with it (another app's
+    other lines), only when the session is created.
     """
     async with in_transaction("default") as conn:
         await _one_import_at_a_time(conn, owner_id)
         spaces = [await _import_space(conn, owner_id, item) for item in export.spaces]
         sessions = []
-        for item in export.sessions:
-            existing = await models.Session.get_or_none(
-                using_db=conn,
-                owner_id=owner_id,
-                space_id=None,
-                created_at=item.session.created_at,
-                title=item.session.title,
+        for index, item in enumerate(export.sessions):
+            # The first such (an imported conversation's branches may share
+            # its title and, messages without times, its creation time).
+            existing = (
+                await models.Session.filter(
+                    owner_id=owner_id,
+                    space_id=None,
+                    created_at=item.session.created_at,
+                    title=item.session.title,
+                )
+                .using_db(conn)
+                .order_by("id")
+                .first()
             )
             if existing is not None:
                 sessions.append((rows.session(existing), False))
                 continue
             created = await _create_session(conn, owner_id, None, item)
+            if branches is not None:
+                await _create_branches(conn, created, item, branches[index])
             sessions.append((rows.session(created), True))
     return Imported(spaces=spaces, sessions=sessions)
+
+
+async def _create_branches(
+    conn: Any, root: models.Session, item: SessionExport, found: tuple[BranchImport, ...]
+) -> None:
+    """Each branch as ``create_branch`` makes one (copies of its origin's
+    turns 1..after, recording the turns they copy), then its own turns."""
+    made = [root]
+    for branch in found:
+        origin = made[branch.origin]
+        row = await models.Session.create(
+            using_db=conn,
+            owner_id=root.owner_id,  # type: ignore[attr-defined]
+            space_id=None,
+            title=root.title,
+            branch_name=root.branch_name,
+            active_provider=root.active_provider,
+            active_model=root.active_model,
+            memory_scope=root.memory_scope,
+            settings=root.settings,
+            last_sequence_number=branch.after + len(branch.turns),
+            branched_from_id=origin.id,
+            branched_after_sequence=branch.after,
+            branch_root_id=root.id,
+            created_at=branch.created_at,
+            updated_at=branch.updated_at,
+        )
+        await sql.execute(conn, COPY_TURNS, [row.id, origin.id, branch.after])
+        await models.Turn.bulk_create([_turn_row(row.id, t) for t in branch.turns], using_db=conn)
+        made.append(row)
 
 
 # pg_advisory_xact_lock's first key: "SMRI", for Smriti's imports.
@@ -252,33 +299,31 @@ async def _create_session(
         created_at=session.created_at,
         updated_at=session.updated_at,
     )
-    await models.Turn.bulk_create(
-        [
-            models.Turn(
-                session_id=row.id,
-                sequence_number=t.sequence_number,
-                role=t.role.value,
-                content=t.content,
-                provider=t.provider,
-                model=t.model,
-                token_count=t.token_count,
-                prompt_tokens=t.usage.prompt_tokens,
-                completion_tokens=t.usage.completion_tokens,
-                cost=t.usage.cost,
-                interrupted=t.interrupted,
-                reply_to_sequence=t.reply_to_sequence,
-                idempotency_key=t.idempotency_key,
-                created_at=t.created_at,
-                finish_reason=t.finish_reason.value if t.finish_reason else None,
-                provider_finish_reason=t.provider_finish_reason,
-                continues_sequence=t.continues_sequence,
-                settings=t.settings.to_json() if t.settings else None,
-            )
-            for t in item.turns
-        ],
-        using_db=conn,
-    )
+    await models.Turn.bulk_create([_turn_row(row.id, t) for t in item.turns], using_db=conn)
     return row
+
+
+def _turn_row(session_id: int, t: Turn) -> models.Turn:
+    return models.Turn(
+        session_id=session_id,
+        sequence_number=t.sequence_number,
+        role=t.role.value,
+        content=t.content,
+        provider=t.provider,
+        model=t.model,
+        token_count=t.token_count,
+        prompt_tokens=t.usage.prompt_tokens,
+        completion_tokens=t.usage.completion_tokens,
+        cost=t.usage.cost,
+        interrupted=t.interrupted,
+        reply_to_sequence=t.reply_to_sequence,
+        idempotency_key=t.idempotency_key,
+        created_at=t.created_at,
+        finish_reason=t.finish_reason.value if t.finish_reason else None,
+        provider_finish_reason=t.provider_finish_reason,
+        continues_sequence=t.continues_sequence,
+        settings=t.settings.to_json() if t.settings else None,
+    )
 
 
 async def session_export(session_id: int) -> SessionExport:

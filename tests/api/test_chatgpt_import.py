@@ -1,4 +1,4 @@
-"""A ChatGPT data export's conversations.json becomes sessions (its current branch, in order)."""
+"""A ChatGPT data export's conversations.json becomes sessions (its current branch, in order, the others branches of it)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ IMPORT = """mutation($d: String!) { importSpace(input: {document: $d}) {
   spaces { id } sessions { id title createdAt model
     turns(first: 20) { edges { node {
       sequenceNumber role content provider model createdAt replyToSequence } } } }
-  created format branchesNotImported { session { id } count note }
+  created format branchesImported
   errors { code message field } } }"""
 
 
@@ -30,15 +30,9 @@ async def test_each_conversation_becomes_a_session_of_its_current_branch(
     assert (result["errors"], result["spaces"], result["created"]) == ([], [], 2)
     assert result["format"] == "CHATGPT"
     kyoto, empty = result["sessions"]
-    # "And shoes?" and its answer, the branch the user left, are counted, not imported.
-    assert result["branchesNotImported"] == [
-        {
-            "session": {"id": kyoto["id"]},
-            "count": 1,
-            "note": "This ChatGPT conversation had 1 other branch (edited messages or "
-            "regenerated replies) that was not imported: only the one ChatGPT showed last was.",
-        }
-    ]
+    # "And shoes?" and its answer, the branch the user left, become a branch of it
+    # (tests/api/test_import_branches.py).
+    assert result["branchesImported"] == 1
     assert (kyoto["title"], kyoto["createdAt"]) == (
         "Packing for Kyoto",
         "2024-05-01T12:00:00.500000+00:00",
@@ -84,7 +78,7 @@ async def test_each_conversation_becomes_a_session_of_its_current_branch(
     ]
     assert (empty["title"], turns(empty)) == ("Empty chat", [])
     again = (await gql(IMPORT, d=FILE.read_text()))["importSpace"]
-    assert again["created"] == 0
+    assert (again["created"], again["branchesImported"]) == (0, 0)
     assert [s["id"] for s in again["sessions"]] == [kyoto["id"], empty["id"]]
 
 
@@ -113,7 +107,6 @@ def test_the_command_line_imports_it(database_url: str) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout == (
         'session 1 "Packing for Kyoto": imported\n'
-        "  This ChatGPT conversation had 1 other branch (edited messages or regenerated "
-        "replies) that was not imported: only the one ChatGPT showed last was.\n"
-        'session 2 "Empty chat": imported\n'
+        "  with 1 branch (edited messages or regenerated replies) as alternatives\n"
+        'session 3 "Empty chat": imported\n'
     )

@@ -1,6 +1,6 @@
 """A Claude data export's conversations.json becomes sessions: each the line
 of its newest leaf, with every time, the attachments' text or a note, and the
-other branches counted.
+other branches as conversation branches of it.
 
 tests/data/claude-conversations.json is handmade in the export's format
 (claude.ai: Settings → Privacy → Export data): a list of conversations
@@ -37,12 +37,9 @@ IMPORT = """mutation($d: String!) { importSpace(input: {document: $d}) {
   spaces { id } sessions { id title createdAt updatedAt model
     turns(first: 20) { edges { node {
       sequenceNumber role content provider model createdAt replyToSequence } } } }
-  created format branchesNotImported { session { title } count note }
+  created format branchesImported
   errors { code message field } } }"""
-NOTE = (
-    "This Claude conversation had 1 other branch (edited messages or regenerated replies) "
-    "that was not imported: only the newest one was."
-)
+NOTE = "with 1 branch (edited messages or regenerated replies) as alternatives"
 
 
 def turns(session: dict) -> list[dict]:  # type: ignore[type-arg]
@@ -80,9 +77,7 @@ async def test_each_conversation_becomes_a_session_of_its_newest_line(
     assert (result["errors"], result["spaces"], result["created"]) == ([], [], 3)
     assert result["format"] == "CLAUDE"
     sourdough, haiku, untitled = result["sessions"]
-    assert result["branchesNotImported"] == [
-        {"session": {"title": "Sourdough starter"}, "count": 1, "note": NOTE}
-    ]
+    assert result["branchesImported"] == 1  # the other line of "Sourdough starter"
     assert (sourdough["title"], sourdough["createdAt"], sourdough["updatedAt"]) == (
         "Sourdough starter",
         "2024-06-01T09:00:00+00:00",
@@ -127,7 +122,7 @@ async def test_each_conversation_becomes_a_session_of_its_newest_line(
     again = (await gql(IMPORT, d=FILE.read_text()))["importSpace"]
     assert again["created"] == 0
     assert [s["id"] for s in again["sessions"]] == [s["id"] for s in result["sessions"]]
-    assert again["branchesNotImported"] == result["branchesNotImported"]
+    assert again["branchesImported"] == 0
 
 
 async def test_the_web_apps_current_leaf_wins_over_the_newest(gql: GraphQLClient) -> None:
@@ -200,17 +195,15 @@ def test_the_command_line_imports_it(database_url: str) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout == (
         f'session 1 "Sourdough starter": imported\n  {NOTE}\n'
-        'session 2 "Haiku about rain": imported\n'
-        'session 3 "Claude conversation": imported\n'
+        'session 3 "Haiku about rain": imported\n'
+        'session 4 "Claude conversation": imported\n'
     )
     again = smriti("--json")
     assert again.returncode == 0, again.stderr
     printed = json.loads(again.stdout)
     assert (printed["format"], printed["spaces"]) == ("claude", [])
-    assert [
-        (s["number"], s["imported"], s["branchesNotImported"]) for s in printed["sessions"]
-    ] == [
-        (1, False, 1),
-        (2, False, 0),
+    assert [(s["number"], s["imported"], s["branches"]) for s in printed["sessions"]] == [
+        (1, False, 0),
         (3, False, 0),
+        (4, False, 0),
     ]

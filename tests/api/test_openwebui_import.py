@@ -35,12 +35,8 @@ IMPORT = """mutation($d: String!) { importSpace(input: {document: $d}) {
   spaces { id } sessions { id title createdAt updatedAt
     turns(first: 20) { edges { node {
       sequenceNumber role content provider model createdAt replyToSequence } } } }
-  created format branchesNotImported { session { title } count note }
+  created format branchesImported
   errors { code message field } } }"""
-NOTE = (
-    "This Open WebUI conversation had 1 other branch (edited messages or regenerated "
-    "replies) that was not imported: only the one Open WebUI showed last was."
-)
 BLIGHT = [
     {
         "sequenceNumber": 1,
@@ -92,9 +88,7 @@ async def test_each_chat_becomes_a_session_of_the_line_last_shown(gql: GraphQLCl
     assert (result["errors"], result["spaces"], result["created"]) == ([], [], 2)
     assert result["format"] == "OPEN_WEBUI"
     blight, new = result["sessions"]
-    assert result["branchesNotImported"] == [
-        {"session": {"title": "Tomato blight"}, "count": 1, "note": NOTE}
-    ]
+    assert result["branchesImported"] == 1  # the llama reply, as an alternative
     assert (blight["title"], blight["createdAt"], blight["updatedAt"]) == (
         "Tomato blight",
         "2024-06-01T09:00:00+00:00",
@@ -128,7 +122,7 @@ async def test_one_chats_export_and_a_bare_chat_are_accepted(gql: GraphQLClient)
         "2024-06-01T09:00:00+00:00",
         BLIGHT,
     )
-    assert bare["branchesNotImported"][0]["count"] == 1
+    assert bare["branchesImported"] == 1
 
 
 async def test_a_chat_with_only_its_linear_messages_is_that_line(gql: GraphQLClient) -> None:
@@ -142,7 +136,7 @@ async def test_a_chat_with_only_its_linear_messages_is_that_line(gql: GraphQLCli
         "Should I spray?",
         "Copper spray, in dry weather.",
     ]
-    assert result["branchesNotImported"] == []
+    assert result["branchesImported"] == 0
 
 
 def _at(path: str, value: Any) -> Any:
@@ -234,5 +228,7 @@ def test_the_command_line_imports_it(database_url: str) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout == (
-        f'session 1 "Tomato blight": imported\n  {NOTE}\nsession 2 "New Chat": imported\n'
+        'session 1 "Tomato blight": imported\n'
+        "  with 1 branch (edited messages or regenerated replies) as alternatives\n"
+        'session 3 "New Chat": imported\n'
     )

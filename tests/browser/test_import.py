@@ -271,7 +271,7 @@ def test_import_a_claude_and_an_open_webui_export_with_their_branches_said(
     open_app(page, server.base_url)
     result = page.locator("#import-result")
 
-    # Claude: three conversations; the first had a branch that was not imported.
+    # Claude: three conversations; the first had another branch, imported as alternatives.
     at = f"at {width}"
     open_import(page)
     claude = renamed("claude-conversations.json", "name", at)
@@ -280,13 +280,11 @@ def test_import_a_claude_and_an_open_webui_export_with_their_branches_said(
     expect(result.locator("li > a")).to_have_text(
         [f"Sourdough starter {at}", f"Haiku about rain {at}", f"Untitled {at}"]
     )
-    expect(result.locator(".import-branches")).to_have_text(
-        [
-            "This Claude conversation had 1 other branch (edited messages or regenerated "
-            "replies) that was not imported: only the newest one was."
-        ]
+    branches = (
+        "With 1 other branch (edited messages or regenerated replies), each an alternative "
+        "of its cell."
     )
-    expect(result.locator("li").first.locator(".import-branches")).to_have_count(1)
+    expect(result.locator(".import-branches")).to_have_text([branches])
 
     # Open WebUI: its chat opens with the line last shown, replies by their model.
     owui = json.loads(renamed("openwebui-chat-export.json", "title", at))
@@ -294,12 +292,7 @@ def test_import_a_claude_and_an_open_webui_export_with_their_branches_said(
         a_file("chat-export-1717300000.json", json.dumps(owui).encode())
     )
     expect(result).to_contain_text("Imported chat-export-1717300000.json: 2 new items.")
-    expect(result.locator(".import-branches")).to_have_text(
-        [
-            "This Open WebUI conversation had 1 other branch (edited messages or regenerated "
-            "replies) that was not imported: only the one Open WebUI showed last was."
-        ]
-    )
+    expect(result.locator(".import-branches")).to_have_text([branches])
     result.get_by_role("link", name=f"Tomato blight {at}").click()
     expect(page.locator("#import-dialog")).to_be_hidden()
     expect(page.locator("#session-title")).to_have_text(f"Tomato blight {at}")
@@ -307,5 +300,12 @@ def test_import_a_claude_and_an_open_webui_export_with_their_branches_said(
     expect(cells).to_have_count(4)
     expect(cells.nth(3)).to_have_text("Copper spray, in dry weather.")
     expect(page.locator("turn-cell .cell-meta").nth(1)).to_contain_text("openwebui/mistral:7b")
+    # The regenerated reply (llama's, the one not shown) is the other alternative of cell 2.
+    switcher = page.locator("#turn-2").get_by_role("group", name="Alternatives")
+    expect(switcher).to_contain_text("1 / 2")
+    switcher.get_by_role("button", name="Next alternative").click()
+    expect(page.locator("#turn-2 .cell-body")).to_have_text("Probably early blight.")
+    expect(cells).to_have_count(2)
+    expect(page.locator("#turn-2 .cell-meta")).to_contain_text("openwebui/llama3.1:8b")
     context.close()
     assert errors == []

@@ -256,8 +256,15 @@ def test_a_chatgpt_message_keeps_the_names_of_the_files_it_attached() -> None:
         "Total these\n\n[attachment march.pdf not included in the export]\n\n"
         "[attachment (a file without a name) not included in the export]"
     ]
-    # An image alone is a message too (its note), on a branch past the current node.
-    assert read.branches_left == (1,)
+    # An image alone is a message too (its note), on a branch past the current node:
+    # a branch of the session after its turn 1 (no time: the conversation's start).
+    [[branch]] = read.branches
+    assert (branch.origin, branch.after, [t.content for t in branch.turns]) == (
+        0,
+        1,
+        ["[attachment photo.jpg not included in the export]"],
+    )
+    assert branch.created_at == datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
     tree = chatgpt.tree(conversation, "c")
     assert [k.message.text for k in tree.messages][1] == (
         "[attachment photo.jpg not included in the export]"

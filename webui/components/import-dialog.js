@@ -27,8 +27,8 @@ export class ImportDialog extends HTMLElement {
         onclick: () => this.close() }, "×")),
     h("p", { class: "muted" }, "A Smriti JSON export (Export → “Space as JSON” or “Session as JSON”, "
       + "or smriti export), the conversations.json of a ChatGPT or a Claude data export, or an "
-      + "Open WebUI chat export (each conversation as the line last shown; other branches are "
-      + "counted, not imported). "
+      + "Open WebUI chat export (each conversation as the line last shown; every other branch, "
+      + "an edited message or a regenerated reply, as an alternative of its cell). "
       + "Its checkpoints are verified first; nothing is written when one fails, and what "
       + "was imported before is not imported again. The file may be as large as the "
       + "server's request body limit (SMRITI_MAX_BODY_BYTES)."),
@@ -61,7 +61,7 @@ export class ImportDialog extends HTMLElement {
   }
 
   /** importSpace's answer: its typed errors (each with its field), or what it made. */
-  showResult({ spaces, sessions, created, errors, branchesNotImported = [] }) {
+  showResult({ spaces, sessions, created, errors, branchesImported = 0 }) {
     this.input.disabled = false;
     if (errors.length) {
       return replace(this.status, h("div", { class: "error", role: "alert", id: "import-errors" },
@@ -75,19 +75,15 @@ export class ImportDialog extends HTMLElement {
       : `Imported ${this.fileName}: ${count(created, "new item")}.`;
     replace(this.status, h("div", { class: "import-result", id: "import-result" },
       h("p", {}, summary),
+      branchesImported ? h("p", { class: "muted import-branches" },
+        `With ${count(branchesImported, "other branch", "other branches")} (edited messages or `
+        + "regenerated replies), each an alternative of its cell.") : null,
       h("ul", { class: "import-made" },
         spaces.map((space) => h("li", {}, "Space ",
           this.link(space.name, "select-space", space.id),
           ` (${count(space.sessions.length, "session")})`)),
         sessions.map((session) => h("li", {}, "Session ",
-          this.link(session.title || "Untitled session", "select-session", session.id),
-          this.branchesNote(branchesNotImported, session.id))))));
-  }
-
-  /** Under a session, what its conversation had that was not imported (or nothing). */
-  branchesNote(left, id) {
-    const found = left.find((item) => item.session.id === id);
-    return found ? h("p", { class: "muted import-branches" }, found.note) : null;
+          this.link(session.title || "Untitled session", "select-session", session.id))))));
   }
 
   /** A sentence instead of a result (the file too large, the server unreachable). */

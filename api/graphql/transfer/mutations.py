@@ -42,16 +42,6 @@ class ImportSpaceInput:
     )
 
 
-@strawberry.type(
-    description="A conversation of another app imported as the line it showed: the other "
-    "branches it had (edited messages, regenerated replies) were not imported."
-)
-class BranchesNotImported:
-    session: Session = strawberry.field(description="The session it became.")
-    count: int = strawberry.field(description="How many other branches it had (at least 1).")
-    note: str = strawberry.field(description="The same in a sentence, to show.")
-
-
 @strawberry.type(description="The result of importSpace.")
 class ImportSpacePayload:
     spaces: list[Space] = strawberry.field(
@@ -66,9 +56,11 @@ class ImportSpacePayload:
     format: ImportFormat | None = strawberry.field(
         description="What the document was (null when it was not imported)."
     )
-    branches_not_imported: list[BranchesNotImported] = strawberry.field(
-        description="The sessions whose conversation had branches besides the one imported, "
-        "with how many (never left out silently); empty for a Smriti export."
+    branches_imported: int = strawberry.field(
+        description="How many conversation branches this import created: another app's "
+        "conversation becomes a session of the line it showed, and each other line (edited "
+        "messages, regenerated replies) a branch of it, alternatives of the same cells. "
+        "0 for a Smriti export."
     )
     errors: list[ImportSpaceError] = strawberry.field(
         description="Why nothing was imported, if so (TAMPERED names the first bad checkpoint)."
@@ -80,7 +72,8 @@ class ImportMutation:
     @strawberry.mutation(
         description="Recreate an exported document: every checkpoint hash is verified "
         "first and nothing is written if one fails; a space imported before is not "
-        "imported again. Another app's conversations become sessions in no space."
+        "imported again. Another app's conversations become sessions in no space, every "
+        "branch of one a conversation branch of its session."
     )
     async def import_space(
         self,
@@ -95,11 +88,6 @@ class ImportMutation:
             sessions=[Session.from_domain(s) for s, _ in done.sessions],
             created=sum(1 for _, new in [*done.spaces, *done.sessions] if new),
             format=ImportFormat(done.source),
-            branches_not_imported=[
-                BranchesNotImported(
-                    session=Session.from_domain(left.session), count=left.count, note=left.note
-                )
-                for left in done.branches_left
-            ],
+            branches_imported=sum(done.branches),
             errors=[],
         )
