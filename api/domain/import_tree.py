@@ -309,18 +309,21 @@ def branches(
 ) -> tuple[BranchImport, ...]:
     """Every line but the current one, as branches, in the file's order.
     Each is branched from the line already imported that it shares the
-    longest prefix with (the current line first among equals), after that
+    longest prefix with, after that
     prefix: then each message is the own turn of exactly one session (the
     first line holding it), and the alternatives at a position are exactly
     the sibling messages there. A branch starts when its first own message
     was written (the conversation's start when it has none) and was last
-    updated with its last one."""
+    updated with its last one, neither after the conversation was: the sidebar
+    shows a family as its member updated last, which is to be the line the
+    app showed."""
     by_id = {kept.id: kept for kept in tree.messages}
     current = tuple(kept.id for kept in current_line(tree))
     # Each message imported so far -> (its session: 0 the current line, i
     # the i-th branch). The session of a line's deepest message already
     # imported is the one it shares the longest prefix with.
     owner: dict[str, int] = dict.fromkeys(current, 0)
+    last = max(tree.updated_at, tree.created_at)
     found: list[BranchImport] = []
     for line in lines(tree):
         if line.ids == current:
@@ -346,8 +349,8 @@ def branches(
                 origin=origin,
                 after=shared,
                 turns=turns,
-                created_at=turns[0].created_at,
-                updated_at=max(turns[-1].created_at, turns[0].created_at),
+                created_at=min(turns[0].created_at, last),
+                updated_at=min(max(turns[-1].created_at, turns[0].created_at), last),
             )
         )
     return tuple(found)

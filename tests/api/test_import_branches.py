@@ -19,7 +19,7 @@ DATA = Path(__file__).parents[1] / "data"
 IMPORT = """mutation($d: String!) { importSpace(input: {document: $d}) {
   sessions { id title } created branchesImported errors { code message } } }"""
 FAMILY = """query($id: ID!) { node(id: $id) { ... on Session {
-  id title familyId branchedFrom { afterSequence session { id } }
+  id title familyId updatedAt branchedFrom { afterSequence session { id } }
   alternatives { sequenceNumber index sessions { id } }
   turns(first: 20) { edges { node {
     sequenceNumber role content provider model createdAt replyToSequence } } } } } }"""
@@ -124,7 +124,9 @@ async def test_a_three_way_tree_groups_each_cell_s_alternatives(gql: GraphQLClie
         {
             "title": "Three ways",
             "create_time": base,
-            "update_time": base + 8,
+            # Before the last message (a file may say so): no branch is updated
+            # after the conversation, so the sidebar shows the line ChatGPT showed.
+            "update_time": base + 6,
             "current_node": "a2a",
             "mapping": {node["id"]: node for node in nodes},
         }
@@ -147,6 +149,11 @@ async def test_a_three_way_tree_groups_each_cell_s_alternatives(gql: GraphQLClie
         (4, 1, [edited_id, regenerated_id]),
     ]
     assert regenerated["branchedFrom"] == {"afterSequence": 3, "session": {"id": edited_id}}
+    assert [s["updatedAt"] for s in (root, edited, regenerated)] == [
+        "2024-05-01T12:00:06+00:00",
+        "2024-05-01T12:00:06+00:00",
+        "2024-05-01T12:00:06+00:00",
+    ]
 
     def at(seconds: int) -> str:
         return f"2024-05-01T12:00:0{seconds}+00:00"
