@@ -60,7 +60,8 @@ export const MEMBERS = `query($id: ID!) { space(id: $id) { id name ${SPACE_ACCES
 export const CONTEXT_PREVIEW = `query($input: ContextPreviewInput!) {
   contextPreview(input: $input) { mode boundary tokenEstimate contextWindow model
     checkpoints { id shortHash title } turns { sequenceNumber }
-    messages { role content sequenceNumbers includesNewMessage merged } } }`;
+    messages { role content sequenceNumbers includesNewMessage merged }
+    settings { temperature topP maxOutputTokens stop } } }`;
 export const COMPARE = `query($a: ID!, $b: ID!) { compareCheckpoints(a: $a, b: $b) {
   a { id shortHash title } b { id shortHash title } commonAncestor { id shortHash title }
   decisions { onlyA shared onlyB } tasks { onlyA shared onlyB }

@@ -58,6 +58,8 @@ def test_instructions_and_a_temperature_reach_the_model_and_the_reply_says_so(
     system = page.locator(".ctx-message.system")
     expect(system).to_have_count(1)
     expect(system.locator("pre")).to_have_text(PIRATE)
+    # The parameters are shown beside the messages they are sent with.
+    expect(page.locator(".ctx-settings")).to_have_text('Sent with: temperature 0.3 · stop "END"')
     page.get_by_role("button", name="Close context").click()
 
     fake.reply("Arr, the gold be buried.")

@@ -2,7 +2,7 @@
 // side drawer (a modal <dialog>) with the token gauge against the model's context
 // window and the exact messages the server will send.
 import { emit, h, replace } from "../dom.js";
-import { status, tokens } from "../format.js";
+import { settingsSummary, status, tokens } from "../format.js";
 
 export class ContextStatus extends HTMLElement {
   constructor() {
@@ -64,6 +64,9 @@ export class ContextStatus extends HTMLElement {
         + `context window (${(share * 100).toFixed(share < 0.1 ? 1 : 0)}%)`,
         h("meter", { min: 0, max: plan.contextWindow, value: plan.tokenEstimate,
           low: plan.contextWindow * 0.7, high: plan.contextWindow * 0.9, optimum: 0 })),
+      // The parameters go beside the messages (the instructions are in the system one).
+      settingsSummary(plan.settings) ? h("p", { class: "ctx-settings" },
+        `Sent with: ${settingsSummary(plan.settings)}`) : null,
       waiting.length ? h("p", { class: "ctx-note", role: "note" },
         `${waiting.length === 1 ? "Turn" : "Turns"} ${waiting.join(", ")} got no reply: `
         + `${waiting.length === 1 ? "it" : "they"} will be sent to the model with your message, `
