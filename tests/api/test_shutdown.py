@@ -48,6 +48,9 @@ class SlowToClose:
     def context_window(self, ref: ModelRef) -> int:
         return 100_000
 
+    def output_limit(self, ref: ModelRef) -> int:
+        return 4_096
+
 
 async def test_shutdown_waits_for_a_cancelled_stream_to_save_its_partial_reply(
     settings: Settings,
@@ -80,7 +83,12 @@ async def test_shutdown_waits_for_a_cancelled_stream_to_save_its_partial_reply(
                         two_pieces.set()
 
         request = asyncio.create_task(consume())
-        await two_pieces.wait()
+        # A stream that fails before its pieces ends the wait too (and the test with
+        # its error), instead of hanging the suite.
+        pieces = asyncio.create_task(two_pieces.wait())
+        await asyncio.wait({request, pieces}, timeout=30, return_when=asyncio.FIRST_COMPLETED)
+        assert two_pieces.is_set(), request.exception() if request.done() else "no pieces in 30 s"
+        pieces.cancel()
         # What uvicorn does: cancel the request, then shut the app down at once.
         request.cancel()
     with contextlib.suppress(asyncio.CancelledError):

@@ -74,6 +74,10 @@ class FakeTransport:
         self.calls.append(("context_window", [], ref, None))
         return 1000
 
+    def output_limit(self, ref: ModelRef) -> int:
+        self.calls.append(("output_limit", [], ref, None))
+        return 500
+
 
 MESSAGES = [ChatMessage("user", "hello")]
 
