@@ -33,10 +33,31 @@ export class NotebookView extends HTMLElement {
     this.observer = new IntersectionObserver(this.onIntersect,
       { root: this.scroller, rootMargin: PRELOAD });
     this.observer.observe(this.sentinel);
+    // A reader at the end stays there while what is on screen settles after an update
+    // (the composer shown once the session is open, cells laid out again when their
+    // Edit/Regenerate tools arrive): the update scrolled to an end that then moved.
+    // They are at the end until they scroll away themselves.
+    // Only a move up leaves the end (a scroll down may land short of an end that has
+    // since moved on, and is still meant for it).
+    this.lastTop = this.scroller.scrollTop;
+    this.onScroll = () => {
+      const top = this.scroller.scrollTop;
+      if (top < this.lastTop || this.nearBottom()) this.atEnd = this.nearBottom();
+      this.lastTop = top;
+    };
+    this.scroller.addEventListener("scroll", this.onScroll, { passive: true });
+    this.resized = new ResizeObserver(() => {
+      if (this.atEnd && !this.nearBottom()) this.scroller.scrollTop = this.scroller.scrollHeight;
+    });
+    this.resized.observe(this);
+    const composer = this.scroller.querySelector?.("composer-cell");
+    if (composer) this.resized.observe(composer);
   }
 
   disconnectedCallback() {
     this.observer?.disconnect();
+    this.resized?.disconnect();
+    this.scroller?.removeEventListener("scroll", this.onScroll);
   }
 
   /** Everything the notebook shows, from the app's state. */
@@ -66,9 +87,13 @@ export class NotebookView extends HTMLElement {
     this.offerActions();
     this.markUnanswered();
     if (added || data.branches !== previous.branches) this.offerBranches();
-    // New cells bring the end into view; streamed text only if the reader is there.
-    if (newer.length || reshaped || (data.pending !== previous.pending && stick)) {
+    // New cells bring the end into view; streamed text, and the Edit/Regenerate rows
+    // that arrive with the branches (a row per cell: a page of 50 grows ~500 px), only
+    // if the reader is there.
+    const grown = data.pending !== previous.pending || data.branches !== previous.branches;
+    if (newer.length || reshaped || (grown && stick)) {
       this.scroller.scrollTop = this.scroller.scrollHeight;
+      this.atEnd = true;
     }
     if (data.hasOlder && !data.loadingOlder) requestAnimationFrame(() => this.checkSentinel());
   }
