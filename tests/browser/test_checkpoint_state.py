@@ -72,7 +72,13 @@ def test_one_name_per_mode_and_the_scope_in_words_changed_in_place(
     expect(scope.locator("option:checked")).to_have_text("latest checkpoint")
     scope.select_option(label="latest 3 checkpoints")
     expect(scope).to_have_value("LATEST_3")
-    session = gql(server.base_url, SESSION, s=sid)["session"]
+    # The select shows the choice at once; the server has it once updateSession has
+    # answered (CI read it a moment before).
+    for _ in range(100):
+        session = gql(server.base_url, SESSION, s=sid)["session"]
+        if session["memoryScope"] == "LATEST_3":
+            break
+        page.wait_for_timeout(100)
     assert (session["memoryScope"], session["space"], session["branchName"]) == (
         "LATEST_3",
         {"name": "Names"},
