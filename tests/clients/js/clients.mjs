@@ -157,5 +157,6 @@ const clients = {
   "graphql-sse-retried": graphqlSseRetried,
 };
 const result = await clients[client]();
-process.stdout.write(JSON.stringify({ ...result, requests }) + "\n");
-process.exit(0);
+// Exit once the output is written: a pipe takes 64 KiB at a time, and exiting at once
+// cut a large result (the sidebar's) at 65,536 characters.
+process.stdout.write(JSON.stringify({ ...result, requests }) + "\n", () => process.exit(0));
