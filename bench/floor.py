@@ -2,6 +2,7 @@
 
     python -m bench.floor PORT                 # the floor: reads the body, answers JSON
     python -m bench.floor PORT --litellm URL   # the same plus one litellm.acompletion
+    python -m bench.floor PORT --litellm-stream URL   # one streamed litellm.acompletion, as SSE
 
 Served by uvicorn with the same HTTP and event-loop choices as ``smriti serve``
 (uvicorn's defaults), so the difference between the floor and Smriti is Smriti's
@@ -10,11 +11,20 @@ makes through LiteLLM (the same arguments, as ``api/providers/litellm/transport.
 sets them, to the OpenAI-compatible stub at URL) and loads the tokenizer Smriti
 counts that model's tokens with: what any server answering through LiteLLM the
 way Smriti does cannot go below, in time per request and in memory.
+
+The third (``--litellm-stream``, the floor of ``bench/concurrent_streams.py``)
+makes the streamed call Smriti's ``messageStream`` makes (``stream=True`` and
+``stream_options``, as the transport's ``stream``) and forwards each piece to
+its client as it arrives, in the SSE framing Smriti's subscription uses
+(``event: next`` with ``data: {"data": {"messageStream": {"delta": ...}}}``,
+then ``event: complete``). A POST that does not ask for ``text/event-stream``
+gets a trivial JSON answer (the benchmark's probe).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from typing import Any
@@ -22,7 +32,7 @@ from typing import Any
 import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 # The model the benchmark's providers.yaml points at the stub (bench/side_by_side.py).
@@ -70,6 +80,59 @@ def with_litellm(api_base: str) -> Any:
     return Starlette(routes=[Route("/graphql", answer_through_litellm, methods=["POST"])])
 
 
+def streaming_with_litellm(api_base: str) -> Any:
+    """A bare app forwarding one streamed LiteLLM call per request as SSE."""
+    litellm = _import_litellm()
+
+    async def pieces(content: str) -> Any:
+        response = await litellm.acompletion(
+            model=STUB_LITELLM_MODEL,
+            messages=[
+                {"role": "system", "content": SYSTEM},
+                {"role": "user", "content": content},
+            ],
+            api_base=api_base,
+            api_key="smriti-no-key",
+            timeout=60.0,
+            max_tokens=1024,
+            num_retries=0,
+            max_retries=0,
+            stream=True,
+            stream_options={"include_usage": True},
+        )
+        try:
+            async for chunk in response:
+                for choice in chunk.choices or []:
+                    delta = choice.delta.content if choice.delta else None
+                    if delta:
+                        event = {"data": {"messageStream": {"delta": delta}}}
+                        yield f"event: next\ndata: {json.dumps(event)}\n\n"
+        finally:
+            await response.aclose()
+        yield "event: complete\ndata:\n\n"
+
+    async def stream(request: Request) -> Response:
+        body = await request.json()
+        if "text/event-stream" not in request.headers.get("accept", ""):
+            return JSONResponse({"data": {"viewer": {"name": "floor"}}})
+        content = body.get("variables", {}).get("input", {}).get("content", "")
+        return StreamingResponse(pieces(str(content)), media_type="text/event-stream")
+
+    return Starlette(routes=[Route("/graphql", stream, methods=["POST"])])
+
+
+def _import_litellm() -> Any:
+    os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    os.environ.setdefault("LITELLM_MODE", "PRODUCTION")
+    os.environ.setdefault("MAX_BASE64_LENGTH_FOR_LOGGING", "0")
+    import litellm
+
+    litellm.suppress_debug_info = True
+    litellm.token_counter(model=STUB_LITELLM_MODEL, text="warm up")  # as Smriti's warm-up
+    return litellm
+
+
 app = Starlette(routes=[Route("/graphql", answer, methods=["POST"])])
 
 
@@ -77,8 +140,12 @@ def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.floor")
     parser.add_argument("port", type=int)
     parser.add_argument("--litellm", metavar="URL", help="the stub's base URL")
+    parser.add_argument("--litellm-stream", metavar="URL", help="the dripping stub's base URL")
     args = parser.parse_args(argv)
-    served = with_litellm(args.litellm) if args.litellm else app
+    if args.litellm_stream:
+        served = streaming_with_litellm(args.litellm_stream)
+    else:
+        served = with_litellm(args.litellm) if args.litellm else app
     uvicorn.run(served, host="127.0.0.1", port=args.port, log_level="warning")
 
 
