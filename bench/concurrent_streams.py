@@ -56,13 +56,12 @@ from typing import Any
 import httpx
 
 from bench.databases import temporary_database
-from bench.drip import expected_text
+from bench.drip import WARM, expected_text
 from bench.side_by_side import (
     CLIENT_CORE,
     SERVER_CORE,
     BenchmarkError,
     can_pin,
-    cpu_seconds,
     database_version,
     environment,
     output,
@@ -116,6 +115,7 @@ PROBE = "{ viewer { name } }"
 class Stream:
     started: float = 0.0
     ended: float | None = None  # the stream completed (event: complete)
+    last_piece: float | None = None  # the last delta arrived
     pieces: list[str] = field(default_factory=list)
     failure: str | None = None
 
@@ -157,6 +157,7 @@ async def read_events(reader: asyncio.StreamReader, stream: Stream) -> None:
                 return
             if "delta" in event:
                 stream.pieces.append(event["delta"])
+                stream.last_piece = time.perf_counter()
             elif event.get("__typename") == "StreamFailed":
                 stream.failure = f"StreamFailed: {event.get('errors')}"
     stream.failure = stream.failure or "the stream ended before it was complete"
@@ -228,6 +229,8 @@ class Run:
     rss_mb_after: float = 0.0
     wall_seconds: float = 0.0  # the first start to the last end (or the cut-off)
     slowest_seconds: float | None = None  # the longest complete stream
+    # Start -> last piece, the slowest stream that received every piece (ended or not).
+    last_piece_seconds: float | None = None
     probe_ms: dict[str, float] = field(default_factory=dict)
     probe_errors: int = 0
     # The other side's CPU in the run, on the client's core: is it the bottleneck?
@@ -255,6 +258,13 @@ def percentiles(samples: list[float]) -> dict[str, float]:
         return cut[point - 1] if cut else ordered[0]
 
     return {"p50": at(50), "p95": at(95), "p99": at(99), "max": ordered[-1], "n": len(ordered)}
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of ``pid`` alone (not its children: this process's
+    children are the servers), from /proc/PID/stat."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def server_rss(pid: int) -> float:
@@ -365,6 +375,8 @@ async def one_run(
             key = reason[:60]
             run.failures[key] = run.failures.get(key, 0) + 1
     run.slowest_seconds = max(durations) if durations else None
+    last = [s.last_piece - s.started for s in streams if s.last_piece and len(s.pieces) == pieces]
+    run.last_piece_seconds = max(last) if last else None
     if system == SMRITI:
         run.stored, wrong = await count_stored(port, sessions, expected)
         for text in wrong:
@@ -376,6 +388,8 @@ async def one_run(
 def describe(run: Run, pieces: int, drip: float) -> str:
     stored = "" if run.stored is None else f", stored {run.stored}"
     slowest = f"{run.slowest_seconds:.1f} s" if run.slowest_seconds is not None else "-"
+    if run.last_piece_seconds is not None:
+        slowest += f", every piece by {run.last_piece_seconds:.1f} s"
     probe = run.probe_ms
     probe_text = (
         f"probe p50/p95/p99/max {probe['p50']:.0f}/{probe['p95']:.0f}/{probe['p99']:.0f}/"
@@ -455,11 +469,11 @@ class Result:
 
 
 async def warm(port: int, system: str, sessions: int = 3) -> None:
-    """A few streams before the ladder: LiteLLM's first-call work is not the ladder's."""
+    """A few short streams before the ladder: LiteLLM's first-call work is not the ladder's."""
     sids = await create_sessions(port, sessions) if system == SMRITI else ["floor"] * sessions
     streams = [Stream() for _ in sids]
     pairs = zip(sids, streams, strict=True)
-    await asyncio.gather(*(one_stream(port, sid, "warm", stream) for sid, stream in pairs))
+    await asyncio.gather(*(one_stream(port, sid, WARM, stream) for sid, stream in pairs))
     failed = [s.failure for s in streams if s.failure]
     if failed:
         raise BenchmarkError(f"{system}: a warm-up stream failed: {failed[0]}")

@@ -9,7 +9,8 @@ schedule (piece i at (i + 1) x drip after the request: a late wake-up is not
 carried over to the next piece), as OpenAI's SSE chunks: a role chunk, the
 pieces, a chunk with finish_reason "stop", the usage chunk when the request
 asks for it (``stream_options.include_usage``), then ``data: [DONE]``. A
-request that does not stream gets the whole text at once.
+request that does not stream gets the whole text at once. A message that is
+exactly ``warm`` (the benchmark's warm-up) gets one piece at once.
 
 A bare asyncio server (HTTP/1.1, keep-alive, chunked responses): hundreds of
 streams at once cost it little more than one timer and one write per piece.
@@ -25,6 +26,7 @@ from typing import Any
 
 CREATED = 1_700_000_000
 MODEL = "model"
+WARM = "warm"
 
 
 def piece_text(index: int) -> str:
@@ -126,6 +128,10 @@ class Drip:
         options = request.get("stream_options")
         include_usage = isinstance(options, dict) and options.get("include_usage") is True
         head, pieces, tail = self.cache[include_usage]
+        drip = self.drip
+        messages = request.get("messages") or [{}]
+        if messages[-1].get("content") == WARM:
+            pieces, drip = pieces[:1], 0.0
         self.streams += 1
         writer.write(
             b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
@@ -134,7 +140,7 @@ class Drip:
         loop = asyncio.get_running_loop()
         started = loop.time()
         for index, piece in enumerate(pieces):
-            wait = started + (index + 1) * self.drip - loop.time()
+            wait = started + (index + 1) * drip - loop.time()
             if wait > 0:
                 await asyncio.sleep(wait)
             writer.write(_framed(piece))

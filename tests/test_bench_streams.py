@@ -1,0 +1,69 @@
+"""The pieces of bench/concurrent_streams.py: the dripping provider as LiteLLM reads
+it, and the benchmark's SSE reader on Smriti's framing."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+
+from api.domain.types import ChatMessage, FinishReason
+from api.providers import ProviderRegistry, parse_config
+from bench.concurrent_streams import Stream, read_events
+from bench.drip import Drip, expected_text, piece_text
+
+
+@pytest.fixture
+async def drip_url() -> AsyncIterator[str]:
+    server = await asyncio.start_server(Drip(pieces=5, drip=0.01).handle, "127.0.0.1", 0)
+    async with server:
+        yield f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}/v1"
+
+
+async def test_the_dripping_provider_reaches_smriti_as_exactly_its_pieces(drip_url: str) -> None:
+    config = parse_config(
+        f'providers:\n  drip: {{litellm_provider: openai, api_base: "{drip_url}", models: [m]}}\n'
+    )
+    registry = ProviderRegistry(config, env={})
+    chunks = [c async for c in registry.stream([ChatMessage("user", "hi")], "drip/m")]
+    assert [c.delta for c in chunks] == [piece_text(i) for i in range(5)] + [""]
+    assert chunks[-1].finish is not None and chunks[-1].finish.reason is FinishReason.STOP
+    assert chunks[-1].usage is not None and chunks[-1].usage.completion_tokens == 5
+    assert expected_text(5) == "w0.w1.w2.w3.w4."
+
+
+def _chunked(*blocks: bytes) -> bytes:
+    return b"".join(b"%x\r\n%s\r\n" % (len(b), b) for b in blocks) + b"0\r\n\r\n"
+
+
+async def test_the_reader_counts_smriti_events_framed_with_crlf() -> None:
+    reader = asyncio.StreamReader()
+    event = b'event: next\r\ndata: {"data":{"messageStream":{"__typename":"%s"%s}}}\r\n\r\n'
+    reader.feed_data(
+        b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
+        + _chunked(
+            event % (b"StreamUserTurn", b""),
+            event % (b"StreamDelta", b',"delta":"w0."'),
+            event % (b"StreamDelta", b',"delta":"w1."'),
+            event % (b"StreamAssistantTurn", b""),
+            b"event: complete\r\ndata: \r\n\r\n",
+        )
+    )
+    reader.feed_eof()
+    stream = Stream()
+    await read_events(reader, stream)
+    assert (stream.pieces, stream.failure, stream.ended is not None) == (["w0.", "w1."], None, True)
+
+
+async def test_a_stream_cut_short_is_a_failure() -> None:
+    reader = asyncio.StreamReader()
+    reader.feed_data(
+        b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
+        + _chunked(b'event: next\ndata: {"data":{"messageStream":{"delta":"w0."}}}\n\n')
+    )
+    reader.feed_eof()
+    stream = Stream()
+    await read_events(reader, stream)
+    assert (stream.pieces, stream.ended) == (["w0."], None)
+    assert stream.failure == "the stream ended before it was complete"
