@@ -548,11 +548,17 @@ def verdict(result: Result, args: Args) -> tuple[list[tuple[bool, str]], dict[st
     smriti_n = smriti_best.streams if smriti_best else 0
     top = max(args.ladder)
     ratio = smriti_n / floor_n if floor_n else 0.0
-    # CPU per piece over the rungs both kept up with (the same load on each),
-    # else over every rung.
-    shared = {r.streams for r in runs if r.kept_up and r.system == FLOOR} & {
-        r.streams for r in runs if r.kept_up and r.system == SMRITI
-    }
+
+    # CPU per piece over the rungs both kept up with (the same work on each), else
+    # those where both delivered every piece (a stream cut off early has paid its
+    # start for few pieces), else every rung.
+    def rungs(test: Any) -> set[int]:
+        kept = [{r.streams for r in runs if r.system == s and test(r)} for s in (FLOOR, SMRITI)]
+        return kept[0] & kept[1]
+
+    shared = rungs(lambda r: r.kept_up) or rungs(
+        lambda r: r.pieces_delivered == r.streams * args.pieces
+    )
     compared = [r for r in runs if r.streams in shared] or runs
     floor_cpu, smriti_cpu = median_cpu(compared, FLOOR), median_cpu(compared, SMRITI)
     cpu_ratio = smriti_cpu / floor_cpu if floor_cpu else float("inf")

@@ -10,7 +10,7 @@ import pytest
 
 from api.domain.types import ChatMessage, FinishReason
 from api.providers import ProviderRegistry, parse_config
-from bench.concurrent_streams import Stream, read_events
+from bench.concurrent_streams import FLOOR, SMRITI, Args, Result, Run, Stream, read_events, verdict
 from bench.drip import Drip, expected_text, piece_text
 
 
@@ -67,3 +67,30 @@ async def test_a_stream_cut_short_is_a_failure() -> None:
     await read_events(reader, stream)
     assert (stream.pieces, stream.ended) == (["w0."], None)
     assert stream.failure == "the stream ended before it was complete"
+
+
+def _run(system: str, streams: int, *, on_time: int, cpu: float, stored: bool = True) -> Run:
+    run = Run(system, streams, (0.0, 0.0), on_time=on_time, complete=on_time)
+    run.stored = (on_time if stored else 0) if system == SMRITI else None
+    run.pieces_delivered, run.cpu_seconds = streams * 10, streams * 10 * cpu / 1000
+    run.probe_ms = {"p99": 40.0 + streams / 10}
+    return run
+
+
+def test_the_verdict_compares_the_largest_rungs_kept_up_with() -> None:
+    args = Args(["sqlite"], [100, 200, 300], pieces=10, drip=0.2)
+    runs = [
+        _run(FLOOR, 100, on_time=100, cpu=1.0),
+        _run(SMRITI, 100, on_time=100, cpu=1.2),
+        _run(FLOOR, 200, on_time=200, cpu=1.0),
+        _run(SMRITI, 200, on_time=200, cpu=1.6, stored=False),  # received, not stored
+        _run(FLOOR, 300, on_time=299, cpu=1.0),
+        _run(SMRITI, 300, on_time=10, cpu=3.0),
+    ]
+    checks, summary = verdict(Result("sqlite", "SQLite", runs), args)
+    assert (summary["floor_kept_up"], summary["smriti_kept_up"]) == (200, 100)
+    assert summary["ratio"] == 0.5
+    # CPU over the one rung both kept up with (100), not the overloaded ones.
+    assert summary["cpu_ratio"] == pytest.approx(1.2)
+    assert summary["probe_at_largest"] == {"p99": 50.0}
+    assert [passed for passed, _ in checks] == [False, True, True]
