@@ -25,11 +25,13 @@ from ..domain.brief import continuation_prompt
 from ..errors import ErrorCode, SmritiError
 from ..services.base import Services
 from . import resources, tools
+from .branches import BRANCH_TOOLS
 from .conversation import CONVERSATION_TOOLS
+from .session import SESSION_TOOLS
 from .tools import TOOLS as READING_TOOLS
 from .writing import WRITING_TOOLS
 
-TOOLS = (*READING_TOOLS, *WRITING_TOOLS, *CONVERSATION_TOOLS)
+TOOLS = (*READING_TOOLS, *WRITING_TOOLS, *CONVERSATION_TOOLS, *SESSION_TOOLS, *BRANCH_TOOLS)
 BY_NAME = {tool.name: tool for tool in TOOLS}
 _T = TypeVar("_T")
 CONTINUE = "continue_from_checkpoint"
@@ -45,7 +47,9 @@ INSTRUCTIONS = (
     "list_spaces, then list_checkpoints for where the work stands, search for what was "
     "decided, show_checkpoint for one in full. To continue from a checkpoint, fork it "
     "and save_checkpoint into the session fork gives you; preview_merge, then merge. "
-    "start_session and send_message hold a conversation with a model through Smriti."
+    "start_session and send_message hold a conversation with a model through Smriti; "
+    "show_session reads one (its turns' ids, its branches), and regenerate, "
+    "edit_and_resend, branch_session and continue_reply branch or continue it."
 )
 
 

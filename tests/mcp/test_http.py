@@ -51,7 +51,8 @@ def token(database_url: str, user: str, *scope: str) -> dict[str, Any]:
 async def agent(url: str, secret: str | None) -> AsyncIterator[ClientSession]:
     headers = {"Authorization": f"Bearer {secret}"} if secret else {}
     async with (
-        httpx2.AsyncClient(headers=headers) as http,
+        # A first model call loads LiteLLM in the server: more than httpx's 5 s on a busy machine.
+        httpx2.AsyncClient(headers=headers, timeout=60) as http,
         streamable_http_client(url, http_client=http) as (read, write),
         ClientSession(read, write) as session,
     ):

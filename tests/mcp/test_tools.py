@@ -42,6 +42,15 @@ WRITING_TOOLS = [
     "start_session",
     "send_message",
 ]
+# A session read, its settings set, its conversation branched or continued.
+SESSION_TOOLS = [
+    "show_session",
+    "update_session_settings",
+    "branch_session",
+    "regenerate",
+    "edit_and_resend",
+    "continue_reply",
+]
 
 
 @pytest.fixture(params=["stdio", "http"])
@@ -87,7 +96,8 @@ async def call(session: ClientSession, name: str, **arguments: Any) -> Any:
 async def test_the_tools_are_listed_with_their_schemas(database_url: str, transport: str) -> None:
     async with agent(database_url, transport) as session:
         tools = (await session.list_tools()).tools
-    assert [tool.name for tool in tools] == READING_TOOLS + WRITING_TOOLS
+    assert [tool.name for tool in tools] == READING_TOOLS + WRITING_TOOLS + SESSION_TOOLS
+    assert len(tools) == 20
     by_name = {tool.name: tool for tool in tools}
     assert by_name["show_checkpoint"].input_schema["properties"]["hash"] == {
         "type": "string",
@@ -96,7 +106,10 @@ async def test_the_tools_are_listed_with_their_schemas(database_url: str, transp
     assert by_name["list_checkpoints"].input_schema["required"] == ["spaceId"]
     output = by_name["verify_lineage"].output_schema
     assert output is not None and output["required"] == ["ok", "checked", "firstBroken"]
-    assert all(by_name[name].annotations.read_only_hint for name in READING_TOOLS)  # type: ignore[union-attr]
+    reading = [*READING_TOOLS, "preview_merge", "show_session"]
+    assert [n for n, t in by_name.items() if t.annotations.read_only_hint] == reading  # type: ignore[union-attr]
+    assert by_name["regenerate"].input_schema["required"] == ["turnId"]
+    assert by_name["update_session_settings"].input_schema["required"] == ["sessionId", "settings"]
     assert by_name["compare_checkpoints"].input_schema["required"] == ["a", "b"]
     compared = by_name["compare_checkpoints"].output_schema
     assert compared is not None and compared["required"] == [

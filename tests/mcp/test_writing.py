@@ -199,8 +199,12 @@ async def test_an_agent_continues_forks_and_merges_as_graphql_sees_it(
     assert (await counts(gql, built["space"]))[1]["agent-a"] == gid("Checkpoint", result["id"])
 
 
-def writes(space: int, session: int, checkpoint: int) -> list[tuple[str, dict[str, Any]]]:
-    """Every writing tool, on things that exist and the token's user may write."""
+def writes(
+    space: int, session: int, checkpoint: int, turns: dict[str, int]
+) -> list[tuple[str, dict[str, Any]]]:
+    """Every writing tool, on things that exist and the token's user may write
+    (``turns``: send_message's userTurn and reply ids)."""
+    message, reply = turns["userTurn"], turns["reply"]
     return [
         ("create_space", {"name": "Nope"}),
         ("fork", {"checkpointId": checkpoint, "branch": "nope"}),
@@ -210,6 +214,11 @@ def writes(space: int, session: int, checkpoint: int) -> list[tuple[str, dict[st
         ("save_checkpoint", {"sessionId": session, "markdown": "# Nope"}),
         ("start_session", {"spaceId": space, "title": "Nope"}),
         ("send_message", {"sessionId": session, "content": "Nope"}),
+        ("update_session_settings", {"sessionId": session, "settings": {"temperature": 1}}),
+        ("branch_session", {"atTurnId": reply}),
+        ("regenerate", {"turnId": reply}),
+        ("edit_and_resend", {"turnId": message, "content": "Nope"}),
+        ("continue_reply", {"turnId": reply}),
     ]
 
 
@@ -235,10 +244,13 @@ async def test_a_read_only_token_cannot_write_and_nothing_is_written(database_ur
             )
             sid = key(started["createSession"]["session"]["id"])
             saved = await run(session, "save_checkpoint", {"sessionId": sid, "title": "C0"})
+            sent = await run(session, "send_message", {"sessionId": sid, "content": "Hi"})
         before = await graphql(server, writer["token"], EVERYTHING)
         async with http_agent(url, reader["token"]) as session:
             tools = {t.name: t for t in (await session.list_tools()).tools}
-            attempts = writes(space, sid, saved["checkpoint"]["id"])
+            turns = {name: sent[name]["id"] for name in ("userTurn", "reply")}
+            attempts = writes(space, sid, saved["checkpoint"]["id"], turns)
+            settings = (await run(session, "show_session", {"sessionId": sid}))["session"]
             refusals = [await session.call_tool(name, args) for name, args in attempts]
         graphql_refused = (
             await graphql(
@@ -269,7 +281,13 @@ async def test_a_read_only_token_cannot_write_and_nothing_is_written(database_ur
         "merge",
         "start_session",
         "send_message",
+        "update_session_settings",
+        "branch_session",
+        "regenerate",
+        "edit_and_resend",
+        "continue_reply",
     ]
+    assert settings["settings"]["temperature"] is None  # the refused settings were not set
 
 
 async def test_an_agents_checkpoint_is_bylined_with_its_tokens_name(database_url: str) -> None:
