@@ -87,6 +87,9 @@ export const PRESETS = `{ viewer { presets { ${PRESET_FIELDS} } } }`;
 export const CREATE_PRESET = mutation("createPreset", "CreatePresetInput",
   `preset { ${PRESET_FIELDS} }`);
 export const APPLY_PRESET = mutation("applyPreset", "ApplyPresetInput", SESSION_RESULT);
+export const UPDATE_PRESET = mutation("updatePreset", "UpdatePresetInput",
+  `preset { ${PRESET_FIELDS} }`);
+export const DELETE_PRESET = mutation("deletePreset", "DeletePresetInput", "deletedId");
 export const CREATE_SPACE = mutation("createSpace", "CreateSpaceInput", "space { id name }");
 export const UPDATE_SPACE = mutation("updateSpace", "UpdateSpaceInput",
   `space { id name settings { ${SETTINGS} } }`);
@@ -276,6 +279,8 @@ export const previewMerge = async (input) =>
 export const loadPresets = async () => (await request(PRESETS)).viewer.presets;
 export const createPreset = (input) => run(CREATE_PRESET, "createPreset", input);
 export const applyPreset = (input) => run(APPLY_PRESET, "applyPreset", input);
+export const updatePreset = (input) => run(UPDATE_PRESET, "updatePreset", input);
+export const deletePreset = (id) => run(DELETE_PRESET, "deletePreset", { id });
 export const createSpace = (input) => run(CREATE_SPACE, "createSpace", input);
 export const updateSpace = (input) => run(UPDATE_SPACE, "updateSpace", input);
 export const deleteSpace = (id) => run(DELETE_SPACE, "deleteSpace", { id });

@@ -269,6 +269,15 @@ async function membersChanged(app, spaceId, payload, userName, note) {
   await app.refreshSidebar();
 }
 
+/** The presets changed (saved, renamed, deleted): the model picker and the settings
+ * dialog's list show them as the store has them now, with `note` said there. */
+function presetsShown(app, note) {
+  const model = app.state.model ?? app.state.session?.model;
+  app.ui.composer.setModels(app.state.providers, model, app.state.presets);
+  app.ui.settings.presets = app.state.presets;
+  if (app.state.session) app.ui.settings.show(app.state.session, "session", note);
+}
+
 export const HANDLERS = {
   "select-space"({ id }) {
     this.dispatch(actions.drawerSet, null);
@@ -353,6 +362,7 @@ export const HANDLERS = {
       memoryScope }));
   },
   "open-settings"() {
+    this.ui.settings.presets = this.state.presets;
     if (this.state.session) this.ui.settings.show(this.state.session, "session");
   },
   async "save-settings"({ target, settings }) {
@@ -374,8 +384,19 @@ export const HANDLERS = {
     const payload = await api.createPreset({ name, model, settings });
     if (payload.errors.length) return this.ui.settings.fail(payload.errors);
     this.dispatch(actions.presetsLoaded, await api.loadPresets());
-    this.ui.composer.setModels(this.state.providers, model, this.state.presets);
-    this.ui.settings.show(session, "session", `Preset “${payload.preset.name}” saved (${model}).`);
+    presetsShown(this, `Preset “${payload.preset.name}” saved (${model}).`);
+  },
+  async "rename-preset"({ presetId, name }) {
+    const payload = await api.updatePreset({ id: presetId, name });
+    if (payload.errors.length) return this.ui.settings.fail(payload.errors);
+    this.dispatch(actions.presetRenamed, payload.preset);
+    presetsShown(this, `Preset renamed “${payload.preset.name}”.`);
+  },
+  async "delete-preset"({ presetId, name }) {
+    const payload = await api.deletePreset(presetId);
+    if (payload.errors.length) return this.ui.settings.fail(payload.errors);
+    this.dispatch(actions.presetDeleted, presetId);
+    presetsShown(this, `Preset “${name}” deleted; sessions that used it keep their settings.`);
   },
   async "apply-preset"({ presetId }) {
     const session = this.state.session;

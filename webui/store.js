@@ -67,6 +67,12 @@ export const providersLoaded = (state, { providers, chatDefault }) => ({ provide
 export const drawerSet = (state, drawer) => ({ drawer });
 /** The user's presets (model + settings), for the model picker. */
 export const presetsLoaded = (state, presets) => ({ presets });
+/** A preset renamed (or otherwise changed): the same place in the list, as saved. */
+export const presetRenamed = (state, preset) => ({
+  presets: state.presets.map((one) => (one.id === preset.id ? preset : one)),
+});
+/** A preset deleted; sessions it was applied to keep their own copy of its settings. */
+export const presetDeleted = (state, id) => ({ presets: state.presets.filter((one) => one.id !== id) });
 export const modelChosen = (state, model) => ({ model });
 export const contextToggled = (state) => ({ showContext: !state.showContext });
 export const contextClosed = () => ({ showContext: false });

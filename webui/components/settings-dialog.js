@@ -76,13 +76,37 @@ export class SettingsDialog extends HTMLElement {
   }
 
   /** "Save as preset": the model chosen now and these fields, under a name of yours;
-   * presets are chosen from the model picker. */
+   * presets are chosen from the model picker. Below it, your presets (`this.presets`,
+   * set by the app): each renamed in place (Enter or "Rename") or deleted. */
   presetForm() {
     const name = h("input", { id: "preset-name", placeholder: "Preset name", "aria-label": "Preset name" });
-    return h("div", { class: "preset-save" }, name,
+    const presets = this.presets ?? [];
+    return [h("div", { class: "preset-save" }, name,
       h("button", { type: "button", class: "small", id: "preset-save",
         onclick: () => emit(this, "save-preset", { name: name.value, settings: this.values() }) },
-      "Save as preset"));
+      "Save as preset")),
+    presets.length ? h("section", { class: "preset-list", "aria-labelledby": "presets-title" },
+      h("h3", { id: "presets-title" }, "Your presets"),
+      h("ul", {}, presets.map((preset) => this.presetRow(preset)))) : null];
+  }
+
+  presetRow(preset) {
+    const rename = () => emit(this, "rename-preset", { presetId: preset.id, name: input.value });
+    const input = h("input", { class: "preset-name", value: preset.name,
+      "aria-label": `Name of preset ${preset.name}`,
+      // Enter renames this preset; it does not submit the settings form around it.
+      onkeydown: (event) => {
+        if (event.key !== "Enter") return;
+        event.preventDefault();
+        rename();
+      } });
+    return h("li", { class: "preset-row", "data-preset-id": preset.id }, input,
+      h("span", { class: "muted preset-model" }, preset.model),
+      h("button", { type: "button", class: "small", "aria-label": `Rename preset ${preset.name}`,
+        onclick: rename }, "Rename"),
+      h("button", { type: "button", class: "small", "aria-label": `Delete preset ${preset.name}`,
+        onclick: () => emit(this, "delete-preset", { presetId: preset.id, name: preset.name }) },
+      "Delete"));
   }
 
   values() {
