@@ -16,7 +16,7 @@ from api import exits
 from tests.mcp.test_cli_commands import smriti
 from tests.mcp.test_http import PASSWORD, graphql, token
 from tests.mcp.test_http import agent as http_agent
-from tests.mcp.test_tools import READING_TOOLS, WRITING_TOOLS
+from tests.mcp.test_tools import READING_TOOLS, SESSION_TOOLS, WRITING_TOOLS
 from tests.support.graphql import GraphQLClient
 from tests.support.lineage import forked_space, key
 from tests.support.mcp_results import outcome
@@ -138,7 +138,7 @@ async def test_smriti_mcp_url_serves_the_remote_servers_tools_over_stdio(
             first = await session.initialize()
             assert first.server_info.name == "smriti"
             tools = (await session.list_tools()).tools
-            assert [tool.name for tool in tools] == READING_TOOLS + WRITING_TOOLS
+            assert [tool.name for tool in tools] == READING_TOOLS + WRITING_TOOLS + SESSION_TOOLS
             listed = await session.call_tool("list_spaces", {})
             assert listed.is_error is False
             assert [(s["id"], s["name"]) for s in (outcome(listed) or {})["spaces"]] == [
