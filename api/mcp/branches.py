@@ -97,8 +97,8 @@ async def continue_reply(services: Services, actor: Actor, args: Mapping[str, An
     _no_others(args, {"turnId", "model"})
     request = continuation.Continue(turn_id=_turn_id(args), model=_optional_text(args, "model"))
     done = await continuation.continue_reply(services, actor, request)
-    if done.error is not None:  # nothing was written
-        raise done.error
+    if done.error is not None:  # nothing was written; when to try again, as GraphQL says
+        raise ToolFailure(done.error, {"retryAfterSeconds": done.error.retry_after})
     went_on = done.continuation
     assert went_on is not None
     answer = {

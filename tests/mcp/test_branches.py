@@ -195,7 +195,10 @@ async def test_a_failed_model_call_keeps_what_graphql_keeps(
     # continue_reply wrote nothing, as continueReply does.
     assert after_continue == before
     assert graphql_continue["continuation"] is None
-    assert outcome(failed_continue) == {"error": graphql_continue["errors"][0]}
+    assert outcome(failed_continue) == {
+        "error": graphql_continue["errors"][0],
+        "retryAfterSeconds": None,
+    }
     assert outcome(failed_continue)["error"]["code"] == "PROVIDER_AUTH"
     # regenerate kept its branch and the question's copy, as regenerate does.
     got = outcome(failed)
