@@ -251,7 +251,9 @@ class Turn(Model):
     continues_sequence = fields.IntField(null=True)
     # A reply's effective settings when it was asked (0014; null: none set).
     settings: fields.JSONField[dict[str, object] | None] = fields.JSONField(null=True)
-    # In a conversation branch, the turn this one copies (0015); null otherwise.
+    # In a conversation branch, the turn this one copies, itself never a copy
+    # (0015, 0016: the first turn of the group the search index holds once);
+    # null otherwise. Partial index turn_copied_from (0016, in SQL).
     copied_from_id = fields.BigIntField(null=True)
 
     class Meta:

@@ -392,7 +392,9 @@ async def create_fork(
 # sequence numbers, content, usage, the settings each reply was asked with, links
 # between turns (reply_to_sequence and
 # continues_sequence name sequence numbers, which the copies keep) and
-# creation times, each row recording the turn it copies.
+# creation times, each row recording the turn it copies: the first of its group,
+# never a copy (a copy of a copy names what the copy names), so a turn and all
+# its copies are one group for the search index, which holds one of them (0016).
 COPY_TURNS = (
     "INSERT INTO turn (session_id, sequence_number, role, content, provider, model, "
     "token_count, prompt_tokens, completion_tokens, cost, interrupted, reply_to_sequence, "
@@ -401,7 +403,7 @@ COPY_TURNS = (
     "SELECT ?, sequence_number, role, content, provider, model, "
     "token_count, prompt_tokens, completion_tokens, cost, interrupted, reply_to_sequence, "
     "idempotency_key, author_id, author_token, created_at, finish_reason, "
-    "provider_finish_reason, continues_sequence, settings, id "
+    "provider_finish_reason, continues_sequence, settings, coalesce(copied_from_id, id) "
     "FROM turn WHERE session_id = ? AND sequence_number <= ?"
 )
 
