@@ -12,8 +12,15 @@ merged-in checkpoint (null for any other). A turn's ``finishReason``,
 ``providerFinishReason`` and ``continuesSequence`` came later: a document
 without them reads them as null. So did a checkpoint's ``itemIds`` (its
 items' identities, part of its hash): absent or null, the checkpoint was
-saved before items had ids, and its ids are derived from its hash. The JSON Schema of this format is
-docs/export.schema.json.
+saved before items had ids, and its ids are derived from its hash. A session's
+``pinnedAt``, ``archivedAt``, ``tags`` and ``branchedFrom`` came with conversation
+branches (issue 21): absent, it is not pinned, archived, tagged or a branch.
+``branchedFrom`` names an earlier session of the same list (the space's, or
+the space-less ones) and the last of its turns the branch holds: the branch's
+turns up to there are written out in full, as the origin's (so the file reads
+whole, and a server that knows no branches imports it as separate sessions),
+and the import makes them copies of the origin's, as a branch holds them. The
+JSON Schema of this format is docs/export.schema.json.
 """
 
 from __future__ import annotations
@@ -30,12 +37,14 @@ from ..errors import ErrorCode, InputError
 from .chat_settings import ANY_MODEL_OUTPUT_LIMIT, validate
 from .hashing import utc_timestamp
 from .identity import ID_PATTERN
+from .tags import validate_tags
 from .types import (
     CONTENT_LIST_FIELDS,
     CONTENT_TEXT_FIELDS,
     NO_SETTINGS,
     PROVIDER_FINISH_REASON_CHARS,
     SETTINGS_NAMES,
+    BranchPoint,
     ChatSettings,
     Checkpoint,
     CheckpointContent,
@@ -86,6 +95,7 @@ class Branch:
 class SessionExport:
     session: Session
     turns: tuple[Turn, ...]
+    tags: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,7 +240,19 @@ def _session(item: SessionExport) -> dict[str, Any]:
         "updatedAt": utc_timestamp(session.updated_at),
         "turns": [_turn(t) for t in item.turns],
         "settings": session.settings.to_json(),
+        "pinnedAt": _maybe_time(session.pinned_at),
+        "archivedAt": _maybe_time(session.archived_at),
+        "tags": list(item.tags),
+        "branchedFrom": (
+            {"sessionId": point.session_id, "afterSequence": point.after_sequence}
+            if (point := session.branched_from) is not None
+            else None
+        ),
     }
+
+
+def _maybe_time(moment: datetime | None) -> str | None:
+    return utc_timestamp(moment) if moment is not None else None
 
 
 def _turn(turn: Turn) -> dict[str, Any]:
@@ -475,6 +497,7 @@ def from_document(document: Any) -> Export:
         spaces=tuple(_read_space(s) for s in root.objects("spaces")),
         sessions=tuple(_read_session(s, None, ()) for s in root.objects("sessions")),
     )
+    _check_branches(export.sessions, "document.sessions")
     for index, item in enumerate(export.spaces):
         _check_space(item, f"document.spaces[{index}]")
     return export
@@ -618,13 +641,61 @@ def _read_session(reader: _Reader, space_id: int | None, ids: Sequence[int]) -> 
         created_at=reader.time("createdAt"),
         updated_at=reader.time("updatedAt"),
         settings=_read_settings(reader) or NO_SETTINGS,
+        pinned_at=reader.time("pinnedAt") if reader.later("pinnedAt") else None,
+        archived_at=reader.time("archivedAt") if reader.later("archivedAt") else None,
+        branched_from=_read_branch_point(reader, last),
     )
     _unique([t.sequence_number for t in turns], f"{reader.path}.turns", "sequence number")
     keys = [t.idempotency_key for t in turns if t.idempotency_key is not None]
     _unique(keys, f"{reader.path}.turns", "idempotency key")
     continued = [t.continues_sequence for t in turns if t.continues_sequence is not None]
     _unique(continued, f"{reader.path}.turns", "continuesSequence")
-    return SessionExport(session=session, turns=turns)
+    tags: tuple[str, ...] = ()
+    if reader.later("tags"):
+        path = f"{reader.path}.tags"
+        tags = tuple(tag for tag, _ in validate_tags(reader.strings("tags"), field=path))
+    return SessionExport(session=session, turns=turns, tags=tags)
+
+
+def _read_branch_point(reader: _Reader, last: int) -> BranchPoint | None:
+    if not reader.later("branchedFrom"):
+        return None
+    point = reader.opt_object("branchedFrom")
+    assert point is not None
+    return BranchPoint(
+        session_id=point.identifier("sessionId"),
+        after_sequence=point.integer("afterSequence", maximum=last),
+    )
+
+
+def _check_branches(sessions: Sequence[SessionExport], path: str) -> None:
+    """Each branch names an earlier session of its list, and holds that
+    session's turns up to its branch point, as they are there."""
+    earlier: dict[int, SessionExport] = {}
+    for index, item in enumerate(sessions):
+        point = item.session.branched_from
+        if point is not None:
+            where = f"{path}[{index}].branchedFrom"
+            origin = earlier.get(point.session_id)
+            if origin is None:
+                raise invalid(f"{where}.sessionId", "the id of an earlier session of its list")
+            after = point.after_sequence
+            if after > origin.session.last_sequence_number:
+                raise invalid(
+                    f"{where}.afterSequence",
+                    f"at most its origin's lastSequenceNumber "
+                    f"({origin.session.last_sequence_number})",
+                )
+            if _held(item, after) != _held(origin, after):
+                raise invalid(
+                    f"{path}[{index}].turns", f"the turns of its origin up to {after}, unchanged"
+                )
+        earlier[item.session.id] = item
+
+
+def _held(item: SessionExport, after: int) -> list[Turn]:
+    """Its turns 1..after, as a branch's copies compare with its origin's."""
+    return [replace(t, id=0, session_id=0) for t in item.turns if t.sequence_number <= after]
 
 
 def _unique(values: Sequence[object], path: str, what: str) -> None:
@@ -747,6 +818,7 @@ def _provider_finish_reason(reader: _Reader, reason: FinishReason | None) -> str
 def _check_space(item: SpaceExport, path: str) -> None:
     _unique([b.name for b in item.branches], f"{path}.branches", "name")
     _unique([s.session.id for s in item.sessions], f"{path}.sessions", "id")
+    _check_branches(item.sessions, f"{path}.sessions")
     ids = [c.id for c in item.checkpoints]
     if len(set(ids)) != len(ids) or ids != sorted(ids):
         raise invalid(f"{path}.checkpoints", "in creation order, each id once")

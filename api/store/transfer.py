@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -14,10 +14,11 @@ from tortoise.transactions import in_transaction
 
 from ..domain.export_format import Branch, Export, SessionExport, SpaceExport
 from ..domain.import_tree import BranchImport
+from ..domain.tags import tag_key
 from ..domain.types import Checkpoint, Session, Space, SpaceRole, Turn, Visibility
 from . import database, models, rows, sql
 from .config import tortoise_config
-from .sessions import COPY_TURNS
+from .sessions import COPY_TURNS, tags_of
 from .writes import finished
 
 
@@ -90,13 +91,24 @@ async def session_exports(owner_id: int, session_ids: list[int] | None) -> list[
 
 
 async def _with_turns(session_rows: list[models.Session]) -> list[SessionExport]:
+    """The sessions with their turns and tags; a branch whose origin is not
+    among them (deleted, not the reader's to read, or not exported) is written
+    as a session of its own."""
     by_session: dict[int, list[Turn]] = {row.id: [] for row in session_rows}
     found = await models.Turn.filter(session_id__in=list(by_session)).order_by(
         "session_id", "sequence_number"
     )
     for turn in found:
         by_session[turn.session_id].append(rows.turn(turn))  # type: ignore[attr-defined]
-    return [SessionExport(rows.session(row), tuple(by_session[row.id])) for row in session_rows]
+    tags = await tags_of(list(by_session))
+    exported = []
+    for row in session_rows:
+        session = rows.session(row)
+        point = session.branched_from
+        if point is not None and point.session_id not in by_session:
+            session = replace(session, branched_from=None, branch_root_id=None)
+        exported.append(SessionExport(session, tuple(by_session[row.id]), tuple(tags[row.id])))
+    return exported
 
 
 # --- import ------------------------------------------------------------------
@@ -127,6 +139,7 @@ async def import_export(
         await _one_import_at_a_time(conn, owner_id)
         spaces = [await _import_space(conn, owner_id, item) for item in export.spaces]
         sessions = []
+        made: dict[int, models.Session] = {}  # the document's session ids
         for index, item in enumerate(export.sessions):
             # The first such (an imported conversation's branches may share
             # its title and, messages without times, its creation time).
@@ -142,9 +155,11 @@ async def import_export(
                 .first()
             )
             if existing is not None:
+                made[item.session.id] = existing
                 sessions.append((rows.session(existing), False))
                 continue
-            created = await _create_session(conn, owner_id, None, item)
+            created = await _create_session(conn, owner_id, None, item, made)
+            made[item.session.id] = created
             if branches is not None:
                 await _create_branches(conn, created, item, branches[index])
             sessions.append((rows.session(created), True))
@@ -226,9 +241,11 @@ async def _import_space(conn: Any, owner_id: int, item: SpaceExport) -> tuple[Sp
         created_at=datetime.now(UTC),
     )
     session_ids: dict[int, int] = {}
+    made: dict[int, models.Session] = {}
     session_rows: list[tuple[models.Session, SessionExport]] = []
     for session in item.sessions:
-        session_row = await _create_session(conn, owner_id, space.id, session)
+        session_row = await _create_session(conn, owner_id, space.id, session, made)
+        made[session.session.id] = session_row
         session_ids[session.session.id] = session_row.id
         session_rows.append((session_row, session))
     checkpoint_ids: dict[int, int] = {}
@@ -282,9 +299,18 @@ async def _import_space(conn: Any, owner_id: int, item: SpaceExport) -> tuple[Sp
 
 
 async def _create_session(
-    conn: Any, owner_id: int, space_id: int | None, item: SessionExport
+    conn: Any,
+    owner_id: int,
+    space_id: int | None,
+    item: SessionExport,
+    made: dict[int, models.Session],
 ) -> models.Session:
+    """The session, pinned, archived and tagged as exported; a branch (its
+    origin in ``made``, by the document's ids) holds copies of its origin's
+    turns up to its branch point, as ``create_branch`` makes them, then its own."""
     session = item.session
+    point = session.branched_from
+    origin = made[point.session_id] if point is not None else None
     row = await models.Session.create(
         using_db=conn,
         owner_id=owner_id,
@@ -296,10 +322,25 @@ async def _create_session(
         memory_scope=session.memory_scope.value,
         settings=session.settings.to_json(),
         last_sequence_number=session.last_sequence_number,
+        pinned_at=session.pinned_at,
+        archived_at=session.archived_at,
+        branched_from_id=origin.id if origin is not None else None,
+        branched_after_sequence=point.after_sequence if point is not None else None,
+        branch_root_id=(origin.branch_root_id or origin.id) if origin is not None else None,
         created_at=session.created_at,
         updated_at=session.updated_at,
     )
-    await models.Turn.bulk_create([_turn_row(row.id, t) for t in item.turns], using_db=conn)
+    after = 0
+    if origin is not None and point is not None:
+        after = point.after_sequence
+        await sql.execute(conn, COPY_TURNS, [row.id, origin.id, after])
+    own = [_turn_row(row.id, t) for t in item.turns if t.sequence_number > after]
+    await models.Turn.bulk_create(own, using_db=conn)
+    if item.tags:
+        await models.SessionTag.bulk_create(
+            [models.SessionTag(session_id=row.id, tag=t, tag_key=tag_key(t)) for t in item.tags],
+            using_db=conn,
+        )
     return row
 
 
