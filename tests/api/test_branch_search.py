@@ -4,6 +4,7 @@ in the branch; deleting that session leaves the text findable once."""
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 import pytest
@@ -95,3 +96,31 @@ async def test_copies_are_not_indexed_and_name_the_first_turn(
         conn, f"SELECT object_id FROM {table} WHERE kind = 0 ORDER BY object_id"
     )
     assert [int(r["object_id"]) for r in indexed] == [first[1], first[2]]
+
+
+async def test_the_migration_leaves_one_entry_of_copies_indexed_before_it(
+    gql: GraphQLClient, fake_openai: FakeOpenAI
+) -> None:
+    migration = importlib.import_module("api.store.migrations.0016_search_skips_copies")
+    origin = await conversation(gql, fake_openai, 1)
+    await _fork(gql, origin, 2)
+    await _fork(gql, origin, 2)
+    conn = sql.connection()
+    postgres = sql.dialect(conn) == "postgres"
+    # As 0004 indexed them: every copy too.
+    if postgres:
+        await conn.execute_script(
+            "INSERT INTO search_entry (kind, object_id, owner_id, space_id, session_id, body) "
+            "SELECT 0, t.id, s.owner_id, NULL, t.session_id, t.content FROM turn t "
+            "JOIN session s ON s.id = t.session_id WHERE t.copied_from_id IS NOT NULL"
+        )
+    else:
+        await conn.execute_script(
+            "INSERT INTO search_fts (rowid, body, kind, object_id, owner_id, space_id, "
+            "session_id) SELECT t.id * 4, t.content, 0, t.id, s.owner_id, NULL, t.session_id "
+            "FROM turn t JOIN session s ON s.id = t.session_id WHERE t.copied_from_id IS NOT NULL"
+        )
+    assert len(await _hits(gql, "a1")) == 3
+
+    await conn.execute_script(migration._FORGET_COPIES["postgres" if postgres else "sqlite"])
+    assert await _hits(gql, "a1") == [(await turn_id(gql, origin, 2), 2, origin)]

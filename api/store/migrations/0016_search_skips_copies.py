@@ -17,8 +17,9 @@ PostgreSQL, 0.56 s without it). Now:
   the session's delete), so the text stays findable once as long as a branch
   holds it.
 
-Copies written before this migration lose their entries when the turn they
-copy still exists.
+Copies written before this migration keep an entry only when they hold their
+group's (the turn they copy is gone, and no older copy of it is left), so no
+group has two entries and a successor is never indexed twice.
 """
 
 import importlib
@@ -33,18 +34,6 @@ _INDEX = (
     "CREATE INDEX IF NOT EXISTS turn_copied_from ON turn (copied_from_id) "
     "WHERE copied_from_id IS NOT NULL;"
 )
-
-_FORGET_COPIES = {
-    "sqlite": (
-        f"DELETE FROM search_fts WHERE rowid IN (SELECT c.id * 4 + {TURN} FROM turn c "
-        "WHERE c.copied_from_id IN (SELECT id FROM turn));"
-    ),
-    "postgres": (
-        f"DELETE FROM search_entry WHERE kind = {TURN} AND object_id IN (SELECT c.id FROM turn c "
-        "WHERE c.copied_from_id IN (SELECT id FROM turn));"
-    ),
-}
-
 
 # A session's turns are deleted with it (turns are never deleted alone), so
 # the successors are indexed in one statement before it is. Per deleted turn
@@ -65,6 +54,25 @@ _SUCCESSORS = (
     f"JOIN session s ON s.id = n.session_id WHERE h.session_id = OLD.id AND {_HELD} "
     "ORDER BY n.id"
 )
+
+
+# Copies written before this migration: only the holders keep an entry.
+_COPIES_HELD = (
+    "SELECT h.id FROM turn h WHERE h.copied_from_id IS NOT NULL AND "
+    "NOT EXISTS (SELECT 1 FROM turn o WHERE o.id = h.copied_from_id) "
+    "AND NOT EXISTS (SELECT 1 FROM turn c WHERE c.copied_from_id = h.copied_from_id "
+    "AND c.id < h.id)"
+)
+_FORGET_COPIES = {
+    "sqlite": (
+        f"DELETE FROM search_fts WHERE rowid IN (SELECT c.id * 4 + {TURN} FROM turn c "
+        f"WHERE c.copied_from_id IS NOT NULL AND c.id NOT IN ({_COPIES_HELD}));"
+    ),
+    "postgres": (
+        f"DELETE FROM search_entry WHERE kind = {TURN} AND object_id IN (SELECT c.id FROM turn c "
+        f"WHERE c.copied_from_id IS NOT NULL AND c.id NOT IN ({_COPIES_HELD}));"
+    ),
+}
 
 
 def _sqlite_forward() -> str:
