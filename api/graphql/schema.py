@@ -38,9 +38,10 @@ from .checkpoints.mutations import CheckpointMutation
 from .checkpoints.queries import CheckpointQuery
 from .checkpoints.types import Checkpoint
 from .core.cost import TOO_COSTLY, Budget, QueryCost
-from .core.execution import PlainFieldsExecutor, direct_resolvers
+from .core.execution import direct_resolvers
 from .core.field_errors import missing_is_null, typed_errors
 from .core.input_bounds import InputListBound
+from .core.subscription_events import PlainEventsExecutor
 from .members.mutations import MemberMutation
 from .merging.mutations import MergeMutation
 from .merging.queries import MergeQuery
@@ -179,8 +180,10 @@ def build_schema(settings: Settings | None = None) -> strawberry.Schema:
         types=[Space, Session, Turn, Checkpoint],
         extensions=extensions,
         # Plain leaf fields (most of what a long read returns) without
-        # graphql-core's per-field machinery: api/graphql/core/execution.py.
-        execution_context_class=PlainFieldsExecutor,
+        # graphql-core's per-field machinery: api/graphql/core/execution.py;
+        # plain subscription events (a streamed reply's pieces) without an
+        # execution each: core/subscription_events.py.
+        execution_context_class=PlainEventsExecutor,
     )
     direct_resolvers(schema)
     return schema

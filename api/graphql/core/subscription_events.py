@@ -1,0 +1,147 @@
+"""Subscription events answered without a GraphQL execution each.
+
+graphql-core executes a subscription's selection once per event: a copy of
+the executor, the root fields collected again, the root field resolved
+(Strawberry's ``lambda event: event``), the union's type resolved (Strawberry
+looks for a cast, then walks the union's types), the event's fields executed,
+the response built. For a streamed reply that is one execution per piece of
+the answer, and it cost as much as everything else Smriti does per piece.
+
+Most events of a stream are the same small object (``StreamDelta``) with the
+same plain selection (``delta``, ``__typename``). For those, this executor
+works out once per subscription and event class how the answer is read — the
+selection collected with the subscription's variables (fragments, aliases,
+``@include``/``@skip`` as graphql-core applies them), each field a plain leaf
+(``execution.plain_leaf``) or ``__typename`` — and then reads each event into
+the same dictionary, in the same order. Anything else takes graphql-core's
+path, which answers (or reports) it exactly as before: a field with a
+resolver or a sub-selection, an event cast with ``strawberry.cast`` or of a
+class the union does not name directly, a type with ``is_type_of``, a null
+where the schema says non-null, a value the scalar refuses, an execution with
+middleware or an abort signal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from graphql import (
+    GraphQLObjectType,
+    GraphQLUnionType,
+    OperationType,
+    get_nullable_type,
+)
+from graphql.execution.collect_fields import collect_fields
+from strawberry.types.cast import get_strawberry_type_cast
+from strawberry.types.field import StrawberryField
+
+from .execution import DEFINITION, PlainFieldsExecutor, Read, plain_leaf
+
+TYPENAME = "__typename"
+
+# response key of the subscription field, then each selected field's
+# (response key, read, serialize, non-null)
+EventPlan = tuple[str, list[tuple[str, Read, Callable[[Any], Any], bool]]]
+
+
+class PlainEventsExecutor(PlainFieldsExecutor):
+    """``PlainFieldsExecutor``, answering plain subscription events directly."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # Per subscription: the per-event executors are shallow copies of this
+        # one and share it. Event class -> its plan, or None (the ordinary path).
+        self._event_plans: dict[type, EventPlan | None] = {}
+        self._is_event = False
+
+    def build_per_event_executor(self, payload: Any) -> PlainEventsExecutor:
+        executor = super().build_per_event_executor(payload)
+        assert isinstance(executor, PlainEventsExecutor)
+        executor._is_event = True
+        return executor
+
+    def execute_operation(self, serially: bool | None = None) -> Any:
+        if self._is_event and self.abort_signal is None and self._plain_allowed:
+            data = self._plain_event(self.root_value)
+            if data is not None:
+                return self.build_response(data)
+        return super().execute_operation(serially)
+
+    def _plain_event(self, event: Any) -> dict[str, Any] | None:
+        """The event's data read by its plan, or None for the ordinary path."""
+        kind = type(event)
+        try:
+            plan = self._event_plans[kind]
+        except KeyError:
+            plan = self._event_plans[kind] = self._plan_event(kind)
+        if plan is None or get_strawberry_type_cast(event) is not None:
+            return None
+        key, steps = plan
+        row: dict[str, Any] = {}
+        try:
+            for name, read, serialize, non_null in steps:
+                value = read(event)
+                if value is not None:
+                    row[name] = serialize(value)
+                elif non_null:
+                    return None  # graphql-core's path reports the null
+                else:
+                    row[name] = None
+        except Exception:  # graphql-core's path answers (or reports) it
+            return None
+        return {key: row}
+
+    def _plan_event(self, kind: type) -> EventPlan | None:
+        operation = self.operation
+        root_type = self.schema.subscription_type
+        if operation.operation is not OperationType.SUBSCRIPTION or root_type is None:
+            return None
+        grouped, defer_usages, _ = collect_fields(
+            self.schema,
+            self.fragments,
+            self.variable_values,
+            root_type,
+            operation,
+            self.hide_suggestions,
+        )
+        if defer_usages or len(grouped) != 1:
+            return None
+        ((key, details),) = grouped.items()
+        field = self.schema.get_field(root_type, details[0].node.name.value)
+        definition = (field.extensions or {}).get(DEFINITION) if field else None
+        if field is None or not (
+            isinstance(definition, StrawberryField) and definition.is_subscription
+        ):
+            return None
+        object_type = _event_type(get_nullable_type(field.type), kind)
+        if object_type is None or object_type.is_type_of is not None:
+            return None
+        fields, defer_usages, _ = self.collect_subfields(object_type, details)
+        if defer_usages:
+            return None
+        steps: list[tuple[str, Read, Callable[[Any], Any], bool]] = []
+        for name, selected in fields.items():
+            field_name = selected[0].node.name.value
+            if field_name == TYPENAME:
+                type_name = object_type.name
+                steps.append((name, lambda _event: type_name, str, True))
+                continue
+            leaf = self.schema.get_field(object_type, field_name)
+            plain = plain_leaf(leaf, object_type) if leaf is not None else None
+            if plain is None:
+                return None
+            steps.append((name, *plain))
+        return key, steps
+
+
+def _event_type(field_type: Any, kind: type) -> GraphQLObjectType | None:
+    """The object type of the union (or the object type) whose class is ``kind``."""
+    candidates = field_type.types if isinstance(field_type, GraphQLUnionType) else [field_type]
+    for candidate in candidates:
+        if not isinstance(candidate, GraphQLObjectType):
+            continue
+        origin = getattr((candidate.extensions or {}).get(DEFINITION), "origin", None)
+        if origin is kind:
+            return candidate
+    return None

@@ -1,0 +1,140 @@
+"""Subscription events read directly answer exactly what graphql-core would."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator
+from typing import Annotated, Any
+
+import pytest
+import strawberry
+
+from api.graphql.core.execution import PlainFieldsExecutor
+from api.graphql.core.subscription_events import PlainEventsExecutor
+
+
+@strawberry.type
+class Piece:
+    text: str
+    note: str | None
+    count: int
+
+    @strawberry.field
+    def shout(self) -> str:
+        return self.text.upper()
+
+    @strawberry.field
+    def suffixed(self, suffix: str = "!") -> str:
+        return self.text + suffix
+
+
+@strawberry.type
+class Inner:
+    label: str
+
+
+@strawberry.type
+class Done:
+    inner: Inner
+    total: int
+
+
+@strawberry.type
+class Other:
+    text: str
+
+
+class OddPiece(Piece):
+    """A subclass instance: not the class the plan was made for."""
+
+
+Event = Annotated[Piece | Done | Other, strawberry.union("Event")]
+
+
+def _events() -> list[Any]:
+    return [
+        Piece(text="a", note=None, count=1),
+        Piece(text="b", note="n", count=2),
+        Piece(text=None, note=None, count=3),  # type: ignore[arg-type]  # a null for String!
+        Piece(text="c", note=None, count="x"),  # type: ignore[arg-type]  # Int refuses it
+        OddPiece(text="d", note=None, count=4),
+        strawberry.cast(Other, Piece(text="e", note=None, count=5)),
+        Done(inner=Inner(label="i"), total=6),
+    ]
+
+
+@strawberry.type
+class Query:
+    ok: bool = True
+
+
+@strawberry.type
+class Subscription:
+    @strawberry.subscription
+    async def events(self, first: int = 0) -> AsyncGenerator[Event, None]:
+        for event in _events()[first:]:
+            yield event
+
+
+def _schema(executor: Any) -> strawberry.Schema:
+    return strawberry.Schema(
+        query=Query, subscription=Subscription, execution_context_class=executor
+    )
+
+
+async def _answers(executor: Any, query: str, variables: dict[str, Any]) -> list[Any]:
+    stream = await _schema(executor).subscribe(query, variable_values=variables)
+    answers = []
+    async for result in stream:  # type: ignore[union-attr]
+        answers.append(
+            (
+                repr(result.data),  # key order too
+                [(e.message, e.path, e.locations) for e in result.errors or []],
+            )
+        )
+    return answers
+
+
+QUERIES = [
+    "subscription { events { __typename ... on Piece { text } } }",
+    "subscription { events { ... on Piece { t: text text count note __typename n: __typename } "
+    "... on Done { total } ... on Other { text } } }",
+    "subscription { events { ...P } } fragment P on Piece { count text }",
+    "subscription($s: Boolean!) { events { ... on Piece { text @skip(if: $s) "
+    "count @include(if: $s) note } } }",
+    "subscription { e: events(first: 1) { ... on Piece { shout text } } }",
+    # not plain: a method with an argument, an object with a sub-selection
+    'subscription { events { ... on Piece { text suffixed(suffix: "?") } } }',
+    "subscription { events { ... on Done { inner { label } total } ... on Piece { text } } }",
+]
+
+
+@pytest.mark.parametrize("query", QUERIES)
+@pytest.mark.parametrize("skip", [True, False])
+async def test_the_same_events_and_errors_as_graphql_core(query: str, skip: bool) -> None:
+    variables = {"s": skip} if "$s" in query else {}
+    expected = await _answers(None, query, variables)
+    assert len(expected) == len(_events()) - (1 if "first: 1" in query else 0)
+    assert await _answers(PlainEventsExecutor, query, variables) == expected
+
+
+async def test_plain_events_are_read_without_an_execution(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    executed: list[Any] = []
+    ordinary = PlainFieldsExecutor.execute_operation
+
+    def counted(self: PlainFieldsExecutor, serially: bool | None = None) -> Any:
+        executed.append(type(self.root_value).__name__)
+        return ordinary(self, serially)
+
+    monkeypatch.setattr(PlainFieldsExecutor, "execute_operation", counted)
+    query = "subscription { events { __typename ... on Piece { text count } } }"
+    answers = await _answers(PlainEventsExecutor, query, {})
+    assert answers[:2] == [
+        ("{'events': {'__typename': 'Piece', 'text': 'a', 'count': 1}}", []),
+        ("{'events': {'__typename': 'Piece', 'text': 'b', 'count': 2}}", []),
+    ]
+    # Only the events that are not plain: the null and the refused value
+    # (errors), the subclass and the cast. Done (only __typename selected) is
+    # read directly too.
+    assert executed == ["Piece", "Piece", "OddPiece", "Piece"]
