@@ -124,8 +124,7 @@ class PlainEventsExecutor(PlainFieldsExecutor):
         for name, selected in fields.items():
             field_name = selected[0].node.name.value
             if field_name == TYPENAME:
-                type_name = object_type.name
-                steps.append((name, lambda _event: type_name, str, True))
+                steps.append((name, _constant(object_type.name), str, True))
                 continue
             leaf = self.schema.get_field(object_type, field_name)
             plain = plain_leaf(leaf, object_type) if leaf is not None else None
@@ -133,6 +132,10 @@ class PlainEventsExecutor(PlainFieldsExecutor):
                 return None
             steps.append((name, *plain))
         return key, steps
+
+
+def _constant(value: str) -> Read:
+    return lambda _event: value
 
 
 def _event_type(field_type: Any, kind: type) -> GraphQLObjectType | None:
