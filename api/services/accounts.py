@@ -7,6 +7,7 @@ stored or put in an error message.
 from __future__ import annotations
 
 import asyncio
+import functools
 import secrets
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -45,8 +46,17 @@ from .connections import Connections
 # argon2-cffi's defaults are RFC 9106's low-memory recommendation for Argon2id:
 # each hash holds 64 MiB and takes tens of milliseconds of CPU.
 _hasher = PasswordHasher()
-# A hash to verify against when the name is unknown, so that answer takes as long.
-_DUMMY_HASH = _hasher.hash("not a password")
+
+
+@functools.cache
+def _dummy_hash() -> str:
+    """A hash to verify against when the name is unknown, so that answer takes as long.
+
+    Made at the first such sign-in (in a hashing thread), not on import: hashing
+    costs a quarter of a second of every start (issue 19) and 64 MiB at once.
+    """
+    return _hasher.hash("not a password")
+
 
 # Hashes run in threads of their own (argon2's C code releases the GIL), never
 # on the event loop: six wrong passwords at once stalled every other request
@@ -292,7 +302,7 @@ async def sign_in(
         account, stored = None, None
     too_long = len(password) > MAX_PASSWORD_CHARS  # no password is: never hash unbounded input
     ok = (
-        await _off_the_loop(_verify, stored or _DUMMY_HASH, password[:MAX_PASSWORD_CHARS])
+        await _off_the_loop(_verify, stored or "", password[:MAX_PASSWORD_CHARS])
         and stored is not None
         and not too_long
     )
@@ -323,8 +333,9 @@ async def clear_sign_in_failures(*, name: str | None = None, address: str | None
 
 
 def _verify(stored: str, password: str) -> bool:
+    """Whether ``password`` matches ``stored``; "" (no such user): checked against a dummy."""
     try:
-        return _hasher.verify(stored, password)
+        return _hasher.verify(stored or _dummy_hash(), password)
     except (VerificationError, InvalidHashError):
         return False
 
