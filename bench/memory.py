@@ -44,6 +44,7 @@ import collections
 import gc
 import json
 import multiprocessing
+import socket
 import sys
 import tempfile
 import threading
@@ -130,12 +131,18 @@ def _chunk(body: dict[str, Any], choices: list[dict[str, Any]], **extra: Any) ->
     return f"data: {json.dumps(chunk)}\n\n"
 
 
-def _serve_provider(port: int, ready: Any = None) -> None:
+def _serve_provider(port: int, sock: socket.socket | None = None) -> None:
     config = uvicorn.Config(PacedProvider().app(), port=port, log_level="warning", lifespan="off")
-    server = uvicorn.Server(config)
-    if ready is not None:
-        ready.set()
-    server.run()
+    uvicorn.Server(config).run(sockets=[sock] if sock else None)
+
+
+def listening_socket() -> socket.socket:
+    """A socket on 127.0.0.1 and a port of the kernel's choosing, already listening: a
+    port picked free and bound later may be taken meanwhile by another process."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(2048)
+    return sock
 
 
 @contextmanager
@@ -155,8 +162,6 @@ def provider_process() -> Iterator[str]:
 
 
 def _wait_for_port(port: int, timeout: float = 30) -> None:
-    import socket
-
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         with socket.socket() as sock:
@@ -399,7 +404,8 @@ def app_in_process(database_url: str, providers: Path) -> Iterator[int]:
     from api.settings import Settings
 
     settings = Settings.from_environment(database_url=database_url, providers_file=providers)
-    port = free_port()
+    sock = listening_socket()
+    port = sock.getsockname()[1]
     config = uvicorn.Config(
         create_app(settings), port=port, log_level="warning", ws="websockets-sansio"
     )
@@ -408,7 +414,7 @@ def app_in_process(database_url: str, providers: Path) -> Iterator[int]:
 
     def run() -> None:
         try:
-            server.run()
+            server.run(sockets=[sock])
         except Exception as exc:  # reported by the caller, after its own checks
             failures.append(exc)
 
@@ -429,12 +435,10 @@ def app_in_process(database_url: str, providers: Path) -> Iterator[int]:
 
 @contextmanager
 def provider_thread() -> Iterator[str]:
-    port = free_port()
-    ready = threading.Event()
-    thread = threading.Thread(target=_serve_provider, args=(port, ready), daemon=True)
+    sock = listening_socket()
+    port = sock.getsockname()[1]
+    thread = threading.Thread(target=_serve_provider, args=(port, sock), daemon=True)
     thread.start()
-    ready.wait()
-    _wait_for_port(port)
     yield f"http://127.0.0.1:{port}/v1"  # a daemon thread: it ends with the process
 
 
