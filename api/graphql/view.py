@@ -8,6 +8,7 @@ import dataclasses
 import hashlib
 import json
 from collections import OrderedDict
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode
@@ -15,7 +16,13 @@ from urllib.parse import quote, urlencode
 from cross_web import AsyncHTTPRequestAdapter, HTTPException
 from graphql import GraphQLError, parse
 from starlette.requests import HTTPConnection, Request
-from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.responses import (
+    HTMLResponse,
+    JSONResponse,
+    RedirectResponse,
+    Response,
+    StreamingResponse,
+)
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 from strawberry.http import GraphQLHTTPResponse, GraphQLRequestData
@@ -147,6 +154,24 @@ class TransportWSHandler(BaseGraphQLTransportWSHandler[Context, None]):
         await super().shutdown()
 
 
+class ClosingStreamingResponse(StreamingResponse):
+    """A streamed answer whose stream is closed however the response ends.
+
+    Starlette iterates the stream with ``async for``: a client that goes away
+    leaves it suspended, unclosed. Closing it runs in a task of its own, so a
+    cancelled request cannot stop it half-way (closing a reply's stream saves
+    what was received: DESIGN §2 rule 5).
+    """
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            iterator = self.body_iterator
+            if isinstance(iterator, AsyncGenerator):
+                await asyncio.shield(asyncio.ensure_future(iterator.aclose()))
+
+
 class SmritiGraphQL(GraphQL[Context, None]):
     """Strawberry's ASGI view with Smriti's per-request context."""
 
@@ -184,6 +209,46 @@ class SmritiGraphQL(GraphQL[Context, None]):
         ):
             sub_response.media_type = EVENT_STREAM
         return sub_response
+
+    def _stream_result(self, request: Any, result: Any, transport: Any) -> Any:
+        """Strawberry's event stream of a subscription, closed with the response.
+
+        Strawberry reads the subscription in a task of its own and hands the
+        response its text through a queue; when the client goes away while that
+        task waits on the queue, neither the text stream nor the subscription is
+        ever closed (``async for`` does not close what it iterates), so the
+        reply under way was saved only when the garbage collector got to it,
+        or not at all before shutdown. Here the text stream closes the
+        subscription after itself, and ``ClosingStreamingResponse`` closes the
+        text stream however the response ends.
+        """
+        merged = super()._stream_result(request, result, transport)
+
+        async def stream() -> AsyncGenerator[str, None]:
+            text = merged()
+            try:
+                async for chunk in text:
+                    yield chunk
+            finally:
+                try:
+                    await text.aclose()  # stops Strawberry's reading task
+                finally:
+                    await result.aclose()  # then the subscription, if left open
+
+        return stream
+
+    async def create_streaming_response(
+        self,
+        request: Request | WebSocket,
+        stream: Callable[[], AsyncIterator[str]],
+        sub_response: Response,
+        headers: Mapping[str, str],
+    ) -> Response:
+        return ClosingStreamingResponse(
+            stream(),
+            status_code=sub_response.status_code or 200,
+            headers={**sub_response.headers, **headers},
+        )
 
     def create_response(
         self,

@@ -7,7 +7,10 @@ The `lab` provider is the fake OpenAI server, reached by LiteLLM over HTTP, so
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
+import json
+import sys
 from typing import Any
 
 import pytest
@@ -600,3 +603,90 @@ async def _handshake(app: Starlette, headers: dict[str, str]) -> str | int:
         assert isinstance(refused, WebSocketDisconnect), group
         return refused.code
     return "accepted"
+
+
+async def test_a_client_gone_while_the_server_waits_to_write_still_saves_the_reply(
+    gql: GraphQLClient, app: Starlette, fake_openai: FakeOpenAI
+) -> None:
+    """SSE, a client that stops reading, then goes away.
+
+    Strawberry reads the subscription in a task of its own and hands the
+    response its text through a one-place queue. Here the response waits on the
+    socket with the user turn's event, the queue holds the first piece, and the
+    reading task waits to put the second: the subscription is suspended between
+    pieces, inside nobody's ``await``. When the client goes, nothing was ever
+    closed: the reply was not saved until the garbage collector or the server's
+    stop got to it (one stopped stream in a few hundred, measured by
+    tests/system/test_memory.py). The response now closes its stream, and the
+    stream its subscription, however it ends.
+    """
+    sid = await lab_session(gql)
+    fake_openai.stream_chunks(["The answer", " is", " forty", "-two."], hold_after=2)
+    body = {"query": STREAM, "variables": {"input": {"sessionId": sid, "content": "What is it?"}}}
+    writing = asyncio.Event()
+    gone = asyncio.Event()
+    sent: list[dict[str, Any]] = []
+
+    asked: list[bool] = []
+
+    async def receive() -> dict[str, Any]:
+        if not asked:
+            asked.append(True)
+            return {"type": "http.request", "body": json.dumps(body).encode(), "more_body": False}
+        await gone.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+        if message["type"] == "http.response.body" and message.get("body"):
+            writing.set()
+            await asyncio.Event().wait()  # a socket that takes nothing more
+
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0", "spec_version": "2.3"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": "/graphql",
+        "raw_path": b"/graphql",
+        "query_string": b"",
+        "root_path": "",
+        "headers": [
+            (b"host", b"smriti.test"),
+            (b"content-type", b"application/json"),
+            (b"accept", b"text/event-stream"),
+        ],
+        "client": ("127.0.0.1", 50000),
+        "server": ("smriti.test", 80),
+    }
+    # What nobody closes is closed when the collector frees it, at once here but
+    # much later in a server, where reference cycles hold it (seconds, or never
+    # before shutdown): the test keeps such generators instead, as a server does.
+    firstiter, finalizer = sys.get_asyncgen_hooks()
+    kept: list[Any] = []
+    sys.set_asyncgen_hooks(firstiter=firstiter, finalizer=kept.append)
+    try:
+        request = asyncio.create_task(app(scope, receive, send))
+        await asyncio.wait_for(writing.wait(), 10)
+        # The provider has sent its two pieces; the reading task has taken both.
+        await wait_until(lambda: _asked(fake_openai))
+        await asyncio.sleep(0.5)
+        gone.set()
+        await asyncio.wait_for(request, 10)
+
+        saved = await wait_until(lambda: _turns_when(gql, sid, 2), timeout=10)
+    finally:
+        sys.set_asyncgen_hooks(firstiter=firstiter, finalizer=finalizer)
+        for generator in kept:
+            with contextlib.suppress(Exception):
+                await generator.aclose()
+    assert [without_id(t) for t in saved] == [
+        turn("USER", "What is it?", 1),
+        turn("ASSISTANT", "The answer is", 2, reply_to=1, interrupted=True),
+    ]
+    assert await asyncio.to_thread(fake_openai.wait_for_stream_end, 1, 5.0) == "client-closed"
+
+
+async def _asked(fake_openai: FakeOpenAI) -> bool:
+    return len(fake_openai.requests) == 1
