@@ -154,6 +154,15 @@ class LiteLLMTransport:
                     if delta:
                         started = True
                         yield StreamChunk(delta=delta)
+                if reported and finish_reason is not None:
+                    # Everything Smriti reads has arrived: LiteLLM hands the usage
+                    # (which it totals and prices at the end) after the finish
+                    # reason, as the stream's last chunk. Asking for the next one
+                    # would only make LiteLLM assemble the whole answer a second
+                    # time and log it for callbacks Smriti never registers: ~10 ms
+                    # of CPU a stream, on the event loop and in worker threads
+                    # (bench/litellm_stream.py). The connection is released below.
+                    break
         finally:
             # Release the HTTP connection when the consumer stops early.
             close = getattr(response, "aclose", None)
