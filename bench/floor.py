@@ -14,7 +14,8 @@ way Smriti does cannot go below, in time per request and in memory.
 
 The third (``--litellm-stream``, the floor of ``bench/concurrent_streams.py``)
 makes the streamed call Smriti's ``messageStream`` makes (``stream=True`` and
-``stream_options``, as the transport's ``stream``) and forwards each piece to
+``stream_options``, as the transport's ``stream``, which also stops reading once
+the finish reason and LiteLLM's usage chunk are in) and forwards each piece to
 its client as it arrives, in the SSE framing Smriti's subscription uses
 (``event: next`` with ``data: {"data": {"messageStream": {"delta": ...}}}``,
 then ``event: complete``). A POST that does not ask for ``text/event-stream``
@@ -100,13 +101,19 @@ def streaming_with_litellm(api_base: str) -> Any:
             stream=True,
             stream_options={"include_usage": True},
         )
+        finished = False
         try:
             async for chunk in response:
                 for choice in chunk.choices or []:
+                    finished = finished or choice.finish_reason is not None
                     delta = choice.delta.content if choice.delta else None
                     if delta:
                         event = {"data": {"messageStream": {"delta": delta}}}
                         yield f"event: next\ndata: {json.dumps(event)}\n\n"
+                if finished and getattr(chunk, "usage", None):
+                    # As the transport: LiteLLM's usage chunk is its last; asking
+                    # for more only makes LiteLLM assemble the answer again to log it.
+                    break
         finally:
             await response.aclose()
         yield "event: complete\ndata:\n\n"

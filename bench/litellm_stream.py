@@ -27,6 +27,9 @@ Variants (each in a fresh process, LiteLLM set up before the streams start):
     adapter      LiteLLM as Smriti's loader leaves it
     quiet        plus every LiteLLM logging switch off (disable_streaming_logging,
                  turn_off_message_logging, empty callback lists)
+    raw          the transport's call, but its stream read below LiteLLM's wrapper
+                 (``completion_stream``, the OpenAI SDK's chunks): what the wrapper
+                 costs a piece (OpenAI's wire format only; not what Smriti runs)
 """
 
 from __future__ import annotations
@@ -46,7 +49,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -75,6 +78,7 @@ def _quiet(litellm: Any) -> None:
 VARIANTS: dict[str, Callable[[Any], None]] = {
     "adapter": lambda litellm: None,
     "quiet": _quiet,
+    "raw": lambda litellm: None,  # the same call, its OpenAI SDK stream read directly
 }
 
 
@@ -96,7 +100,7 @@ class Result:
 
 async def _run(variant: str, url: str, streams: int, pieces: int, profile: bool) -> Result:
     from api.domain.types import ChatMessage
-    from api.providers import ProviderRegistry
+    from api.providers import LiteLLMTransport, ProviderRegistry, StreamChunk
     from api.providers.config import parse_config
     from api.providers.litellm import loader
 
@@ -137,8 +141,26 @@ async def _run(variant: str, url: str, streams: int, pieces: int, profile: bool)
                 else:
                     profiles["end"].disable()
 
+    ref = registry.resolve("drip/model")
+
+    async def raw(messages: list[ChatMessage]) -> AsyncIterator[StreamChunk]:
+        request = LiteLLMTransport()._request(messages, ref, None)
+        response = await litellm.acompletion(
+            **request, stream=True, stream_options={"include_usage": True}
+        )
+        await response.fetch_stream()
+        try:
+            async for chunk in response.completion_stream:
+                for choice in chunk.choices:
+                    if choice.delta.content:
+                        yield StreamChunk(choice.delta.content)
+        finally:
+            await response.aclose()
+
     async def one(index: int) -> None:
-        async for chunk in registry.stream([ChatMessage("user", f"stream {index}")], "drip/model"):
+        messages = [ChatMessage("user", f"stream {index}")]
+        chunks = raw(messages) if variant == "raw" else registry.stream(messages, "drip/model")
+        async for chunk in chunks:
             if chunk.delta:
                 counts[index] += 1
                 if counts[index] == 1:
@@ -253,7 +275,8 @@ def main(argv: list[str] | None = None) -> None:
                 f"{result.lag_p99_ms:>9.0f}/{result.lag_max_ms:<10.0f}"
             )
             for phase, table in result.profile.items():
-                print(f"  {variant}, {phase}: cProfile, per {'piece' if phase == 'pieces' else 'end'}")
+                unit = "piece" if phase == "pieces" else "end"
+                print(f"  {variant}, {phase}: cProfile, per {unit}")
                 print("    " + table.replace("\n", "\n    "))
         print(f"load average after: {os.getloadavg()[0]:.2f}")
     finally:
