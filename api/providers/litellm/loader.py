@@ -102,13 +102,21 @@ def _import_in_thread() -> concurrent.futures.Future[Any]:
             future.set_running_or_notify_cancel()
 
             def run() -> None:
+                global _import_future
                 try:
                     future.set_result(load())
                 except BaseException as exc:  # handed to every awaiting call
+                    # and forgotten: the next call imports again. An import that
+                    # failed once (a partially initialised module seen while
+                    # another thread imported one of its dependencies, under
+                    # load) must not fail every call for the life of the process.
+                    with _import_lock:
+                        if _import_future is future:
+                            _import_future = None
                     future.set_exception(exc)
 
-            threading.Thread(target=run, name="litellm-import", daemon=True).start()
             _import_future = future
+            threading.Thread(target=run, name="litellm-import", daemon=True).start()
         return _import_future
 
 
