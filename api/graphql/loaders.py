@@ -37,6 +37,8 @@ class Loaders:
     exchange_by_anchor: DataLoader[tuple[int, int], int]
     # A session's tags (of sessions the actor was given).
     tags_by_session_id: DataLoader[int, list[str]]
+    # How many sessions of a branch family (by its root's id) the actor may read.
+    family_size_by_root_id: DataLoader[int, int]
 
 
 def make_loaders(actor: Actor) -> Loaders:
@@ -82,6 +84,10 @@ def make_loaders(actor: Actor) -> Loaders:
         found = await reading.session_tags(actor, ids)
         return [found[i] for i in ids]
 
+    async def load_family_sizes(ids: Sequence[int]) -> list[int]:
+        found = await reading.family_sizes(actor, ids)
+        return [found.get(i, 0) for i in ids]
+
     return Loaders(
         space_by_id=DataLoader(load_spaces),
         session_by_id=DataLoader(load_sessions),
@@ -93,6 +99,7 @@ def make_loaders(actor: Actor) -> Loaders:
         user_name_by_id=DataLoader(load_names),
         exchange_by_anchor=DataLoader(load_exchanges),
         tags_by_session_id=DataLoader(load_tags),
+        family_size_by_root_id=DataLoader(load_family_sizes),
     )
 
 

@@ -102,11 +102,25 @@ async def sessions_page(
 
 
 def session_filters(
-    *, archived: bool | None, pinned: bool | None, tag: str | None
+    *,
+    archived: bool | None,
+    pinned: bool | None,
+    tag: str | None,
+    latest_per_family: bool = False,
 ) -> SessionFilters:
-    """What a listing of sessions holds; ``tag`` compared as tags are (its key)."""
+    """What a listing of sessions holds; ``tag`` compared as tags are (its key);
+    with ``latest_per_family``, a conversation once: of its branches, the most
+    recently updated one the listing holds."""
     key = None if tag is None else tag_key(tag)
-    return SessionFilters(archived=archived, pinned=pinned, tag_key=key)
+    return SessionFilters(
+        archived=archived, pinned=pinned, tag_key=key, latest_per_family=latest_per_family
+    )
+
+
+async def family_sizes(actor: Actor, root_ids: Sequence[int]) -> dict[int, int]:
+    """How many sessions of each family (by its root's id, from a session the
+    actor read) the actor may read: one statement for them all."""
+    return await sessions.family_sizes(actor.user_id, list(root_ids))
 
 
 async def session_tags(actor: Actor, session_ids: Sequence[int]) -> dict[int, list[str]]:

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from tortoise.exceptions import IntegrityError
-from tortoise.expressions import F, Q, RawSQL, Subquery
+from tortoise.expressions import F
 from tortoise.transactions import in_transaction
 
 from ..domain.branching import Member, branch_mount
@@ -110,11 +110,62 @@ async def get(owner_id: int, session_id: int, *, field: str = "sessionId") -> Se
 class Filters:
     """Which sessions a listing holds. ``archived``: False (the default) leaves
     archived sessions out, True lists only them, None both; ``pinned`` likewise
-    (None: both); ``tag_key``: only sessions with that tag (its key)."""
+    (None: both); ``tag_key``: only sessions with that tag (its key);
+    ``latest_per_family``: of a conversation's branches (one family), only the
+    most recently updated one the listing holds."""
 
     archived: bool | None = False
     pinned: bool | None = None
     tag_key: str | None = None
+    latest_per_family: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class _Listing:
+    """Which sessions a listing may show (its scope: whose, which space) and
+    which of them it holds (its filters), as SQL on the session table named
+    ``alias``: one rule, read for the rows listed and for their newer branches."""
+
+    owner_id: int
+    space_id: int | None
+    only_unattached: bool
+    shared_too: bool
+    filters: Filters
+
+    def scope(self, alias: str) -> tuple[list[str], list[Any]]:
+        if self.space_id is None:
+            where = [f"{alias}.owner_id = ?"]
+            if self.only_unattached:
+                where.append(f"{alias}.space_id IS NULL")
+            return where, [self.owner_id]
+        if self.shared_too:
+            mine = f"({alias}.owner_id = ? OR {alias}.visibility = '{Visibility.SPACE.value}')"
+        else:
+            mine = f"{alias}.owner_id = ?"
+        return [f"{alias}.space_id = ?", mine], [self.space_id, self.owner_id]
+
+    def held(self, alias: str) -> tuple[list[str], list[Any]]:
+        where, params = self.scope(alias)
+        f = self.filters
+        for column, wanted in (("archived_at", f.archived), ("pinned_at", f.pinned)):
+            if wanted is not None:
+                where.append(f"{alias}.{column} IS {'NOT ' if wanted else ''}NULL")
+        if f.tag_key is not None:
+            where.append(f"{alias}.id IN (SELECT session_id FROM session_tag WHERE tag_key = ?)")
+            params.append(f.tag_key)
+        return where, params
+
+
+# A row whose family has a newer session the listing holds is left out: the
+# family's sessions are its root and those naming it (the primary key and the
+# branch_root_id index), newer by updated_at, then by id.
+_NEWER_OF_FAMILY = (
+    "NOT EXISTS (SELECT 1 FROM session o WHERE "
+    "(o.id = COALESCE(s.branch_root_id, s.id) "
+    "OR o.branch_root_id = COALESCE(s.branch_root_id, s.id)) "
+    "AND (o.updated_at > s.updated_at OR (o.updated_at = s.updated_at AND o.id > s.id)) AND {held})"
+)
+_COLUMNS = ", ".join(f"s.{c.strip()}" for c in rows.SESSION_COLUMNS.split(","))
 
 
 async def page(
@@ -132,48 +183,61 @@ async def page(
     Pinned sessions first, the most recently pinned first (then by id), then the
     others oldest first. Forward only (``first``/``after``): the cursor is a
     session's id, whose place is read again (it may have been pinned since)."""
-    filters = filters or Filters()
-    query = models.Session.filter(owner_id=owner_id)
-    if space_id is not None:
-        query = models.Session.filter(space_id=space_id)
-        if shared_too:
-            query = query.filter(Q(owner_id=owner_id) | Q(visibility=Visibility.SPACE.value))
-        else:
-            query = query.filter(owner_id=owner_id)
-    elif only_unattached:
-        query = query.filter(space_id__isnull=True)
-    after = None
+    listing = _Listing(owner_id, space_id, only_unattached, shared_too, filters or Filters())
+    conn = sql.connection()
+    where, params = listing.held("s")
+    if listing.filters.latest_per_family:
+        newer, newer_params = listing.held("o")
+        where.append(_NEWER_OF_FAMILY.format(held=" AND ".join(newer)))
+        params += newer_params
     if request.after is not None:
-        # The cursor's row among those the listing may show (not a stranger's).
-        after = await query.filter(id=request.after).first().values("id", "pinned_at")
-        after = after or {"id": request.after, "pinned_at": None}
-    if filters.archived is not None:
-        query = query.filter(archived_at__isnull=not filters.archived)
-    if filters.tag_key is not None:
-        tagged = models.SessionTag.filter(tag_key=filters.tag_key).values("session_id")
-        query = query.filter(id__in=Subquery(tagged))
-    if filters.pinned is not None:
-        query = query.filter(pinned_at__isnull=not filters.pinned)
-    if after is not None:
-        pinned_at = after["pinned_at"]
-        later = Q(pinned_at__isnull=True, id__gt=after["id"])
-        if pinned_at is not None:
-            later = (
-                Q(pinned_at__lt=pinned_at)
-                | Q(pinned_at=pinned_at, id__gt=after["id"])
-                | Q(pinned_at__isnull=True)
+        # The cursor's row among those the listing may show (not a stranger's);
+        # its pinned_at is passed back as the driver read it.
+        scope, scope_params = listing.scope("s")
+        found = await sql.fetch_rows(
+            conn,
+            f"SELECT s.pinned_at FROM session s WHERE s.id = ? AND {' AND '.join(scope)}",
+            [request.after, *scope_params],
+        )
+        pinned_at = found[0][0] if found else None
+        if pinned_at is None:
+            where.append("(s.pinned_at IS NULL AND s.id > ?)")
+            params.append(request.after)
+        else:
+            where.append(
+                "(s.pinned_at < ? OR (s.pinned_at = ? AND s.id > ?) OR s.pinned_at IS NULL)"
             )
-        query = query.filter(later)
+            params += [pinned_at, pinned_at, request.after]
     limit = request.first if request.first is not None else 100
     # One statement: the pinned (most recently pinned first), then the others.
-    # (A literal, not parameters: PostgreSQL cannot type a parameter in CASE.)
-    ordered = query.annotate(unpinned=RawSQL("CASE WHEN pinned_at IS NULL THEN 1 ELSE 0 END"))
-    found = list(await ordered.order_by("unpinned", "-pinned_at", "id").limit(limit + 1))
+    found_rows = await sql.fetch(
+        conn,
+        f"SELECT {_COLUMNS} FROM session s WHERE {' AND '.join(where)} "
+        "ORDER BY CASE WHEN s.pinned_at IS NULL THEN 1 ELSE 0 END, s.pinned_at DESC, s.id "
+        "LIMIT ?",
+        [*params, limit + 1],
+    )
     return Page(
-        tuple(rows.session(r) for r in found[:limit]),
-        has_next=len(found) > limit,
+        tuple(rows.session_record(r) for r in found_rows[:limit]),
+        has_next=len(found_rows) > limit,
         has_previous=request.after is not None,
     )
+
+
+async def family_sizes(user_id: int, root_ids: Sequence[int]) -> dict[int, int]:
+    """How many sessions of each family (by its root's id) the user may read:
+    one statement through the primary key and the branch_root_id index."""
+    if not root_ids:
+        return {}
+    marks = ", ".join("?" for _ in root_ids)
+    found = await sql.fetch_rows(
+        sql.connection(),
+        "SELECT COALESCE(branch_root_id, id), COUNT(*) FROM session "
+        f"WHERE (id IN ({marks}) OR branch_root_id IN ({marks})) AND {_READABLE} "
+        "GROUP BY COALESCE(branch_root_id, id)",
+        [*root_ids, *root_ids, user_id, user_id],
+    )
+    return {int(r[0]): int(r[1]) for r in found}
 
 
 @finished

@@ -13,7 +13,14 @@ from ...services import reading
 from ..context import Info
 from ..core import ids
 from ..core.pagination import SESSIONS, PageCursor, PageSize, connection, page_request
-from .filters import ArchivedFilter, PinnedFilter, TagFilter, session_filters
+from .filters import (
+    ArchivedFilter,
+    BranchesFilter,
+    PinnedFilter,
+    SessionBranches,
+    TagFilter,
+    session_filters,
+)
 from .types import Session
 
 
@@ -38,6 +45,7 @@ class SessionQuery:
         archived: ArchivedFilter = False,
         pinned: PinnedFilter = None,
         tag: TagFilter = None,
+        branches: BranchesFilter = SessionBranches.ALL,
     ) -> relay.Connection[Session]:
         cap = info.context.services.settings.max_page_size
         request = page_request(scope=SESSIONS, first=first, after=after, cap=cap)
@@ -49,7 +57,7 @@ class SessionQuery:
             space,
             request,
             only_unattached=unattached,
-            filters=session_filters(archived, pinned, tag),
+            filters=session_filters(archived, pinned, tag, branches),
         )
         return connection(page, Session.from_domain, lambda s: s.id, scope=SESSIONS)
 

@@ -238,6 +238,15 @@ class Session(relay.Node):
         return strawberry.ID(ids.encode("Session", self.domain_session.family_root_id))
 
     @strawberry.field(
+        description="How many sessions of this conversation's family (its familyId) you "
+        "may read, this one included: 1 when it has no branch you may read."
+    )
+    async def branch_count(self, info: Info) -> int:
+        return await info.context.loaders.family_size_by_root_id.load(
+            self.domain_session.family_root_id
+        )
+
+    @strawberry.field(
         description="Where this conversation branch left the session it was branched from "
         "(forkSession with atTurnId, regenerate, editAndResend); null for any other session."
     )

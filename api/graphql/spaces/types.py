@@ -32,7 +32,14 @@ from ..core.pagination import (
     page_request,
 )
 from ..members.types import SpaceMember
-from ..sessions.filters import ArchivedFilter, PinnedFilter, TagFilter, session_filters
+from ..sessions.filters import (
+    ArchivedFilter,
+    BranchesFilter,
+    PinnedFilter,
+    SessionBranches,
+    TagFilter,
+    session_filters,
+)
 
 if TYPE_CHECKING:
     from ..checkpoints.types import Checkpoint
@@ -198,6 +205,7 @@ class Space(relay.Node):
         archived: ArchivedFilter = False,
         pinned: PinnedFilter = None,
         tag: TagFilter = None,
+        branches: BranchesFilter = SessionBranches.ALL,
     ) -> relay.Connection[SessionRef]:
         from ..sessions.types import Session
 
@@ -207,6 +215,6 @@ class Space(relay.Node):
             info.context.actor,
             self.domain_space,
             request,
-            session_filters(archived, pinned, tag),
+            session_filters(archived, pinned, tag, branches),
         )
         return connection(page, Session.from_domain, lambda s: s.id, scope=SESSIONS)
