@@ -1,6 +1,5 @@
 // The only module that talks to the network. Every GraphQL document is a named
 // constant; the functions below return plain data (payload errors included).
-import { families } from "./format.js";
 import { graphqlSse, StreamUnavailable } from "./stream.js";
 
 export { StreamUnavailable };
@@ -16,7 +15,7 @@ const TURN_FRAGMENT = `fragment TurnFields on Turn {
   settings { instructions temperature topP maxOutputTokens stop } }`;
 const SETTINGS = "instructions temperature topP maxOutputTokens stop";
 const SPACE_ACCESS = "viewerRole members { userName role }";
-const SESSION_FIELDS = `id title branchName model memoryScope lastSequenceNumber
+const SESSION_FIELDS = `id title familyId branchName model memoryScope lastSequenceNumber
   visibility authorName pinned archived tags
   space { id name ${SPACE_ACCESS} settings { ${SETTINGS} } }
   settings { ${SETTINGS} } inheritedSettings
@@ -36,13 +35,16 @@ const CHECKPOINT_FIELDS = `id shortHash hash title objective summary decisions t
 // The sidebar under a filter ($archived: false, all but the archived; true, only
 // them; $tag: those with that tag): each space's sessions and those in no space,
 // pinned first, and your pinned sessions on their own (the "Pinned" group on top).
-const SIDEBAR_ROW = "id title authorName visibility pinned archived tags familyId updatedAt";
+const SIDEBAR_ROW = "id title authorName visibility pinned archived tags familyId branchCount";
 export const SIDEBAR = `query($archived: Boolean, $tag: String) {
   spaces(first: 100) { edges { node { id name viewerRole
-    sessions(first: 100, archived: $archived, tag: $tag) { edges { node { ${SIDEBAR_ROW} } } } } } }
-  sessions(first: 100, unattached: true, archived: $archived, tag: $tag) {
+    sessions(first: 100, archived: $archived, tag: $tag, branches: LATEST_PER_FAMILY) {
+      edges { node { ${SIDEBAR_ROW} } } } } } }
+  sessions(first: 100, unattached: true, archived: $archived, tag: $tag,
+    branches: LATEST_PER_FAMILY) {
     edges { node { ${SIDEBAR_ROW} } } }
-  pinned: sessions(first: 100, pinned: true, archived: $archived, tag: $tag) {
+  pinned: sessions(first: 100, pinned: true, archived: $archived, tag: $tag,
+    branches: LATEST_PER_FAMILY) {
     edges { node { ${SIDEBAR_ROW} space { name } } } }
 }`;
 export const PROVIDERS = `{ providers { chatDefault
@@ -199,12 +201,11 @@ const nodes = (connection) => connection.edges.map((edge) => edge.node);
 const run = async (doc, name, input) => (await request(doc, { input }))[name];
 
 /** The sidebar under `filter` ({archived, tag}, store.js ALL_SESSIONS by default); the
- * branches of a conversation share one row (format.js families). */
+ * branches of a conversation share one row, its latest branch's (the server groups them). */
 export async function loadSidebar(filter = { archived: false, tag: null }) {
   const data = await request(SIDEBAR, { archived: filter.archived, tag: filter.tag });
-  const spaces = nodes(data.spaces).map((space) => ({ ...space,
-    sessions: families(nodes(space.sessions)) }));
-  return { spaces, unattached: families(nodes(data.sessions)), pinned: families(nodes(data.pinned)) };
+  const spaces = nodes(data.spaces).map((space) => ({ ...space, sessions: nodes(space.sessions) }));
+  return { spaces, unattached: nodes(data.sessions), pinned: nodes(data.pinned) };
 }
 
 export const loadProviders = async () => (await request(PROVIDERS)).providers;

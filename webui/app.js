@@ -145,6 +145,7 @@ export class SmritiApp extends HTMLElement {
     const may = this.access();
     ui.spaces.state = { spaces: s.spaces, unattached: s.unattached, pinned: s.pinned,
       filter: s.sidebarFilter, tags: s.knownTags, currentSessionId: s.session?.id,
+      currentFamilyId: s.session?.familyId,
       currentSpaceId: s.session ? null : s.spaceView, me: s.accounts ? s.me : null };
     ui.header.state = { session: s.session, spaces: s.spaces, formOpen: s.formOpen,
       accounts: s.accounts, may, space: s.session ? null : space, knownTags: s.knownTags };

@@ -185,20 +185,3 @@ export function settingsTitle(settings) {
   if (rest) lines.push(rest);
   return lines.join("\n");
 }
-
-/**
- * The sidebar's rows, one per conversation: the branches of one family (the same
- * familyId) become the row of the one active most recently, where the family's
- * first row was, with `branches` (how many) and `members` (their ids).
- */
-export function families(rows) {
-  const byFamily = new Map();
-  for (const row of rows) {
-    const family = row.familyId ?? row.id;
-    byFamily.set(family, [...(byFamily.get(family) ?? []), row]);
-  }
-  return [...byFamily.values()].map((members) => {
-    const latest = members.reduce((a, b) => (b.updatedAt > a.updatedAt ? b : a));
-    return { ...latest, branches: members.length, members: members.map((row) => row.id) };
-  });
-}

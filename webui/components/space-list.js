@@ -124,7 +124,8 @@ export class SpaceList extends HTMLElement {
   sessionRow(session, inPinned = false) {
     const title = sessionTitle(session);
     // A conversation's branches share one row: current when any of them is open.
-    const current = (session.members ?? [session.id]).includes(this.data.currentSessionId);
+    const current = session.id === this.data.currentSessionId
+      || (Boolean(session.familyId) && session.familyId === this.data.currentFamilyId);
     const { me } = this.data;
     const theirs = Boolean(me && session.authorName && session.authorName !== me);
     if (this.isEditing("session", session.id)) {
@@ -147,10 +148,10 @@ export class SpaceList extends HTMLElement {
       h("span", { class: "row-actions" },
         // The count alone is shown (the title keeps its room in a 258 px sidebar); the
         // word is there for screen readers and in the tooltip.
-        session.branches > 1 ? h("span", { class: "tag branches", title: `${session.branches} `
+        session.branchCount > 1 ? h("span", { class: "tag branches", title: `${session.branchCount} `
           + "branches of this conversation (an edited message or a regenerated reply); "
           + "switch between them on the cell" },
-        `${session.branches}`, h("span", { class: "visually-hidden" }, " branches")) : null,
+        `${session.branchCount}`, h("span", { class: "visually-hidden" }, " branches")) : null,
         session.pinned && !inPinned ? h("span", { class: "tag", title: "Pinned" }, "pinned") : null,
         session.archived ? h("span", { class: "tag", title: "Archived" }, "archived") : null,
         me && !theirs && session.visibility === "SPACE"
