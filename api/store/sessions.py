@@ -157,13 +157,16 @@ class _Listing:
 
 
 # A row whose family has a newer session the listing holds is left out: the
-# family's sessions are its root and those naming it (the primary key and the
-# branch_root_id index), newer by updated_at, then by id.
+# family's sessions are its root and those naming it, newer by updated_at, then
+# by id. Two lookups, by the primary key and by the branch_root_id index (one
+# with OR, or a join on COALESCE, scanned all of the owner's sessions per row).
+_NEWER = "(o.updated_at > s.updated_at OR (o.updated_at = s.updated_at AND o.id > s.id))"
 _NEWER_OF_FAMILY = (
-    "NOT EXISTS (SELECT 1 FROM session o WHERE "
-    "(o.id = COALESCE(s.branch_root_id, s.id) "
-    "OR o.branch_root_id = COALESCE(s.branch_root_id, s.id)) "
-    "AND (o.updated_at > s.updated_at OR (o.updated_at = s.updated_at AND o.id > s.id)) AND {held})"
+    "NOT EXISTS (SELECT 1 FROM session o WHERE o.id = s.branch_root_id "
+    f"AND {_NEWER} AND {{held}}) "
+    "AND NOT EXISTS (SELECT 1 FROM session o "
+    "WHERE o.branch_root_id = COALESCE(s.branch_root_id, s.id) "
+    f"AND {_NEWER} AND {{held}})"
 )
 _COLUMNS = ", ".join(f"s.{c.strip()}" for c in rows.SESSION_COLUMNS.split(","))
 
@@ -189,7 +192,7 @@ async def page(
     if listing.filters.latest_per_family:
         newer, newer_params = listing.held("o")
         where.append(_NEWER_OF_FAMILY.format(held=" AND ".join(newer)))
-        params += newer_params
+        params += newer_params + newer_params
     if request.after is not None:
         # The cursor's row among those the listing may show (not a stranger's);
         # its pinned_at is passed back as the driver read it.
