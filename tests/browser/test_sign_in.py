@@ -185,16 +185,18 @@ def test_a_request_answering_401_during_sign_out_does_not_come_back_here(
     """Seen in CI under load: a query in flight when "Sign out" was clicked came
     back 401 before the sign-out had ended, and its redirect (sign in, then back to
     the notebook) overtook the plain sign-in page. Here the sign-out is held while a
-    query from the notebook answers 401."""
+    query from the notebook answers 401. Queries answer 401 only once the sign-out
+    is under way: one the notebook sends by itself before the click (under load, CI)
+    would rightly send it to sign in, before this test begins."""
     page.goto(server.base_url + "/login.html")
     sign_in(page, server)
     expect(page.locator("#account-name")).to_have_text("grace")
     logouts: list[Route] = []
     page.route("**/auth/logout", lambda route: logouts.append(route))
-    page.route("**/graphql", lambda route: route.fulfill(status=401, body=""))
     page.click("#sign-out")
     while not logouts:
         page.wait_for_timeout(20)
+    page.route("**/graphql", lambda route: route.fulfill(status=401, body=""))
     page.evaluate("() => import('/api.js').then((api) => api.loadSidebar()).catch(() => null)")
     page.wait_for_timeout(300)
     assert page.url == server.base_url + "/"
