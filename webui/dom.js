@@ -35,6 +35,43 @@ export function replace(element, ...children) {
   append(element, children);
 }
 
+/**
+ * Replace an element's children without losing what the user was doing in them: every
+ * control marked `data-keep` gets back, in the new children, the value it had under the
+ * same key (a select only if that option is still there), and the one that had the focus
+ * gets back the focus and its selection. A component re-rendered by a state change the
+ * user did not make (a sidebar reload, a tag list arriving) must not eat half a word.
+ */
+export function replaceKeeping(element, ...children) {
+  const kept = new Map();
+  for (const control of element.querySelectorAll("[data-keep]")) {
+    const focused = control === document.activeElement;
+    kept.set(control.dataset.keep, { value: control.value, focused,
+      start: focused ? selectionOf(control, "selectionStart") : null,
+      end: focused ? selectionOf(control, "selectionEnd") : null });
+  }
+  replace(element, ...children);
+  for (const control of element.querySelectorAll("[data-keep]")) {
+    const was = kept.get(control.dataset.keep);
+    if (!was) continue;
+    const option = control.tagName === "SELECT"
+      ? [...control.options].some((o) => o.value === was.value) : true;
+    if (option) control.value = was.value;
+    if (!was.focused) continue;
+    control.focus();
+    if (was.start !== null) control.setSelectionRange(was.start, was.end);
+  }
+}
+
+/** A control's selection offset, or null where the control has none (a select, a checkbox). */
+function selectionOf(control, name) {
+  try {
+    return typeof control[name] === "number" ? control[name] : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Dispatch a bubbling, composed CustomEvent from a component. */
 export function emit(element, type, detail = {}) {
   element.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));

@@ -159,3 +159,60 @@ def test_pin_archive_and_tag_a_session(browser: Browser, server: SmritiServer, w
     assert page.evaluate("window.notReloaded") is True
     context.close()
     assert errors == []
+
+
+def test_a_half_typed_tag_survives_a_render_the_user_did_not_make(
+    browser: Browser, server: SmritiServer
+) -> None:
+    """The header is rebuilt whenever the state changes (the sidebar's list arriving after a
+    pin brings the known tags): what is typed in the tag field, its caret and the attach
+    choices stay. CI caught it: Pin, then a tag typed at once lost its text to the reload."""
+    base = server.base_url
+    context = browser.new_context(viewport={"width": 1440, "height": 844}, bypass_csp=True)
+    context.set_default_timeout(10_000)
+    page = context.new_page()
+    space = gql(base, SPACE, n="Half typed")["createSpace"]["space"]["id"]
+    session = gql(base, SESSION, s=space, t="Typing")["createSession"]["session"]["id"]
+    gql(base, SESSION, s=space, t="Other")
+    open_app(page, base, f"/?session={session}")
+    expect(page.locator("session-header h1")).to_have_text("Typing")
+
+    field = page.get_by_label("Add a tag")
+    field.press_sequentially("half")
+    field.press("ArrowLeft")
+    rerender = """(tag) => {
+        const header = document.querySelector("session-header");
+        header.state = { ...header._state, knownTags: [...(header._state.knownTags ?? []), tag] };
+    }"""
+    page.evaluate(rerender, "arrived-later")
+    expect(page.locator("datalist#known-tags option[value='arrived-later']")).to_have_count(1)
+    assert page.evaluate("document.activeElement.id") == "tag-input"
+    expect(field).to_have_value("half")
+    # The caret is where it was (before the "f"), so typing goes on in the same place.
+    page.keyboard.type("l")
+    expect(field).to_have_value("hallf")
+    page.keyboard.press("Enter")
+    expect(page.locator("session-header .chip span")).to_have_text(["#hallf"])
+    expect(field).to_have_value("")
+
+    # Another session opened: its field starts empty, not with the first one's text.
+    field.fill("not for the other")
+    page.locator("space-list .session-row a.name", has_text="Other").click()
+    expect(page.locator("session-header h1")).to_have_text("Other")
+    expect(field).to_have_value("")
+
+    # The sidebar too (a late title re-renders it every second for a while): a new
+    # space's half-typed name stays, and Enter creates it with the whole name.
+    page.locator("space-list").get_by_role("button", name="New space").click()
+    name = page.get_by_label("New space name")
+    name.press_sequentially("Half a na")
+    page.evaluate("""() => {
+        const list = document.querySelector("space-list");
+        list.state = { ...list.data, tags: [...list.data.tags, "arrived-later"] };
+    }""")
+    assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "New space name"
+    expect(name).to_have_value("Half a na")
+    page.keyboard.type("me")
+    page.keyboard.press("Enter")
+    expect(page.locator("space-list .space-row .name", has_text="Half a name")).to_have_count(1)
+    context.close()

@@ -4,7 +4,7 @@
 // saying whose it is. No session but a space opened on its own: the space and your role.
 // Organising (the author's): Pin / Unpin, Archive / Unarchive (an archived session says
 // so, with Unarchive), and its tags as chips with a field to add one.
-import { emit, h, replace, sameState } from "../dom.js";
+import { emit, h, replace, replaceKeeping, sameState } from "../dom.js";
 import { MEMORY_SCOPES } from "../format.js";
 
 const TAG_MAX_CHARS = 40;
@@ -30,7 +30,8 @@ export class SessionHeader extends HTMLElement {
     const attachable = (spaces ?? []).filter((s) => s.viewerRole !== "VIEWER");
     const organise = (label, change, extra = {}) => h("button", { type: "button", class: "small",
       onclick: () => emit(this, "organise-session", change), ...extra }, label);
-    replace(this,
+    // Keeps a half-typed tag and the attach choices across renders of the same session.
+    replaceKeeping(this,
       h("div", { class: "title-row" }, h("h1", {}, session.title || "Untitled session"),
         h("span", { class: "organise" },
           organise(session.pinned ? "Unpin" : "Pin", { pinned: !session.pinned },
@@ -70,7 +71,8 @@ export class SessionHeader extends HTMLElement {
     const known = (this._state.knownTags ?? []).filter((tag) => !tags.includes(tag));
     const input = h("input", { type: "text", class: "tag-input", id: "tag-input",
       "aria-label": "Add a tag", placeholder: "Add tag", maxlength: String(TAG_MAX_CHARS),
-      list: known.length ? "known-tags" : null, autocomplete: "off" });
+      list: known.length ? "known-tags" : null, autocomplete: "off",
+      dataset: { keep: `tag:${this._state.session.id}` } });
     const add = () => {
       const tag = input.value.split(/\s+/).filter(Boolean).join(" ");
       if (!tag) return;
@@ -179,9 +181,11 @@ export class SessionHeader extends HTMLElement {
 
   attachForm(spaces, scope) {
     if (!spaces.length) return h("span", { class: "fact" }, "No space (FRESH). Create a space to attach.");
-    const space = h("select", { "aria-label": "Space to attach" },
+    const session = this._state.session.id;
+    const space = h("select", { "aria-label": "Space to attach", dataset: { keep: `attach:${session}` } },
       spaces.map((s) => h("option", { value: s.id }, s.name)));
     const memory = this.scopePicker(scope);
+    memory.dataset.keep = `attach-scope:${session}`;
     return h("span", { class: "attach" }, h("span", { class: "fact" }, "No space (FRESH)"),
       space, memory,
       h("button", { type: "button", class: "small", onclick: () =>

@@ -6,7 +6,7 @@
 // session is marked with its author's name (theirs to rename or delete).
 // On top, your pinned sessions (the most recently pinned first); "Show" filters
 // the list: all but the archived sessions, the archived ones, or a tag's.
-import { emit, h, replace, sameState } from "../dom.js";
+import { emit, h, replace, replaceKeeping, sameState } from "../dom.js";
 import { sessionTitle } from "../format.js";
 
 const ALL = "all";
@@ -43,7 +43,8 @@ export class SpaceList extends HTMLElement {
       group({ id: null, name: "No space" }, unattached)];
     // Under a filter, only the groups it finds something in.
     const shown = filtered ? groups.filter((group) => group.sessions.length) : groups;
-    replace(this,
+    // Keeps a half-typed name across a render the user did not make (a late title).
+    replaceKeeping(this,
       h("div", { class: "pane-head" }, h("h2", {}, "Spaces"),
         h("span", { class: "pane-actions" },
           h("button", { type: "button", class: "small", title: "A Smriti JSON export, a ChatGPT or Claude conversations.json, or an Open WebUI chat export",
@@ -204,7 +205,8 @@ export class SpaceList extends HTMLElement {
   }
 
   editor(value, label, commit) {
-    const input = h("input", { class: "inline-edit", value, "aria-label": label });
+    const input = h("input", { class: "inline-edit", value, "aria-label": label,
+      dataset: { keep: `edit:${this.editing.kind}:${this.editing.id ?? ""}` } });
     const finish = (save) => {
       const text = input.value.trim();
       this.editing = null;
@@ -215,7 +217,9 @@ export class SpaceList extends HTMLElement {
       if (event.key === "Enter") finish(true);
       if (event.key === "Escape") finish(false);
     });
-    input.addEventListener("blur", () => this.editing && finish(false));
+    // Leaving the field cancels; being replaced by the next render (which keeps the text
+    // and the focus in the new field) does not.
+    input.addEventListener("blur", () => this.editing && input.isConnected && finish(false));
     return input;
   }
 }
