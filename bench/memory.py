@@ -64,6 +64,7 @@ from starlette.routing import Route
 
 from bench.databases import temporary_database
 from bench.workers import CREATE, Connection, providers_file
+from tests.support.fake_provider import KEEP_ALIVE_S
 from tests.support.servers import SmritiServer, free_port
 
 PIECES = 8
@@ -131,9 +132,21 @@ def _chunk(body: dict[str, Any], choices: list[dict[str, Any]], **extra: Any) ->
     return f"data: {json.dumps(chunk)}\n\n"
 
 
+def provider_config(port: int) -> uvicorn.Config:
+    """The stub's server: it keeps idle connections open longer than LiteLLM's pool
+    reuses them (``KEEP_ALIVE_S``), as a provider does; with uvicorn's 5 s a send now
+    and then took a connection the stub was closing and failed ("could not connect")."""
+    return uvicorn.Config(
+        PacedProvider().app(),
+        port=port,
+        log_level="warning",
+        lifespan="off",
+        timeout_keep_alive=KEEP_ALIVE_S,
+    )
+
+
 def _serve_provider(port: int, sock: socket.socket | None = None) -> None:
-    config = uvicorn.Config(PacedProvider().app(), port=port, log_level="warning", lifespan="off")
-    uvicorn.Server(config).run(sockets=[sock] if sock else None)
+    uvicorn.Server(provider_config(port)).run(sockets=[sock] if sock else None)
 
 
 def listening_socket() -> socket.socket:

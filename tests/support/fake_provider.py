@@ -69,6 +69,12 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 CREATED = 1_700_000_000
+# How long the stubs keep an idle connection open: longer than any HTTP client pool
+# keeps one for reuse (LiteLLM's aiohttp pool: 15 s, AIOHTTP_KEEPALIVE_TIMEOUT), as
+# real providers' servers do. With uvicorn's default (5 s) a call that takes a pooled
+# connection just as the stub closes it fails as "could not connect": it stopped
+# `python -m bench.memory --db postgres` once in 10,000 sends.
+KEEP_ALIVE_S = 75
 
 
 @dataclass(frozen=True)
@@ -198,6 +204,7 @@ class FakeProvider:
             log_level="critical",
             access_log=False,
             lifespan="off",
+            timeout_keep_alive=KEEP_ALIVE_S,
             timeout_graceful_shutdown=2,
         )
         server = uvicorn.Server(config)
