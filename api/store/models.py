@@ -5,6 +5,12 @@ UPDATE on them. That is why no foreign key *from* those tables uses
 ON DELETE SET NULL (it would be an UPDATE): references that may outlive their
 target (a checkpoint's source session, an assistant turn's question) are plain
 columns, resolved leniently by the store.
+
+Every model sets ``_no_comments``: otherwise Tortoise reads the model's source as
+it defines the class (``inspect.getsource``, which parses this whole module again
+for each model) to find ``#:`` field comments for its schema documentation. There
+are none here, and Smriti writes its schema with its own migrations; the reading
+cost about 0.1 s of every start (``tests/store/test_models_import.py``).
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from tortoise.models import Model
 
 
 class User(Model):
+    _no_comments = True  # see the module docstring
     id = fields.BigIntField(primary_key=True)
     name = fields.CharField(max_length=100, unique=True)
     # The name NFKC-normalised and case-folded: no two accounts share it
@@ -32,6 +39,8 @@ class User(Model):
 
 class ApiToken(Model):
     """A bearer token: only its SHA-256 is kept, plus a short prefix to recognise it by."""
+
+    _no_comments = True  # see the module docstring
 
     id = fields.BigIntField(primary_key=True)
     user: fields.ForeignKeyRelation[User] = fields.ForeignKeyField(
@@ -54,6 +63,8 @@ class ApiToken(Model):
 class WebSession(Model):
     """A signed-in browser: only the SHA-256 of its cookie is kept."""
 
+    _no_comments = True  # see the module docstring
+
     id = fields.BigIntField(primary_key=True)
     user: fields.ForeignKeyRelation[User] = fields.ForeignKeyField(
         "models.User", related_name="web_sessions", on_delete=OnDelete.CASCADE
@@ -69,6 +80,8 @@ class WebSession(Model):
 class SignIn(Model):
     """Failed sign-ins of one name (its sign-in key) from one address, and when
     that name last signed in from there: the limits every worker counts."""
+
+    _no_comments = True  # see the module docstring
 
     id = fields.BigIntField(primary_key=True)
     name = fields.CharField(max_length=100)
@@ -86,6 +99,7 @@ class SignIn(Model):
 
 
 class Space(Model):
+    _no_comments = True  # see the module docstring
     id = fields.BigIntField(primary_key=True)
     name = fields.CharField(max_length=200)
     description = fields.TextField(default="")
@@ -109,6 +123,8 @@ class SpaceMember(Model):
     """A user's role in a space: OWNER, EDITOR or VIEWER. The creator's row is
     written with the space (and was backfilled for older spaces)."""
 
+    _no_comments = True  # see the module docstring
+
     id = fields.BigIntField(primary_key=True)
     space: fields.ForeignKeyRelation[Space] = fields.ForeignKeyField(
         "models.Space", related_name="members", on_delete=OnDelete.CASCADE
@@ -128,6 +144,8 @@ class SpaceMember(Model):
 class ModelAccess(Model):
     """A model ("provider/model") an admin restricted to admins."""
 
+    _no_comments = True  # see the module docstring
+
     id = fields.BigIntField(primary_key=True)
     model = fields.CharField(max_length=300, unique=True)
     admins_only = fields.BooleanField(default=False, db_default=False)
@@ -140,6 +158,8 @@ class ModelAccess(Model):
 class Preset(Model):
     """A user's named model and settings (instructions, parameters), chosen
     from the model picker: applying one sets a session's model and settings."""
+
+    _no_comments = True  # see the module docstring
 
     id = fields.BigIntField(primary_key=True)
     owner: fields.ForeignKeyRelation[User] = fields.ForeignKeyField(
@@ -157,6 +177,7 @@ class Preset(Model):
 
 
 class Session(Model):
+    _no_comments = True  # see the module docstring
     id = fields.BigIntField(primary_key=True)
     title = fields.CharField(max_length=200, default="")
     space: fields.ForeignKeyNullableRelation[Space] = fields.ForeignKeyField(
@@ -206,6 +227,8 @@ class SessionTag(Model):
     """A session's tag: as the user wrote it (``tag``) and its key
     (``api.domain.tags.tag_key``), which equality and the filter compare."""
 
+    _no_comments = True  # see the module docstring
+
     id = fields.BigIntField(primary_key=True)
     session: fields.ForeignKeyRelation[Session] = fields.ForeignKeyField(
         "models.Session", related_name="tags", on_delete=OnDelete.CASCADE
@@ -220,6 +243,7 @@ class SessionTag(Model):
 
 
 class Turn(Model):
+    _no_comments = True  # see the module docstring
     id = fields.BigIntField(primary_key=True)
     session: fields.ForeignKeyRelation[Session] = fields.ForeignKeyField(
         "models.Session", related_name="turns", on_delete=OnDelete.CASCADE
@@ -276,6 +300,8 @@ class ReplyClaim(Model):
     is pushed on while the holder works, so a claim whose process died lapses;
     a try that failed leaves its error for those who waited on it."""
 
+    _no_comments = True  # see the module docstring
+
     id = fields.BigIntField(primary_key=True)
     turn: fields.OneToOneRelation[Turn] = fields.OneToOneField(
         "models.Turn", related_name=False, on_delete=OnDelete.CASCADE
@@ -291,6 +317,7 @@ class ReplyClaim(Model):
 
 
 class Checkpoint(Model):
+    _no_comments = True  # see the module docstring
     id = fields.BigIntField(primary_key=True)
     hash = fields.CharField(max_length=64)
     space: fields.ForeignKeyRelation[Space] = fields.ForeignKeyField(
@@ -332,6 +359,7 @@ class Checkpoint(Model):
 
 
 class Branch(Model):
+    _no_comments = True  # see the module docstring
     id = fields.BigIntField(primary_key=True)
     space: fields.ForeignKeyRelation[Space] = fields.ForeignKeyField(
         "models.Space", related_name="branches", on_delete=OnDelete.CASCADE
