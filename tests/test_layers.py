@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -194,3 +196,23 @@ def test_a_relative_store_import_fails_the_door(tmp_path: Path) -> None:
         "api/graphql/core/__init__.py": ["api.store"],
         "api/http/sample.py": ["api.store.sessions", "api.store.sessions.create"],
     }
+
+
+# Imported where first used, not when the server starts (each adds to every start).
+LAZY = ("litellm", "markdown_it", "pygments")
+
+
+def test_starting_the_app_leaves_the_lazy_packages_out() -> None:
+    ran = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys, api.app; "
+            f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({LAZY!r})))",
+        ],
+        cwd=API.parent,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert ran.stdout == "[]\n"

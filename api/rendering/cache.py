@@ -10,8 +10,6 @@ import hashlib
 import threading
 from collections import OrderedDict
 
-from .markdown import render_markdown
-
 CACHE_ENTRIES = 2048
 
 _lock = threading.Lock()  # renders of long texts run in worker threads
@@ -25,6 +23,8 @@ def render_markdown_cached(text: str) -> str:
         if html is not None:
             _cache.move_to_end(key)
             return html
+    from .markdown import render_markdown  # on the first miss: see __init__.py
+
     html = render_markdown(text)
     with _lock:
         _cache[key] = html
