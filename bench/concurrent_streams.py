@@ -42,13 +42,11 @@ import argparse
 import asyncio
 import json
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 import traceback
-from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -63,12 +61,13 @@ from bench.side_by_side import (
     BenchmarkError,
     can_pin,
     database_version,
-    environment,
     output,
+    provider_process,
     rss_mb,
     spawn,
     stop,
     wait_until_up,
+    write_providers,
 )
 from bench.workers import Connection
 from tests.support.servers import free_port
@@ -414,43 +413,11 @@ def describe(run: Run, pieces: int, drip: float) -> str:
 # --- the servers ------------------------------------------------------------------------
 
 
-@asynccontextmanager
-async def dripping_provider(
+def dripping_provider(
     pieces: int, drip: float, core: set[int] | None
-) -> AsyncIterator[tuple[str, int]]:
+) -> AbstractAsyncContextManager[tuple[str, int]]:
     """``bench/drip.py`` in its own process; yields its base URL and process id."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "bench.drip", "--pieces", str(pieces), "--drip", str(drip)],
-        cwd=ROOT,
-        env=environment(),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        preexec_fn=(lambda: os.sched_setaffinity(0, core)) if core else None,
-    )
-    try:
-        assert process.stdout is not None
-        line = await asyncio.to_thread(process.stdout.readline)
-        if not line:
-            raise BenchmarkError("the dripping provider did not start")
-        yield line.decode().strip(), process.pid
-    finally:
-        if process.stdin:
-            process.stdin.close()
-        stop(process)
-
-
-def write_providers(folder: Path, base_url: str) -> Path:
-    path = folder / "providers.yaml"
-    path.write_text(
-        f"chat_default: {PROVIDER}/{MODEL}\n"
-        "background_intelligence: offline/extractor\n"
-        "providers:\n"
-        f"  {PROVIDER}:\n"
-        "    litellm_provider: openai\n"
-        f'    api_base: "{base_url}"\n'
-        f"    models: [{MODEL}]\n"
-    )
-    return path
+    return provider_process("bench.drip", "--pieces", str(pieces), "--drip", str(drip), core=core)
 
 
 @dataclass
@@ -489,7 +456,7 @@ async def run_database(kind: str, args: Args, pinned: bool) -> Result:
         )
         database_url = await stack.enter_async_context(temporary_database(kind))
         version = await database_version(database_url)
-        providers = write_providers(folder, drip_url)
+        providers = write_providers(folder, drip_url, PROVIDER, MODEL)
         http = await stack.enter_async_context(httpx.AsyncClient(timeout=10))
         floor_port, smriti_port = free_port(), free_port()
         floor, floor_log = spawn(

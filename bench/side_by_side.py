@@ -45,7 +45,7 @@ import sys
 import tempfile
 import time
 import traceback
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from contextlib import ExitStack, asynccontextmanager
 from dataclasses import asdict, dataclass, field
 from functools import partial
@@ -74,6 +74,8 @@ HEAD_CHECKPOINTS = 50
 CROWD_CLIENTS, CROWD_SENDS = 32, 4
 # Targets of issue 10.
 FLOOR_RATIO_LIMIT = 5.0  # sendMessage p50 within 5x the floor
+# Issue 19, target 7: the send path within 2x the LiteLLM floor (p50 and CPU a request).
+LITELLM_RATIO_LIMIT = 2.0
 FLOOR, LITELLM_FLOOR = "floor", "floor + one LiteLLM call"
 FLAT_LIMIT = 1.2  # p50 at 10,000 turns within 20 % of p50 at 0
 FIRST_SEND_LIMIT_S = 2.0  # process start -> first successful sendMessage
@@ -698,37 +700,45 @@ async def database_version(url: str) -> str:
 
 
 @asynccontextmanager
-async def stub_provider() -> Any:
-    """The stub in its own process (on the client's core); yields its base URL."""
+async def provider_process(
+    module: str, *options: str, core: set[int] | None = None
+) -> AsyncIterator[tuple[str, int]]:
+    """``python -m MODULE OPTIONS`` (a provider that prints its base URL on one line and
+    runs until its standard input closes) in its own process, on ``core`` if given, else
+    on this process's (the client's); yields its base URL and process id."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "bench.stub"],
+        [sys.executable, "-m", module, *options],
         cwd=ROOT,
         env=environment(),
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
+        preexec_fn=(lambda: os.sched_setaffinity(0, core)) if core else None,
     )
     try:
         assert process.stdout is not None
         line = await asyncio.to_thread(process.stdout.readline)
         if not line:
-            raise BenchmarkError("the provider stub did not start")
-        yield line.decode().strip()
+            raise BenchmarkError(f"the provider ({module}) did not start")
+        yield line.decode().strip(), process.pid
     finally:
         if process.stdin:
             process.stdin.close()
         stop(process)
 
 
-def write_providers(folder: Path, base_url: str) -> Path:
+def write_providers(
+    folder: Path, base_url: str, provider: str = STUB_PROVIDER, model: str = STUB_MODEL
+) -> Path:
+    """A providers.yaml with ``provider/model`` behind ``base_url`` as the chat default."""
     path = folder / "providers.yaml"
     path.write_text(
-        f"chat_default: {STUB_PROVIDER}/{STUB_MODEL}\n"
+        f"chat_default: {provider}/{model}\n"
         "background_intelligence: offline/extractor\n"
         "providers:\n"
-        f"  {STUB_PROVIDER}:\n"
+        f"  {provider}:\n"
         "    litellm_provider: openai\n"
         f'    api_base: "{base_url}"\n'
-        f"    models: [{STUB_MODEL}]\n"
+        f"    models: [{model}]\n"
     )
     return path
 
@@ -754,7 +764,7 @@ async def run(args: Args) -> int:
         folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="smriti-sbs-")))
         profile_path = folder / "server.prof"
         async with (
-            stub_provider() as stub_url,
+            provider_process("bench.stub") as (stub_url, _),
             temporary_database(args.db) as database_url,
             httpx.AsyncClient(timeout=60, limits=limits) as http,
         ):
@@ -868,15 +878,21 @@ def report(
         f"\nside by side: {version}, {args.plan.rounds} interleaved rounds, {where}; "
         f"smriti serve extra arguments: {serve_args}"
     )
-    print(f"{'':40}{'p50 ms':>9}{'p95 ms':>9}{'x floor p50':>13}{'x floor p95':>13}")
+    print(
+        f"{'':40}{'p50 ms':>9}{'p95 ms':>9}{'x floor p50':>13}{'x floor p95':>13}"
+        f"{'x LiteLLM p50':>15}"
+    )
     for s in series:
         print(
             f"{s.name:40}{s.p(50):9.2f}{s.p(95):9.2f}"
             f"{s.p(50) / base:13.1f}{s.p(95) / floor.p(95):13.1f}"
+            f"{s.p(50) / litellm_floor.p(50):15.2f}"
         )
     print("\nserver CPU time per request over the timed rounds (process and workers)")
     for label, ms in cpu.items():
         ratio = f"{ms / cpu[FLOOR]:13.1f} x floor" if cpu[FLOOR] else "  (too few rounds)"
+        if cpu[FLOOR] and cpu[LITELLM_FLOOR]:
+            ratio += f"{ms / cpu[LITELLM_FLOOR]:9.2f} x LiteLLM floor"
         print(f"{label:40}{ms:9.2f} ms{ratio}")
     print(
         f"\n{CROWD_CLIENTS} clients x {CROWD_SENDS} sends in one session "
@@ -918,11 +934,18 @@ def report(
     first = next(s for s in starts if s.label == "smriti" and s.model == OFFLINE_MODEL)
     first_s = statistics.median(first.seconds) if first.seconds else float("nan")
     worst_rss = max(rss["smriti"].values())
+    worst_litellm = max(s.p(50) for s in own) / litellm_floor.p(50)
+    cpu_litellm = cpu["smriti"] / cpu[LITELLM_FLOOR] if cpu[LITELLM_FLOOR] else float("nan")
     checks = [
         (
             all(s.p(50) <= FLOOR_RATIO_LIMIT * base for s in own),
             f"sendMessage p50 within {FLOOR_RATIO_LIMIT:g}x the floor at every size "
             f"(worst {max(s.p(50) for s in own) / base:.1f}x)",
+        ),
+        (
+            worst_litellm <= LITELLM_RATIO_LIMIT and cpu_litellm <= LITELLM_RATIO_LIMIT,
+            f"the send path within {LITELLM_RATIO_LIMIT:g}x the LiteLLM floor: p50 at every "
+            f"size (worst {worst_litellm:.2f}x), CPU a request ({cpu_litellm:.2f}x)",
         ),
         (
             own[-1].p(50) <= FLAT_LIMIT * own[0].p(50),
