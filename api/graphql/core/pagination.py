@@ -7,7 +7,6 @@ session, so a cursor from one list is refused on any other.
 
 from __future__ import annotations
 
-import base64
 from collections.abc import Callable
 from typing import Annotated, TypeVar
 
@@ -43,7 +42,21 @@ def turns_of(session_id: int) -> str:
 
 
 def cursor(scope: str, key: int) -> str:
-    return base64.b64encode(f"{CURSOR_PREFIX}:{scope}:{key}".encode()).decode("ascii")
+    return ids.prefixed(f"{CURSOR_PREFIX}:{scope}:")(str(key))
+
+
+class LazyEdge(relay.Edge[N]):
+    """An edge whose cursor is encoded when it is read: most pages are read
+    for their nodes and the page's ``endCursor`` only."""
+
+    def __init__(self, node: N, key: int, encode: Callable[[str], str]) -> None:
+        self.node = node
+        self._key = key
+        self._encode = encode
+
+    @property
+    def cursor(self) -> str:  # type: ignore[override]
+        return self._encode(str(self._key))
 
 
 def page_request(
@@ -72,7 +85,8 @@ def page_request(
 def connection(
     page: Page[T], convert: Callable[[T], N], key: Callable[[T], int], *, scope: str
 ) -> relay.Connection[N]:
-    edges = [relay.Edge(cursor=cursor(scope, key(item)), node=convert(item)) for item in page.items]
+    encode = ids.prefixed(f"{CURSOR_PREFIX}:{scope}:")
+    edges: list[relay.Edge[N]] = [LazyEdge(convert(item), key(item), encode) for item in page.items]
     return relay.Connection(
         edges=edges,
         page_info=relay.PageInfo(
