@@ -7,7 +7,7 @@ what the actor may not read comes back as None (or is left out).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from strawberry.dataloader import DataLoader
@@ -39,6 +39,10 @@ class Loaders:
     tags_by_session_id: DataLoader[int, list[str]]
     # How many sessions of a branch family (by its root's id) the actor may read.
     family_size_by_root_id: DataLoader[int, int]
+    # The request's Checkpoint GraphQL objects by id, with the domain checkpoint
+    # each was made from (``checkpoints.types.node_of``): a lineage page's node
+    # is also the next node's ``parent``, converted once.
+    checkpoint_nodes: dict[int, Any] = field(default_factory=dict)
 
 
 def make_loaders(actor: Actor) -> Loaders:

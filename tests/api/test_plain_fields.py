@@ -283,8 +283,16 @@ async def test_a_list_of_plain_objects_is_completed_in_one_loop(
         ]
     }
     assert completed_one_by_one == []
-    # a field that is not plain (here __typename): item by item, as graphql-core does
+    # __typename is plain too
     await _schema(PlainFieldsExecutor).execute("{ items { name __typename } }")
+    assert completed_one_by_one == []
+    # an irregular item (a null for a non-null field) alone by graphql-core's path
+    found = await _schema(PlainFieldsExecutor).execute("{ maybe { name broken } }")
+    assert [item.name for item in completed_one_by_one] == ["b"]  # type: ignore[attr-defined]
+    assert found.data == {"maybe": [{"name": "a", "broken": "x"}, None]}
+    # a field that is not plain (a resolver taking info): item by item, as graphql-core does
+    completed_one_by_one.clear()
+    await _schema(PlainFieldsExecutor).execute("{ things { id named } }")
     assert len(completed_one_by_one) == 2
 
 

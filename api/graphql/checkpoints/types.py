@@ -17,6 +17,7 @@ from ...services import reading
 from ..chat.turns import Turn
 from ..context import Info
 from ..core.common import TurnRange
+from ..core.execution import reads_context_only
 from ..loaders import MISSING, held
 from ..members.types import Author, author
 
@@ -178,6 +179,7 @@ class Checkpoint(relay.Node):
     # primes the loader with its checkpoints) is answered at once; another is
     # an awaitable, which graphql-core awaits as it would an async resolver's.
     @strawberry.field(description="The checkpoint this one continues (none for a root).")
+    @reads_context_only
     def parent(self, info: Info) -> Checkpoint | None:
         return by_id(info, self.domain_checkpoint.parent_id)
 
@@ -185,6 +187,7 @@ class Checkpoint(relay.Node):
         description="For a merge checkpoint, the checkpoint that was merged in (its second "
         "parent; `parent` is the head of the branch it was merged into). Null otherwise."
     )
+    @reads_context_only
     def merge_parent(self, info: Info) -> Checkpoint | None:
         return by_id(info, self.domain_checkpoint.merge_parent_id)
 
@@ -245,6 +248,16 @@ def prime(info: Info, found: Iterable[domain.Checkpoint]) -> None:
     info.context.loaders.checkpoint_by_id.prime_many({c.id: c for c in found})
 
 
+def node_of(info: Info, found: domain.Checkpoint) -> Checkpoint:
+    """``Checkpoint.from_domain(found)``, made once per request and checkpoint
+    (a lineage page's node is the next node's ``parent``)."""
+    nodes = info.context.loaders.checkpoint_nodes
+    node = nodes.get(found.id)
+    if node is None or node.domain_checkpoint is not found:
+        node = nodes[found.id] = Checkpoint.from_domain(found)
+    return cast(Checkpoint, node)
+
+
 def by_id(info: Info, checkpoint_id: int | None) -> Checkpoint | None:
     """A readable checkpoint by id, at once when the request holds it, else
     (typed as the value: graphql-core awaits it) an awaitable."""
@@ -254,7 +267,7 @@ def by_id(info: Info, checkpoint_id: int | None) -> Checkpoint | None:
     found = held(loader, checkpoint_id)
     if found is MISSING:
         return cast("Checkpoint | None", _load(loader, checkpoint_id))
-    return Checkpoint.from_domain(found) if found else None
+    return node_of(info, found) if found else None
 
 
 async def _load(

@@ -21,8 +21,9 @@ the ordinary path.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from inspect import iscoroutine
 from operator import attrgetter
-from typing import Any
+from typing import Any, TypeVar
 
 from graphql import (
     GraphQLField,
@@ -38,8 +39,12 @@ from graphql import (
 from graphql.execution.collect_fields import GroupedFieldSet
 from graphql.pyutils import AwaitableOrValue, Path, gather_with_cancel
 from strawberry import relay
+from strawberry.execution.is_awaitable import optimized_is_awaitable as is_awaitable
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
+from strawberry.types.cast import get_strawberry_type_cast
 from strawberry.types.field import StrawberryField
+
+from . import ids
 
 # The resolver Strawberry installs on a field that only reads an attribute
 # (strawberry/schema/schema_converter.py, ``from_resolver``). Recognised by
@@ -49,9 +54,17 @@ PLAIN_RESOLVER_NAME = "_get_basic_result"
 # Where Strawberry keeps a GraphQL field's StrawberryField (and a type's definition).
 DEFINITION = "strawberry-definition"
 
+# The ``is_type_of`` Strawberry gives a type with interfaces (an instance of
+# the type or of one of its interfaces, or a cast to one of them). Recognised
+# by name: if a release renames it, such objects take the ordinary path.
+STRAWBERRY_IS_TYPE_OF = (
+    "GraphQLCoreConverter.from_object.<locals>._get_is_type_of.<locals>.is_type_of"
+)
+# The mark of a ``reads_context_only`` resolver.
+CONTEXT_ONLY = "__smriti_reads_context_only__"
+
 Read = Callable[[Any], Any]
-# response key -> (read, serialize, non-null), or None for the ordinary path
-Plan = list[tuple[str, tuple[Read, Callable[[Any], Any], bool] | None]]
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def plain_leaf(
@@ -140,12 +153,12 @@ def _node_id_reader(parent_type: GraphQLObjectType | None, resolver: Any) -> Rea
         or origin.resolve_typename.__func__ is not relay.Node.resolve_typename.__func__  # type: ignore[attr-defined]
     ):
         return None
-    attr, type_name = origin.resolve_id_attr(), parent_type.name
+    attr, encode = origin.resolve_id_attr(), ids.prefixed(f"{parent_type.name}:")
 
     def read(source: Any) -> str:
         if type(source) is not origin:  # a subclass or a stand-in: the ordinary path
             raise TypeError(source)
-        return relay.to_base64(type_name, str(getattr(source, attr)))
+        return encode(str(getattr(source, attr)))
 
     return read
 
@@ -209,22 +222,152 @@ def _direct(definition: StrawberryField, resolver: Any, info_class: Any) -> Call
     return resolve
 
 
+def reads_context_only(func: F) -> F:
+    """Marks a sync resolver that uses nothing of its ``info`` but
+    ``info.context`` and has no side effect (``Checkpoint.parent``): a plain
+    subtree may then call it with a stand-in (``ContextInfo``) instead of a
+    ``GraphQLResolveInfo`` and a Strawberry ``Info`` per object. Anything
+    else read from the stand-in raises, and an awaitable answer is not
+    awaited: the object then takes the ordinary path, which calls the
+    resolver again with a real ``Info``."""
+    setattr(func, CONTEXT_ONLY, True)
+    return func
+
+
+class ContextInfo:
+    """What a ``reads_context_only`` resolver gets in a plain subtree."""
+
+    __slots__ = ("context",)
+
+    def __init__(self, context: Any) -> None:
+        self.context = context
+
+
 class _NotPlain(Exception):
-    """An item the list fast path leaves to graphql-core."""
+    """An object the plain path leaves to graphql-core."""
 
 
-def _row(source: Any, steps: list[tuple[str, Read, Callable[[Any], Any], bool]]) -> dict[str, Any]:
-    """One object's answer by its plain steps; raises on anything unusual."""
+# How a plain subtree's step answers its field.
+LEAF, CONSTANT, OBJECT, LIST = 0, 1, 2, 3
+# (response key, kind, read, read takes the ContextInfo, serialize (LEAF) or
+# the value (CONSTANT) or the ObjectPlan (OBJECT, LIST), non-null, list items non-null)
+Step = tuple[str, int, Callable[..., Any], bool, Any, bool, bool]
+# (the type check, or None when graphql-core makes none; the steps)
+ObjectPlan = tuple[Callable[[Any], bool] | None, list[Step]]
+TYPENAME = "__typename"
+
+
+def _complete(source: Any, plan: ObjectPlan, info: ContextInfo) -> dict[str, Any]:
+    """One object's answer by its plan: what graphql-core answers for it when
+    nothing is irregular. Raises on anything irregular (a null where the schema
+    says non-null, a value of another type or class, a value the scalar
+    refuses, an awaitable, a read that raises): the caller then completes the
+    object by the ordinary path, which answers or reports it as before."""
+    check, steps = plan
+    if check is not None and not check(source):
+        raise _NotPlain
     row: dict[str, Any] = {}
-    for name, read, serialize, non_null in steps:
-        value = read(source)
+    for key, kind, read, with_info, arg, non_null, items_non_null in steps:
+        if kind == CONSTANT:
+            row[key] = arg
+            continue
+        value = read(source, info) if with_info else read(source)
+        if value is None:
+            if non_null:
+                raise _NotPlain
+            row[key] = None
+        elif kind == LEAF:
+            row[key] = arg(value)
+        elif kind == OBJECT:
+            row[key] = _complete(value, arg, info)
+        else:
+            row[key] = _complete_items(value, arg, info, items_non_null)
+    return row
+
+
+def _complete_items(values: Any, plan: ObjectPlan, info: ContextInfo, non_null: bool) -> list[Any]:
+    if not isinstance(values, list | tuple):
+        raise _NotPlain  # graphql-core's own iterables and errors
+    completed: list[Any] = []
+    for value in values:
         if value is not None:
-            row[name] = serialize(value)
+            completed.append(_complete(value, plan, info))
         elif non_null:
             raise _NotPlain
         else:
-            row[name] = None
-    return row
+            completed.append(None)
+    return completed
+
+
+def _type_check(object_type: GraphQLObjectType) -> Callable[[Any], bool] | bool | None:
+    """How a plain subtree checks a value is of ``object_type``: None when
+    graphql-core checks nothing (no ``is_type_of``); for Strawberry's own
+    ``is_type_of`` (a type with interfaces), the value's class is exactly the
+    type's and it carries no ``strawberry.cast`` (anything else, a subclass
+    for one, takes the ordinary path); False for any other ``is_type_of``."""
+    if object_type.is_type_of is None:
+        return None
+    origin = getattr((object_type.extensions or {}).get(DEFINITION), "origin", None)
+    qualified = getattr(object_type.is_type_of, "__qualname__", "")
+    if not isinstance(origin, type) or qualified != STRAWBERRY_IS_TYPE_OF:
+        return False
+
+    def check(value: Any) -> bool:
+        return type(value) is origin and get_strawberry_type_cast(value) is None
+
+    return check
+
+
+def _value_reader(field: GraphQLField) -> tuple[Callable[..., Any], bool] | None:
+    """How an object field's value is read without its ordinary resolver call:
+    an attribute, a sync method taking only ``self``, or a ``reads_context_only``
+    method (then with the ContextInfo, the bool); None otherwise."""
+    definition = (field.extensions or {}).get(DEFINITION)
+    if not isinstance(definition, StrawberryField) or definition.extensions or field.args:
+        return None
+    if getattr(field.resolve, "__name__", "") == PLAIN_RESOLVER_NAME:
+        if definition.default_resolver is getattr:
+            return attrgetter(definition.python_name), False
+        return None
+    resolver = definition.base_resolver
+    if (
+        resolver is None
+        or resolver.is_async
+        or resolver.arguments
+        or resolver.self_parameter is None
+        or resolver.root_parameter is not None
+        or resolver.parent_parameter is not None
+        or not callable(resolver.wrapped_func)
+    ):
+        return None
+    func = resolver.wrapped_func
+    if resolver.info_parameter is None:
+        return _not_awaitable(func), False
+    if not getattr(func, CONTEXT_ONLY, False):
+        return None
+    info_name = resolver.info_parameter.name
+
+    def read(source: Any, info: ContextInfo) -> Any:
+        value = func(source, **{info_name: info})
+        if is_awaitable(value):
+            if iscoroutine(value):
+                value.close()  # the ordinary path calls it again and awaits that
+            raise _NotPlain
+        return value
+
+    return read, True
+
+
+def _not_awaitable(func: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    def read(source: Any) -> Any:
+        value = func(source)
+        if is_awaitable(value):
+            if iscoroutine(value):
+                value.close()
+            raise _NotPlain
+        return value
+
+    return read
 
 
 # Strawberry's resolver of Node.id (a classmethod, bound to each Node class).
@@ -232,91 +375,102 @@ _NODE_ID = relay.Node._id.__func__
 
 
 class PlainFieldsExecutor(StrawberryGraphQLCoreExecutionContext):
-    """Strawberry's executor, reading plain leaf fields directly."""
+    """Strawberry's executor, completing plain fields and plain subtrees directly.
+
+    A *plain subtree* is an object (an edge, its node, the node's parent…)
+    whose selected fields are all plain leaves, ``__typename``, or objects and
+    lists of objects read without the ordinary resolver call (an attribute, a
+    method taking only ``self``, a ``reads_context_only`` resolver) whose
+    selections are plain subtrees in turn, recursively. Each is completed by a
+    plan compiled once per request for each (selection, type) — fragments,
+    aliases and ``@include``/``@skip`` applied by graphql-core's own field
+    collection — into the same dictionary graphql-core builds, in the same key
+    order. An object with anything irregular in it is completed again by the
+    ordinary path (a list's item alone, an object field alone), which answers
+    or reports it exactly as before: reading plain fields has no side effect.
+    """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        # id(grouped field set) -> (that set, kept alive so the id stays its own; plan)
-        self._plans: dict[int, tuple[GroupedFieldSet, Plan | None]] = {}
+        # id(grouped field set) -> (that set, kept alive so the id stays its own; steps)
+        self._plans: dict[int, tuple[GroupedFieldSet, list[tuple[str, Step | None]] | None]] = {}
+        # (type, id(field details list)) -> (that list, kept alive; its plan or None)
+        self._object_plans: dict[tuple[GraphQLObjectType, int], tuple[Any, ObjectPlan | None]] = {}
         middleware = self.middleware_manager
         self._plain_allowed = middleware is None or not middleware._middleware_resolvers
+        self._context_info = ContextInfo(self.context_value)
 
-    def _plan(self, parent_type: GraphQLObjectType, fields: GroupedFieldSet) -> Plan | None:
-        # graphql-core memoizes the grouped field set of a selection per
-        # request, so every object of a list shares one: planned once.
+    def _plan(
+        self, parent_type: GraphQLObjectType, fields: GroupedFieldSet
+    ) -> list[tuple[str, Step | None]] | None:
+        """Each field's step (None: the ordinary path), or None if no field
+        has one. graphql-core memoizes the grouped field set of a selection
+        per request, so every object of a list shares one: planned once."""
         cached = self._plans.get(id(fields))
         if cached is not None:
             return cached[1]
-        plan: Plan = []
+        plan: list[tuple[str, Step | None]] = []
         for response_name, details in fields.items():
-            definition = self.schema.get_field(parent_type, details[0].node.name.value)
-            plan.append(
-                (response_name, plain_leaf(definition, parent_type) if definition else None)
-            )
-        found = plan if any(step[1] for step in plan) else None
+            step = self._step(parent_type, response_name, details)
+            # A list goes through graphql-core's resolution (once per list)
+            # and then complete_iterable_value, which completes each item alone.
+            plan.append((response_name, None if step is None or step[1] == LIST else step))
+        found = plan if any(step for _, step in plan) else None
         self._plans[id(fields)] = (fields, found)
         return found
 
-    def _all_plain(
-        self, item_type: GraphQLOutputType, field_details_list: Any, path: Path, info: Any
-    ) -> tuple[GraphQLObjectType, list[tuple[str, Read, Callable[[Any], Any], bool]]] | None:
-        """The object type and steps of a list whose items' selected fields are
-        all plain, or None (the ordinary path)."""
-        object_type = get_nullable_type(item_type)
-        if (
-            not self._plain_allowed
-            or not isinstance(object_type, GraphQLObjectType)
-            or self.get_stream_usage(field_details_list, path) is not None
+    def _object_plan(self, object_type: GraphQLObjectType, details: Any) -> ObjectPlan | None:
+        key = (object_type, id(details))
+        cached = self._object_plans.get(key)
+        if cached is not None:
+            return cached[1]
+        plan: ObjectPlan | None = None
+        check = _type_check(object_type)
+        if check is not False:
+            grouped, defer_usages, _ = self.collect_subfields(object_type, details)
+            steps: list[Step] | None = [] if not defer_usages else None
+            for response_name, field_details in grouped.items():
+                step = self._step(object_type, response_name, field_details)
+                if steps is None or step is None:
+                    steps = None
+                    break
+                steps.append(step)
+            if steps is not None:
+                plan = (check if callable(check) else None, steps)
+        self._object_plans[key] = (details, plan)
+        return plan
+
+    def _step(self, parent_type: GraphQLObjectType, key: str, details: Any) -> Step | None:
+        node = details[0].node
+        name = node.name.value
+        if name == TYPENAME:
+            return (key, CONSTANT, _no_read, False, parent_type.name, True, False)
+        field = self.schema.get_field(parent_type, name)
+        if field is None or name.startswith("__"):
+            return None
+        leaf = plain_leaf(field, parent_type)
+        if leaf is not None:
+            read, serialize, non_null = leaf
+            return (key, LEAF, read, False, serialize, non_null, False)
+        reader = _value_reader(field)
+        if reader is None:
+            return None
+        read, with_info = reader
+        non_null = isinstance(field.type, GraphQLNonNull)
+        nullable = get_nullable_type(field.type)
+        if isinstance(nullable, GraphQLObjectType):
+            plan = self._object_plan(nullable, details)
+            return None if plan is None else (key, OBJECT, read, with_info, plan, non_null, False)
+        if isinstance(nullable, GraphQLList) and not any(
+            directive.name.value == "stream" for directive in node.directives or ()
         ):
-            return None
-        steps = self._plain_steps(object_type, field_details_list, info)
-        return None if steps is None else (object_type, steps)
-
-    def _plain_steps(
-        self, object_type: GraphQLObjectType, field_details_list: Any, info: Any
-    ) -> list[tuple[str, Read, Callable[[Any], Any], bool]] | None:
-        """How to read every selected field of ``object_type`` directly: plain
-        leaves, and attribute fields holding an object whose selected fields are
-        themselves all plain (an edge's ``node``); None if any field is not."""
-        grouped, defer_usages, _ = self.collect_subfields(object_type, field_details_list)
-        if defer_usages:
-            return None
-        plan = self._plan(object_type, grouped) or [(name, None) for name in grouped]
-        steps: list[tuple[str, Read, Callable[[Any], Any], bool]] = []
-        for name, plain in plan:
-            if plain is None:
-                plain = self._plain_object(object_type, name, grouped[name], info)
-                if plain is None:
-                    return None
-            steps.append((name, *plain))
-        return steps
-
-    def _plain_object(
-        self, parent_type: GraphQLObjectType, name: str, details: Any, info: Any
-    ) -> tuple[Read, Callable[[Any], Any], bool] | None:
-        field = self.schema.get_field(parent_type, details[0].node.name.value)
-        definition = (field.extensions or {}).get(DEFINITION) if field else None
-        if (
-            field is None
-            or getattr(field.resolve, "__name__", "") != PLAIN_RESOLVER_NAME
-            or not isinstance(definition, StrawberryField)
-            or definition.default_resolver is not getattr
-        ):
-            return None
-        object_type = get_nullable_type(field.type)
-        if not isinstance(object_type, GraphQLObjectType):
-            return None
-        steps = self._plain_steps(object_type, details, info)
-        if steps is None:
-            return None
-        is_type_of = object_type.is_type_of
-
-        def serialize(value: Any) -> dict[str, Any]:
-            if is_type_of is not None and is_type_of(value, info) is not True:
-                raise _NotPlain
-            return _row(value, steps)
-
-        return attrgetter(definition.python_name), serialize, isinstance(field.type, GraphQLNonNull)
+            item_type = get_nullable_type(nullable.of_type)
+            if isinstance(item_type, GraphQLObjectType):
+                plan = self._object_plan(item_type, details)
+                items_non_null = isinstance(nullable.of_type, GraphQLNonNull)
+                if plan is not None:
+                    return (key, LIST, read, with_info, plan, non_null, items_non_null)
+        return None
 
     def complete_iterable_value(
         self,
@@ -327,36 +481,71 @@ class PlainFieldsExecutor(StrawberryGraphQLCoreExecutionContext):
         items: Iterable[Any],
         position_context: Any,
     ) -> AwaitableOrValue[list[Any]]:
-        """A list of objects whose selected fields are all plain (a page of
-        turns, `lineageGraph`'s nodes) is completed in one loop: graphql-core's
-        per-item completion (a path, five nested calls, the field set looked
-        up again) cost as much as the fields themselves. Any item that is not
-        simply an object with readable values (null, awaitable, not of the
-        type, a value the scalar refuses, a null for a non-null field) sends
-        the whole list back to graphql-core's path, which answers it as before
-        (reading plain fields has no side effects)."""
-        plain = (
-            self._all_plain(item_type, field_details_list, path, info)
-            if isinstance(items, list | tuple)
+        """A list of plain subtrees (a page of turns or of edges, `lineageGraph`'s
+        nodes) is completed in one loop: graphql-core's per-item completion (a
+        path, five nested calls, the field set looked up again, a
+        ``GraphQLResolveInfo`` per field below) cost more than the values.
+        An item with anything irregular (null, awaitable, of another type, a
+        null for a non-null field, a value the scalar refuses, a parent not
+        read yet) is completed alone by graphql-core's path, at its own path,
+        exactly as graphql-core completes every item."""
+        object_type = get_nullable_type(item_type)
+        plan = (
+            self._object_plan(object_type, field_details_list)
+            if self._plain_allowed
+            and isinstance(items, list | tuple)
+            and isinstance(object_type, GraphQLObjectType)
+            and self.get_stream_usage(field_details_list, path) is None
             else None
         )
-        if plain is None:
+        if plan is None:
             return super().complete_iterable_value(
                 item_type, field_details_list, info, path, items, position_context
             )
-        object_type, steps = plain
-        is_type_of = object_type.is_type_of
+        context_info = self._context_info
+        is_awaitable = self.is_awaitable
         completed: list[Any] = []
+        awaitable_indices: list[int] = []
         try:
-            for item in items:
-                if item is None or (is_type_of is not None and is_type_of(item, info) is not True):
-                    raise _NotPlain
-                completed.append(_row(item, steps))
-        except Exception:  # graphql-core answers (or reports) it, below
-            return super().complete_iterable_value(
-                item_type, field_details_list, info, path, items, position_context
-            )
-        return completed
+            for index, item in enumerate(items):
+                if item is not None and not is_awaitable(item):
+                    try:
+                        completed.append(_complete(item, plan, context_info))
+                        continue
+                    except Exception:  # this item by the ordinary path, below
+                        pass
+                item_path = path.add_key(index, None)
+                if is_awaitable(item):
+                    completed.append(
+                        self.complete_awaitable_list_item_value(
+                            item, item_type, field_details_list, info, item_path, position_context
+                        )
+                    )
+                    awaitable_indices.append(index)
+                elif self.complete_list_item_value(
+                    item,
+                    completed,
+                    item_type,
+                    field_details_list,
+                    info,
+                    item_path,
+                    position_context,
+                ):
+                    awaitable_indices.append(index)
+        except Exception:
+            if awaitable_indices:
+                self.settle_in_background([completed[i] for i in awaitable_indices])
+            raise
+        if not awaitable_indices:
+            return completed
+
+        async def get_completed() -> list[Any]:
+            awaited = await gather_with_cancel(*(completed[i] for i in awaitable_indices))
+            for index, value in zip(awaitable_indices, awaited, strict=True):
+                completed[index] = value
+            return completed
+
+        return get_completed()
 
     def execute_fields(
         self,
@@ -374,22 +563,30 @@ class PlainFieldsExecutor(StrawberryGraphQLCoreExecutionContext):
         results: dict[str, Any] = {}
         awaitable_fields: list[str] = []
         is_awaitable = self.is_awaitable
+        context_info = self._context_info
         try:
-            for response_name, plain in plan:
-                if plain is not None:
-                    read, serialize, non_null = plain
+            for response_name, step in plan:
+                if step is not None:
+                    _, kind, read, with_info, arg, non_null, _ = step
                     try:
-                        value = read(source_value)
+                        if kind == CONSTANT:
+                            results[response_name] = arg
+                            continue
+                        value = (
+                            read(source_value, context_info) if with_info else read(source_value)
+                        )
                         if value is not None:
-                            results[response_name] = serialize(value)
+                            results[response_name] = (
+                                arg(value) if kind == LEAF else _complete(value, arg, context_info)
+                            )
                             continue
                         if not non_null:
                             results[response_name] = None
                             continue
-                    except Exception:  # graphql-core reports it, below
+                    except Exception:  # graphql-core answers or reports it, below
                         pass
-                    # A null for a non-null field, or a value the scalar refuses:
-                    # graphql-core's own path raises the located error.
+                    # A null for a non-null field, a value the scalar refuses,
+                    # anything irregular in an object: graphql-core's own path.
                 details = grouped_field_set[response_name]
                 result = self.execute_field(
                     parent_type,
@@ -415,3 +612,7 @@ class PlainFieldsExecutor(StrawberryGraphQLCoreExecutionContext):
             return results
 
         return get_results()
+
+
+def _no_read(source: Any) -> None:
+    return None

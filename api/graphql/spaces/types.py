@@ -144,12 +144,12 @@ class Space(relay.Node):
         ] = None,
         after: PageCursor = None,
     ) -> relay.Connection[CheckpointRef]:
-        from ..checkpoints.types import Checkpoint, prime
+        from ..checkpoints.types import node_of, prime
 
         request = page_request(scope=CHECKPOINTS, first=first, after=after, cap=1000)
         page = await reading.lineage(info.context.actor, self.domain_space, request)
         prime(info, page.items)
-        return connection(page, Checkpoint.from_domain, lambda c: c.id, scope=CHECKPOINTS)
+        return connection(page, lambda c: node_of(info, c), lambda c: c.id, scope=CHECKPOINTS)
 
     @strawberry.field(
         description="The whole lineage in one compact answer: every checkpoint (id, hash, "
