@@ -10,7 +10,9 @@ import base64
 import logging
 
 import pytest
+from strawberry import relay
 
+from api.graphql.core import ids, pagination
 from tests.support.graphql import GraphQLClient, without_cost
 from tests.support.ops import checkpoint, create_session, create_space, send
 
@@ -221,3 +223,15 @@ async def test_a_real_bug_is_still_masked_and_logged(
     logged = [r for r in caplog.records if r.levelno >= logging.ERROR]
     assert len(logged) == 1
     assert "a bug with a secret" in str(logged[0].exc_info or logged[0].getMessage())
+
+
+def test_a_prefix_encoded_once_gives_the_whole_encoding() -> None:
+    # prefixes of every length modulo 3, texts of several lengths
+    for prefix in ["", "S:", "Turn:", "Session:", "Checkpoint:", "cursor:turns/U2Vzc2lvbjox:"]:
+        encode = ids.prefixed(prefix)
+        for text in ["", "1", "42", "123", "9223372036854775807", "é"]:
+            assert encode(text) == base64.b64encode(f"{prefix}{text}".encode()).decode()
+    assert ids.encode("Checkpoint", 12) == relay.to_base64("Checkpoint", 12)
+    assert pagination.cursor("checkpoints", 7) == base64.b64encode(b"cursor:checkpoints:7").decode(
+        "ascii"
+    )
