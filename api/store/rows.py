@@ -246,11 +246,25 @@ def _json(value: Any) -> Any:
     return json.loads(value) if isinstance(value, str | bytes) else value
 
 
+def _json_columns(values: Sequence[Any]) -> list[Any]:
+    """Several JSON columns of a row, those that are text (each one JSON value,
+    as stored) decoded in one ``json.loads``: the same values as one call
+    each, whose fixed cost was most of a short list's."""
+    texts = [value for value in values if type(value) is str]
+    if len(texts) > 1:
+        decoded = json.loads("[" + ",".join(texts) + "]")
+        if len(decoded) == len(texts):  # else one was not one JSON value: below
+            found = iter(decoded)
+            return [next(found) if type(value) is str else _json(value) for value in values]
+    return [_json(value) for value in values]
+
+
 def checkpoint_record(record: Sequence[Any]) -> Checkpoint:
     """A checkpoint from a raw row of ``CHECKPOINT_COLUMNS``, by position: the
     same as ``checkpoint`` of the ORM row, without building the model instance
     (which cost more than the query in a page of checkpoints)."""
     first, last = record[15], record[16]
+    decisions, tasks, open_questions, entities, item_ids = _json_columns(record[8:13])
     return Checkpoint(
         id=record[0],
         hash=record[1],
@@ -261,11 +275,11 @@ def checkpoint_record(record: Sequence[Any]) -> Checkpoint:
             title=record[5] or "",
             objective=record[6] or "",
             summary=record[7] or "",
-            decisions=tuple(_json(record[8]) or ()),
-            tasks=tuple(_json(record[9]) or ()),
-            open_questions=tuple(_json(record[10]) or ()),
-            entities=tuple(_json(record[11]) or ()),
-            item_ids=_item_ids(_json(record[12])),
+            decisions=tuple(decisions or ()),
+            tasks=tuple(tasks or ()),
+            open_questions=tuple(open_questions or ()),
+            entities=tuple(entities or ()),
+            item_ids=_item_ids(item_ids),
         ),
         author_agent=record[13],
         source_session_id=record[14],
