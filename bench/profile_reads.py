@@ -1,8 +1,9 @@
-"""``python -m bench.profile_reads [--db sqlite|postgres] [--reads N] [--profile SERIES]``
+"""``python -m bench.profile_reads [--db D] [--reads N] [--profile SERIES] [--checkpoints N]``
 
 Where a whole read's server CPU goes, per node: the paged ``lineage`` (pages of
 100 with the issue's fields, pages of 100 with every plain checkpoint field,
-pages of 1,000 as ``bench/reads.py`` reads them) of a 1,000-checkpoint space,
+pages of 1,000 as ``bench/reads.py`` reads them, and with every plain field)
+of a 1,000-checkpoint space (``--checkpoints``: another size),
 and every turn of a 10,000-turn session (pages of 1,000 by ``edges`` and by
 ``nodes``, pages of 100). The app runs in-process as in ``python -m bench``;
 each figure is this process's CPU time (``time.process_time``) over the read
@@ -45,13 +46,16 @@ LINEAGE_100 = """query($id: ID!, $after: String) { space(id: $id) {
   lineage(first: 100, after: $after) {
   pageInfo { hasNextPage endCursor }
   edges { node { id shortHash title branchName createdAt parent { id } } } } } }"""
-# Every plain checkpoint field, pages of 100.
-LINEAGE_100_FULL = """query($id: ID!, $after: String) { space(id: $id) {
-  lineage(first: 100, after: $after) {
+# Every plain checkpoint field, pages of 100 (and of 1,000: the whole lineage
+# with its content, against the reference's one request).
+LINEAGE_FULL = """query($id: ID!, $after: String) { space(id: $id) {
+  lineage(first: FIRST, after: $after) {
   pageInfo { hasNextPage endCursor }
   edges { node { id hash shortHash title objective summary decisions tasks openQuestions
     entities authorAgent baseSequence branchName createdAt sourceTurnRange { first last }
     parent { id } mergeParent { id } } } } } }"""
+LINEAGE_100_FULL = LINEAGE_FULL.replace("FIRST", "100")
+LINEAGE_1000_FULL = LINEAGE_FULL.replace("FIRST", "1000")
 
 CHECKPOINTS, TURNS = 1000, 10_000
 
@@ -72,6 +76,7 @@ def _reads(reader: Reader, space_id: int, session_id: int) -> dict[str, Read]:
         "lineage(first: 100)": reader.pages(LINEAGE_100, space, lineage),
         "lineage(first: 100) all fields": reader.pages(LINEAGE_100_FULL, space, lineage),
         "lineage(first: 1000)": reader.pages(LINEAGE_PAGES, space, lineage),
+        "lineage(first: 1000) all fields": reader.pages(LINEAGE_1000_FULL, space, lineage),
         "turns(first: 1000) edges": reader.pages(TURN_PAGES, {**session, "first": 1000}, turns),
         "turns(first: 1000) nodes": reader.pages(
             TURN_NODE_PAGES, {**session, "first": 1000}, turns
@@ -80,13 +85,15 @@ def _reads(reader: Reader, space_id: int, session_id: int) -> dict[str, Read]:
     }
 
 
-async def run(database: str, reads: int, profile: str | None) -> None:
+async def run(
+    database: str, reads: int, profile: str | None, checkpoints: int = CHECKPOINTS
+) -> None:
     async with temporary_database(database) as url:
         app = create_app(Settings(database_url=url, providers_file=None))
         async with app.router.lifespan_context(app):
             seeder = Seeder()
             owner = await seeder.owner()
-            space = await seeder.lineage_space(owner, CHECKPOINTS, SIDE_BRANCHES)
+            space = await seeder.lineage_space(owner, checkpoints, SIDE_BRANCHES)
             (session_id,) = await seeder.sessions(owner, None, 1, title="Whole")
             await seeder.turns(session_id, TURNS)
             await seeder.fix_sequences()
@@ -117,13 +124,16 @@ async def _time(series: dict[str, Read], reads: int) -> None:
             wall[name].append(outcome.ms / outcome.returned)
             shape[name] = (outcome.returned, outcome.requests)
     print(
-        f"{'read':32} {'nodes':>6} {'requests':>8}  CPU ms/node min / median   wall ms/node median"
+        f"{'read':32} {'nodes':>6} {'requests':>8}  CPU ms/node min / median   "
+        "wall ms/node median   whole read: CPU ms / wall ms (medians)"
     )
     for name in series:
         nodes, requests = shape[name]
+        cpu_median, wall_median = statistics.median(cpu[name]), statistics.median(wall[name])
         print(
             f"{name:32} {nodes:6} {requests:8}  {min(cpu[name]):.4f} / "
-            f"{statistics.median(cpu[name]):.4f}          {statistics.median(wall[name]):.4f}"
+            f"{cpu_median:.4f}          {wall_median:.4f}"
+            f"                {cpu_median * nodes:7.0f} / {wall_median * nodes:7.0f}"
         )
 
 
@@ -148,8 +158,14 @@ def main() -> None:
         metavar="SERIES",
         help="cProfile this series instead, e.g. 'lineage(first: 100)'",
     )
+    parser.add_argument(
+        "--checkpoints",
+        type=int,
+        default=CHECKPOINTS,
+        help="checkpoints on the lineage's main branch (10000: the issue's whole lineage)",
+    )
     arguments = parser.parse_args()
-    asyncio.run(run(arguments.db, arguments.reads, arguments.profile))
+    asyncio.run(run(arguments.db, arguments.reads, arguments.profile, arguments.checkpoints))
 
 
 if __name__ == "__main__":
