@@ -3,6 +3,9 @@ rows made (``rows.checkpoint``), and a raw page is the keyset page it was."""
 
 from __future__ import annotations
 
+import json
+
+import pytest
 from starlette.applications import Starlette
 
 from api.domain.hashing import checkpoint_hash
@@ -95,3 +98,16 @@ async def test_a_raw_page_is_the_keyset_page(app: Starlette) -> None:
     whole = await checkpoints.page(space_id, requests[-2])
     assert [c.title for c in (c.content for c in whole.items)] == [f"c{n}" for n in range(5)]
     assert (whole.has_next, whole.has_previous) == (False, False)
+
+
+def test_json_columns_decoded_together_are_the_same_values() -> None:
+    assert rows._json_columns(['["a", "b"]', None, "[]", '{"x": [1]}', ["kept"]]) == [
+        ["a", "b"],
+        None,
+        [],
+        {"x": [1]},
+        ["kept"],
+    ]
+    # a text that is not one JSON value fails as it failed alone
+    with pytest.raises(json.JSONDecodeError):
+        rows._json_columns(["[1]", "1, 2"])
