@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
+from typing import Any, cast
 
 from tortoise.expressions import Subquery
 from tortoise.transactions import in_transaction
@@ -91,8 +92,18 @@ async def get_many(user_id: int, ids: list[int]) -> dict[int, Space]:
     """The spaces among ``ids`` the user is a member of."""
     if not ids:
         return {}
-    found = await models.Space.filter(id__in=ids).filter(id__in=_of_member(user_id))
-    return {row.id: rows.space(row) for row in found}
+    # Raw: read for every request that names a space and for every parent a
+    # request had not read (the ORM's query building cost more than the statement).
+    found = await sql.fetch_rows(
+        sql.connection(),
+        f"SELECT {rows.SPACE_COLUMNS} FROM space s WHERE s.id IN ({', '.join('?' for _ in ids)})"
+        " AND s.id IN (SELECT space_id FROM space_member WHERE user_id = ?)",
+        [*ids, user_id],
+    )
+    return {
+        space.id: space
+        for space in (rows.space_record(cast("Mapping[str, Any]", r)) for r in found)
+    }
 
 
 @finished

@@ -10,8 +10,15 @@ from starlette.applications import Starlette
 
 from api.domain.hashing import checkpoint_hash
 from api.domain.pages import PageRequest
-from api.domain.types import Checkpoint, CheckpointContent, ItemIds, TurnRange
-from api.store import checkpoints, models, rows
+from api.domain.types import (
+    ChatSettings,
+    Checkpoint,
+    CheckpointContent,
+    ItemIds,
+    SpaceRole,
+    TurnRange,
+)
+from api.store import checkpoints, models, rows, spaces
 from api.store.paging import keyset_page
 from tests.store.test_store import make_session
 
@@ -111,3 +118,29 @@ def test_json_columns_decoded_together_are_the_same_values() -> None:
     # a text that is not one JSON value fails as it failed alone
     with pytest.raises(json.JSONDecodeError):
         rows._json_columns(["[1]", "1, 2"])
+
+
+async def test_spaces_read_raw_are_the_orm_rows(app: Starlette) -> None:
+    owner = await spaces.local_user_id()
+    plain = await spaces.create(owner, "Plain", "")
+    tuned = await spaces.create(owner, "Tuned", "with settings")
+    await spaces.update(
+        owner,
+        tuned.id,
+        name=None,
+        description=None,
+        roles=list(SpaceRole),
+        settings=ChatSettings(instructions="Be brief.", temperature=0.5, stop=("END",)),
+    )
+    stranger = await models.User.create(name="stranger", created_at=plain.created_at)
+    theirs = await spaces.create(stranger.id, "Theirs", "")
+    orm = {row.id: rows.space(row) for row in await models.Space.all()}
+    raw = await spaces.get_many(owner, [plain.id, tuned.id, theirs.id, 10**12])
+    # only the spaces the user is a member of, each as the ORM reads it
+    assert raw == {plain.id: orm[plain.id], tuned.id: orm[tuned.id]}
+    assert raw[tuned.id].settings == ChatSettings(
+        instructions="Be brief.", temperature=0.5, stop=("END",)
+    )
+    assert raw[plain.id].created_at.utcoffset() is not None
+    assert await spaces.get_many(stranger.id, [plain.id, theirs.id]) == {theirs.id: orm[theirs.id]}
+    assert await spaces.get_many(owner, []) == {}
