@@ -6,12 +6,13 @@ import importlib
 
 import pytest
 from starlette.applications import Starlette
+from tortoise.transactions import in_transaction
 
 from api.domain import search_query
 from api.domain.hashing import checkpoint_hash
-from api.domain.types import CheckpointContent, MemoryScope, Role, SpaceRole
+from api.domain.types import CheckpointContent, MemoryScope, Role, SpaceRole, Visibility
 from api.domain.validation import FieldProblem
-from api.store import checkpoints, search, sessions, spaces, sql, turns
+from api.store import checkpoints, members, search, sessions, spaces, sql, turns
 from api.store.search import Kind
 from tests.store.test_store import save
 from tests.support.queries import count_statements
@@ -355,3 +356,154 @@ async def test_postgres_finds_the_same_newest_matches_by_every_path(
         with count_statements() as statements:
             assert sorted(await _find(owner, "rare")) == newest_rare, path
         assert len(statements) == (2 if path == (search.Path.WINDOW, 6) else 1), path
+
+
+async def _user(name: str) -> int:
+    row = await sql.fetch_one(
+        sql.connection(),
+        "INSERT INTO smriti_user (name, created_at) VALUES (?, CURRENT_TIMESTAMP) RETURNING id",
+        [name],
+    )
+    assert row is not None
+    return int(row["id"])
+
+
+async def _team_corpus() -> tuple[int, int, set[str]]:
+    """Alice (the local user) reads her own turns and sessions, the entries of
+    her space and of Bob's team space she is a member of, and the sessions Bob
+    shares with it; not Bob's private session nor anything of Carol's.
+    Returns (alice, the team space's id, every readable body with "otter")."""
+    alice = await spaces.local_user_id()
+    bob, carol = await _user("bob"), await _user("carol")
+    team = await spaces.create(bob, "Team otter space", "river otter notes")
+    await members.add(team.id, alice, SpaceRole.EDITOR, by=bob)
+    own_space = await spaces.create(alice, "My otter space", "")
+    carols = await spaces.create(carol, "Carol's otter space", "river otter")
+    alone = await _session(alice, None, title="Private otter walk")
+    mine_in_team = await _session(alice, team.id, title="Alice shares an otter")
+    await sessions.set_visibility(alice, mine_in_team, Visibility.SPACE)
+    bob_shared = await _session(bob, team.id, title="Bob shares a river otter")
+    await sessions.set_visibility(bob, bob_shared, Visibility.SPACE)
+    bob_private = await _session(bob, team.id, title="Bob's private otter")
+    carol_session = await _session(carol, carols.id, title="Carol's river otter")
+    readable = {
+        "Team otter space\nriver otter notes",
+        "My otter space\n",
+        "Private otter walk",
+        "Alice shares an otter",
+        "Bob shares a river otter",
+    }
+    # Interleaved, so that each part of Alice's scope holds some of the newest.
+    for n in range(12):
+        text = f"{'river ' if n % 2 else ''}otter {n}"
+        for session_id, body in (
+            (alone, f"alone {text}"),
+            (mine_in_team, f"mine in team {text}"),
+            (bob_shared, f"bob shared {text}"),
+        ):
+            await _turn(session_id, body)
+            readable.add(body)
+        await _turn(bob_private, f"bob private {text}")
+        await _turn(carol_session, f"carol {text}")
+        if n % 3 == 0:
+            await save(team.id, bob_shared, f"team checkpoint {text}")
+            await save(own_space.id, alone, f"own checkpoint {text}")
+            await save(carols.id, carol_session, f"carol checkpoint {text}")
+            # A checkpoint's body: title, objective, summary and items, a line each.
+            readable |= {f"team checkpoint {text}\n\n\n", f"own checkpoint {text}\n\n\n"}
+    return alice, team.id, readable
+
+
+async def test_a_member_finds_the_same_newest_matches_by_every_path(
+    app: Starlette, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The walk of a user who reads more than their own entries merges a walk
+    per part of their scope (PostgreSQL); the GIN path reads every match, so
+    every path must give the same page. SQLite has one path: its hits are
+    checked the same way."""
+    alice, team, readable = await _team_corpus()
+    assert await members.shares_anything(alice)
+
+    async def found(text: str, path: tuple[search.Path, int], **options: object) -> list[object]:
+        monkeypatch.setattr(search, "choose_path", lambda _q, _s: path)
+        entries = await search.find(
+            alice,
+            search_query.parse(text),
+            space_id=options.get("space_id"),  # type: ignore[arg-type]
+            kinds=options.get("kinds"),  # type: ignore[arg-type]
+            limit=100,
+            offset=0,
+            shared=True,
+        )
+        return [(e.kind, e.object_id, e.body, e.rank) for e in entries]
+
+    everything = await found("otter", (search.Path.GIN, 0))
+    assert {body for _kind, _id, body, _rank in everything} == readable
+    river = {body for body in readable if "river otter" in body}
+    assert {
+        body for _k, _i, body, _r in await found('"river otter"', (search.Path.GIN, 0))
+    } == river
+
+    paths = [(search.Path.WALK, 0), (search.Path.GIN, 0), (search.Path.WINDOW, 40)]
+    options: list[dict[str, object]] = [
+        {},
+        {"kinds": [Kind.TURN]},
+        {"kinds": [Kind.CHECKPOINT, Kind.SPACE]},
+        {"space_id": team},
+    ]
+    for ranked in (5, 1000):
+        monkeypatch.setattr(search, "RANKED_MATCHES", ranked)
+        for text in ("otter", '"river otter"', "river otter"):
+            for option in options:
+                pages = [await found(text, path, **option) for path in paths]
+                assert pages[0] == pages[1] == pages[2], (ranked, text, option)
+                # 5: only the newest five are ranked, in each part's walk too.
+                assert len(pages[0]) == min(ranked, len(pages[0])) and len(pages[0]) >= 5
+
+
+async def test_a_members_walk_reads_each_part_of_their_scope_newest_first(
+    app: Starlette, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PostgreSQL: the member's walk reads each part of their scope on its own
+    index (0017: their turns and sessions, each space, each shared session)
+    instead of reading and sorting every entry (the OR of the scope has no
+    index to walk)."""
+    if not _postgres():
+        pytest.skip("FTS5 walks its matches newest first whatever the scope")
+    alice, _team, _readable = await _team_corpus()
+    monkeypatch.setattr(search, "choose_path", lambda _q, _s: (search.Path.WALK, 0))
+    issued: list[tuple[str, list[object]]] = []
+    fetch = sql.fetch
+
+    async def capture(conn: object, statement: str, params: list[object]) -> object:
+        issued.append((statement, params))
+        return await fetch(conn, statement, params)
+
+    monkeypatch.setattr(sql, "fetch", capture)
+    found = await search.find(
+        alice,
+        search_query.parse("otter"),
+        space_id=None,
+        kinds=None,
+        limit=20,
+        offset=0,
+        shared=True,
+    )
+    assert len(found) == 20
+    monkeypatch.setattr(sql, "fetch", fetch)
+    [(statement, params)] = [(s, p) for s, p in issued if "ts_rank_cd" in s]
+    # A table of a few dozen rows is read whole by choice: plan as for a large one.
+    async with in_transaction("default") as conn:
+        await conn.execute_script("SET LOCAL enable_seqscan = off")
+        plan = "\n".join(
+            row["QUERY PLAN"] for row in await fetch(conn, "EXPLAIN " + statement, params)
+        )
+    # Each part on its own index (a space's or a session's few entries may be
+    # read through a bitmap, then sorted), never the whole table.
+    for index in (
+        "search_entry_own_newest",
+        "search_entry_space_newest",
+        "search_entry_session_newest",
+    ):
+        assert index in plan, plan
+    assert "Seq Scan on search_entry" not in plan, plan
