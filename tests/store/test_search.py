@@ -507,3 +507,63 @@ async def test_a_members_walk_reads_each_part_of_their_scope_newest_first(
     ):
         assert index in plan, plan
     assert "Seq Scan on search_entry" not in plan, plan
+
+
+async def test_sqlite_ranks_a_phrase_as_bm25_does_without_counting_it_each_time(
+    app: Starlette, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A query that is one phrase is ranked by bm25's formula outside FTS5
+    (whose bm25 counts every row holding the phrase at every search): the same
+    entries, ranks (to the last bit) and order as FTS5's bm25, for every
+    filter and page; the phrase is counted once, not at each search."""
+    if _postgres():
+        pytest.skip("PostgreSQL ranks with ts_rank_cd, which counts nothing")
+    alice, team, _readable = await _team_corpus()
+    sid = await _session(alice, None)
+    # Phrases once or twice, in texts of different lengths; a word twice.
+    for n in range(40):
+        filler = " and more" * (n % 7)
+        twice = " river otter again" if n % 5 == 0 else ""
+        await _turn(sid, f"the river otter {n}{filler}{twice}, otter otter river")
+    search.forget_phrase_counts()
+
+    async def page(text: str, **options: object) -> list[object]:
+        entries = await search.find(
+            alice,
+            search_query.parse(text),
+            space_id=options.get("space_id"),  # type: ignore[arg-type]
+            kinds=options.get("kinds"),  # type: ignore[arg-type]
+            limit=options.get("limit", 100),  # type: ignore[arg-type]
+            offset=options.get("offset", 0),  # type: ignore[arg-type]
+            shared=bool(options.get("shared", True)),
+        )
+        return [(e.kind, e.object_id, e.body, e.rank) for e in entries]
+
+    cases: list[dict[str, object]] = [
+        {},
+        {"shared": False},
+        {"kinds": [Kind.TURN]},
+        {"space_id": team},
+        {"limit": 7, "offset": 5},
+    ]
+    for ranked in (1000, 9):
+        monkeypatch.setattr(search, "RANKED_MATCHES", ranked)
+        for text in ('"river otter"', '"otter river"', '"river ott*"', '"the river otter"'):
+            assert search.ranked_here(search_query.parse(text))
+            for case in cases:
+                with monkeypatch.context() as bm25_only:
+                    bm25_only.setattr(search, "ranked_here", lambda _q: False)
+                    expected = await page(text, **case)
+                assert expected or "space_id" in case, (text, case)
+                assert await page(text, **case) == expected, (ranked, text, case)
+    assert not search.ranked_here(search_query.parse('"otter otter"'))
+    assert not search.ranked_here(search_query.parse('"river otter" the'))
+    assert not search.ranked_here(search_query.parse("otter"))
+
+    with count_statements() as statements:
+        await page('"river otter"')
+    assert not any("bm25(" in s or "count(*)" in s for s in statements), statements
+    search.forget_phrase_counts()
+    with count_statements() as statements:
+        await page('"river otter"')
+    assert sum("count(*)" in s for s in statements) == 1, statements
