@@ -60,8 +60,12 @@ LIMIT ? OFFSET ?
 # what it weighed when counted). The same rows, ranks and order as bm25's, as
 # long as the count holds. A phrase with a word twice is left to bm25:
 # highlight() merges instances that overlap.
+#
+# highlight() adds one character per instance: the length it adds counts them.
+# The bodies of the page's rows only are read afterwards.
 _SQLITE_PHRASE = """
-SELECT kind, object_id, body, highlight(search_fts, 0, char(1), '') AS marked,
+SELECT rowid, kind, object_id,
+       length(highlight(search_fts, 0, char(1), '')) - length(body) AS instances,
        (SELECT sz FROM search_fts_docsize WHERE id = search_fts.rowid) AS sizes,
        (SELECT block FROM search_fts_data WHERE id = 1) AS totals
 FROM search_fts
@@ -70,6 +74,7 @@ ORDER BY rowid DESC
 LIMIT ?
 """
 _SQLITE_COUNT = "SELECT count(*) AS hits FROM search_fts WHERE search_fts MATCH ?"
+_SQLITE_BODIES = "SELECT rowid, body FROM search_fts WHERE rowid IN ({rowids})"
 BM25_K1 = 1.2  # FTS5's constants
 BM25_B = 0.75
 PHRASE_COUNT_SECONDS = 60.0
@@ -132,39 +137,45 @@ async def _phrase_count(conn: Any, expression: str) -> int:
     return hits
 
 
+def _size(blob: bytes) -> int:
+    """A row's length in tokens: the sum of its columns' sizes (docsize)."""
+    if max(blob, default=0) < 0x80:
+        return sum(blob)  # every size one byte: most rows
+    return sum(_varints(blob))
+
+
 async def _sqlite_phrase(
     conn: Any, expression: str, scope: str, params: list[Any], filters: str, limit: int, offset: int
 ) -> list[dict[str, Any]]:
     """A one-phrase query's page on SQLite, ranked as bm25 ranks it (above)."""
-    rows = await sql.fetch(
+    rows = await sql.fetch_rows(
         conn,
         _SQLITE_PHRASE.format(scope=scope, filters=filters),
         [expression, *params, RANKED_MATCHES],
     )
     if not rows:
         return []
-    totals = _varints(rows[0]["totals"])
+    totals = _varints(rows[0][5])
     entries, tokens = totals[0], sum(totals[1:])
     hits = await _phrase_count(conn, expression)
     idf = math.log((entries - hits + 0.5) / (hits + 0.5))
     if idf <= 0.0:
         idf = 1e-6  # as bm25: a phrase in more than half the rows
     average = tokens / entries
-    ranked = []
-    for row in rows:
-        body = row["body"]
-        instances = float(row["marked"].count("\x01") - body.count("\x01"))
-        size = float(sum(_varints(row["sizes"])))
-        ranked.append(
-            {
-                "kind": row["kind"],
-                "object_id": row["object_id"],
-                "body": body,
-                "rank": bm25(instances, size, idf, average),
-            }
+    ranked = sorted(
+        (
+            (-bm25(float(instances), float(_size(sizes)), idf, average), kind, object_id, rowid)
+            for rowid, kind, object_id, instances, sizes, _totals in rows
         )
-    ranked.sort(key=lambda r: (-r["rank"], r["kind"], r["object_id"]))
-    return ranked[offset : offset + limit]
+    )[offset : offset + limit]
+    if not ranked:
+        return []
+    statement = _SQLITE_BODIES.format(rowids=", ".join(str(int(r[3])) for r in ranked))
+    bodies: dict[int, str] = {row[0]: row[1] for row in await sql.fetch_rows(conn, statement)}
+    return [
+        {"kind": kind, "object_id": object_id, "body": bodies[rowid], "rank": -score}
+        for score, kind, object_id, rowid in ranked
+    ]
 
 
 # The page is chosen on the narrow columns; the bodies of its few rows only
