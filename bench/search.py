@@ -13,7 +13,11 @@ Reported:
   process), the shapes interleaved; target: p50 < 20 ms. Twice: as a user
   who reads only their own entries, then as the same user once they are a
   member of a teammate's space (their search is then scoped by everything
-  they may read: ``api.store.members.shares_anything``);
+  they may read: ``api.store.members.shares_anything``). With each shape's
+  CPU per search: this process's (the app, and SQLite in its thread) plus,
+  on PostgreSQL, the server's backends serving this database (/proc/PID/stat,
+  so a local server; parallel workers, which come and go, are not counted).
+  On a loaded machine the CPU figure is the one to compare;
 * ``sendMessage`` with the turn-index trigger and without it (dropped, then
   recreated from its own definition), in alternating blocks so load drift
   hits both; target: with <= 1.10 * without (p50).
@@ -33,6 +37,7 @@ import random
 import sys
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import httpx
 from tortoise import connections
@@ -44,6 +49,7 @@ from api.settings import Settings
 from api.store import members, models
 from api.store import search as search_index
 from bench.__main__ import BASE_URL
+from bench.concurrent_streams import cpu_seconds
 from bench.databases import temporary_database
 from bench.measure import Measurer
 from bench.report import P50, P95, percentile
@@ -152,6 +158,23 @@ def _checkpoint(corpus: Corpus) -> object:
     return content
 
 
+async def _backends() -> list[int]:
+    """PostgreSQL: the pids of the server processes serving this database, when
+    the server is on this machine (their /proc entries readable); else none."""
+    conn = connections.get("default")
+    if str(conn.capabilities.dialect) != "postgres":
+        return []
+    rows = await conn.execute_query_dict(
+        "SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+        "AND backend_type = 'client backend'"
+    )
+    return [int(r["pid"]) for r in rows if Path(f"/proc/{r['pid']}/stat").exists()]
+
+
+def _cpu_seconds(backends: list[int]) -> float:
+    return time.process_time() + sum(cpu_seconds(pid) for pid in backends)
+
+
 async def _join_a_team(seeder: Seeder, owner: int) -> None:
     """``owner`` becomes an EDITOR of a teammate's (empty) space."""
     teammate = await models.User.create(name="Teammate", created_at=seeder.now)
@@ -242,6 +265,7 @@ async def run(database: str, plan: Plan) -> int:
                 }
                 hits: dict[str, int] = {}
                 samples: dict[str, list[float]] = {}
+                cpu: dict[str, float] = {}
                 for scope in SCOPES:
                     if scope == SCOPES[1]:
                         await _join_a_team(seeder, owner)
@@ -250,9 +274,13 @@ async def run(database: str, plan: Plan) -> int:
                             _, data = await request()
                         hits[f"{name}{scope}"] = len(data["search"]["edges"])
                         samples[f"{name}{scope}"] = []
+                        cpu[f"{name}{scope}"] = 0.0
+                    backends = await _backends()
                     for _ in range(plan.searches):
                         for name, request in workloads.items():
+                            before = _cpu_seconds(backends)
                             elapsed, _ = await request()
+                            cpu[f"{name}{scope}"] += _cpu_seconds(backends) - before
                             samples[f"{name}{scope}"].append(elapsed)
 
                 for _ in range(10):
@@ -274,13 +302,14 @@ async def run(database: str, plan: Plan) -> int:
         f"seeded {SESSIONS * TURNS_PER_SESSION:,} turns and {CHECKPOINTS:,} checkpoints "
         f"in {seed_seconds:.0f} s"
     )
-    print(f"{'query':43} {'page':>4} {'p50 ms':>8} {'p95 ms':>8}  path")
+    print(f"{'query':43} {'page':>4} {'p50 ms':>8} {'p95 ms':>8} {'CPU ms':>7}  path")
     all_p50 = []
     for name, values in samples.items():
         p50 = percentile(values, P50)
         all_p50.append(p50)
         print(
-            f"{name:43} {hits[name]:>4} {p50:>8.2f} {percentile(values, P95):>8.2f}  "
+            f"{name:43} {hits[name]:>4} {p50:>8.2f} {percentile(values, P95):>8.2f} "
+            f"{1000 * cpu[name] / len(values):>7.2f}  "
             f"{paths.get(name.removesuffix(SCOPES[1]), '')}"
         )
     everything = [v for values in samples.values() for v in values]
