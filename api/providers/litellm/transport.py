@@ -17,13 +17,14 @@ else (``_key_to_send``).
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from ...domain.types import ChatMessage, ModelParameters, Usage
-from ...errors import ProviderError
+from ...errors import ErrorCode, ProviderError
 from ..types import Completion, ModelRef, StreamChunk
 from . import loader
 from .errors import no_answer, provider_error
@@ -43,6 +44,8 @@ _KEYLESS_ROUTES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     route: (("OLLAMA_API_KEY",), ("ollama_key", "api_key", "openai_key"))
     for route in ("ollama", "ollama_chat")
 }
+
+log = logging.getLogger("smriti")
 
 _window_cache: dict[tuple[str, str | None], int] = {}
 _output_cache: dict[tuple[str, str | None], int] = {}
@@ -65,19 +68,9 @@ class LiteLLMTransport:
     ) -> Completion:
         """One whole answer from ``ref``; failures raise ``ProviderError``."""
         litellm = await loader.loaded()
-        failure: ProviderError | None
         request = self._request(messages, ref, api_key, parameters)
-        try:
-            with unmapped() as words:
-                response = await litellm.acompletion(**request)
-        except Exception as exc:
-            failure = provider_error(exc, ref, timeout=self.timeout)
-        else:
-            failure = None
-        if failure is not None:
-            # Raised outside the except block so the ProviderError carries no
-            # __context__: the original exception holds the provider's text.
-            raise failure
+        with unmapped() as words:
+            response = await self._call(litellm, request, ref)
         choices = getattr(response, "choices", None) or []
         text = (getattr(choices[0].message, "content", None) or "") if choices else ""
         usage = _usage(getattr(response, "usage", None))
@@ -113,17 +106,9 @@ class LiteLLMTransport:
         """
         litellm = await loader.loaded()
         request = self._request(messages, ref, api_key, parameters)
-        failure: ProviderError | None
-        try:
-            response = await litellm.acompletion(
-                **request, stream=True, stream_options={"include_usage": True}
-            )
-        except Exception as exc:
-            failure = provider_error(exc, ref, timeout=self.timeout)
-        else:
-            failure = None
-        if failure is not None:
-            raise failure  # outside the except block: no __context__, see complete()
+        request |= {"stream": True, "stream_options": {"include_usage": True}}
+        response = await self._call(litellm, request, ref)
+        failure: ProviderError | None = None
         reported: Any = None
         priced: Any = None  # the usage chunk, which LiteLLM has already priced
         finish_reason: Any = None
@@ -222,6 +207,36 @@ class LiteLLMTransport:
         return cached
 
     # --- internals ------------------------------------------------------------
+
+    async def _call(self, litellm: Any, request: dict[str, Any], ref: ModelRef) -> Any:
+        """``litellm.acompletion(**request)``: the response (a stream's, once its
+        status line has arrived), or the call's ``ProviderError``.
+
+        One retry, at once, for one failure only: a connection that failed
+        before any answer came (PROVIDER_UNREACHABLE here; not a timeout, not an
+        HTTP error). Why: LiteLLM's aiohttp pool keeps an idle connection up to
+        15 s, while many OpenAI-compatible servers close theirs after 5 s
+        (uvicorn's keep-alive: vLLM, anything on FastAPI); a call that takes a
+        pooled connection just as the server closes it fails with "Connection
+        error." having sent nothing the server answered, and the same call on
+        another connection succeeds. What it costs: a server really down is
+        tried twice before the same error, one more refused connect and one more
+        pass through LiteLLM's error path (~13 ms of CPU on the development
+        machine, as much as the first). A failure once the answer has begun (a
+        stream cut after its status line or a piece) is not retried: the server
+        took that request.
+        """
+        for last in (False, True):
+            try:
+                return await litellm.acompletion(**request)
+            except Exception as exc:
+                failure = provider_error(exc, ref, timeout=self.timeout)
+            if last or failure.code is not ErrorCode.PROVIDER_UNREACHABLE:
+                break
+            log.info("%s: the connection failed before any answer; trying once more", ref.name)
+        # Raised outside the except block, so the ProviderError carries no
+        # __context__: the original exception holds the provider's text.
+        raise failure
 
     def _request(
         self,
