@@ -4,6 +4,7 @@
     python -m bench.concurrent_streams --db both --streams 100,200,300
     python -m bench.concurrent_streams --drip 0.2 --pieces 100
     python -m bench.concurrent_streams --quick              # 50,100,200 streams, 5 s each
+    python -m bench.concurrent_streams --quick --profile /tmp/streams.prof   # cProfile Smriti's runs
 
 What runs (see bench/README.md, "Concurrent streams"):
 
@@ -41,6 +42,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 import argparse
 import asyncio
 import json
+import signal
 import statistics
 import sys
 import tempfile
@@ -55,12 +57,14 @@ import httpx
 
 from bench.databases import temporary_database
 from bench.drip import WARM, expected_text
+from bench.profiled_serve import PROFILE_VARIABLE
 from bench.side_by_side import (
     CLIENT_CORE,
     SERVER_CORE,
     BenchmarkError,
     can_pin,
     database_version,
+    environment,
     output,
     provider_process,
     rss_mb,
@@ -426,6 +430,7 @@ class Args:
     ladder: list[int]
     pieces: int
     drip: float
+    profile: Path | None = None
 
 
 @dataclass
@@ -466,10 +471,13 @@ async def run_database(kind: str, args: Args, pinned: bool) -> Result:
         )
         stack.callback(floor_log.close)
         stack.callback(stop, floor)
-        command = [sys.executable, "-m", "api", "serve", "--port", str(smriti_port)]
+        # --profile: cProfile (CPU time) over Smriti's runs only, not its start or warm-up.
+        module = "bench.profiled_serve" if args.profile else "api"
+        command = [sys.executable, "-m", module, "serve", "--port", str(smriti_port)]
         command += ["--database", database_url, "--providers", str(providers)]
         command += ["--log-level", "warning", "--workers", "1"]
-        smriti, smriti_log = spawn(command, cwd=ROOT, cores=server_core)
+        env = {**environment(), PROFILE_VARIABLE: str(args.profile)} if args.profile else None
+        smriti, smriti_log = spawn(command, cwd=ROOT, cores=server_core, env=env)
         stack.callback(smriti_log.close)
         stack.callback(stop, smriti)
         runs: list[Run] = []
@@ -484,7 +492,12 @@ async def run_database(kind: str, args: Args, pinned: bool) -> Result:
                     (FLOOR, floor_port, floor.pid),
                     (SMRITI, smriti_port, smriti.pid),
                 ):
+                    profiled = args.profile is not None and system == SMRITI
+                    if profiled:
+                        smriti.send_signal(signal.SIGUSR1)
                     run = await one_run(system, port, pid, drip_pid, count, args.pieces, args.drip)
+                    if profiled:
+                        smriti.send_signal(signal.SIGUSR2)  # written after every run: cumulative
                     runs.append(run)
                     print(describe(run, args.pieces, args.drip), flush=True)
         except Exception:
@@ -620,6 +633,11 @@ def parse(argv: list[str] | None) -> Args:
     parser.add_argument(
         "--quick", action="store_true", help="50,100,200 streams of 25 pieces (5 s each)"
     )
+    parser.add_argument(
+        "--profile",
+        type=Path,
+        help="cProfile Smriti's worker over its runs (pstats file; its CPU figures inflate)",
+    )
     parsed = parser.parse_args(argv)
     ladder = list(QUICK_LADDER if parsed.quick else LADDER)
     if parsed.streams:
@@ -627,7 +645,7 @@ def parse(argv: list[str] | None) -> Args:
     pieces = parsed.pieces or (QUICK_PIECES if parsed.quick else 100)
     drip = parsed.drip or (QUICK_DRIP if parsed.quick else 0.2)
     databases = ["sqlite", "postgres"] if parsed.db == "both" else [parsed.db]
-    return Args(databases, ladder, pieces, drip)
+    return Args(databases, ladder, pieces, drip, parsed.profile)
 
 
 def main(argv: list[str] | None = None) -> int:
