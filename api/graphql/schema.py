@@ -41,7 +41,7 @@ from .core.cost import TOO_COSTLY, Budget, QueryCost
 from .core.execution import direct_resolvers
 from .core.field_errors import missing_is_null, typed_errors
 from .core.input_bounds import InputListBound
-from .core.subscription_events import PlainEventsExecutor
+from .core.subscription_events import PlainEventsExecutor, PlainStreamResults
 from .members.mutations import MemberMutation
 from .merging.mutations import MergeMutation
 from .merging.queries import MergeQuery
@@ -124,7 +124,7 @@ class ErrorCodes(SchemaExtension):
                 }
 
 
-class SmritiSchema(strawberry.Schema):
+class SmritiSchema(PlainStreamResults, strawberry.Schema):
     def process_errors(
         self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None
     ) -> None:

@@ -7,9 +7,12 @@ from typing import Annotated, Any
 
 import pytest
 import strawberry
+from strawberry.extensions import MaskErrors, SchemaExtension
+from strawberry.extensions.runner import SchemaExtensionsRunner
+from strawberry.types.execution import StreamExecutionResult
 
 from api.graphql.core.execution import PlainFieldsExecutor
-from api.graphql.core.subscription_events import PlainEventsExecutor
+from api.graphql.core.subscription_events import PlainEventsExecutor, PlainStreamResults
 
 
 @strawberry.type
@@ -138,3 +141,117 @@ async def test_plain_events_are_read_without_an_execution(
     # (errors), the subclass and the cast. Done (only __typename selected) is
     # read directly too.
     assert executed == ["Piece", "Piece", "OddPiece", "Piece"]
+
+
+# --- Strawberry's per-result work (StreamResultsRunner, PlainStreamResults) ---------------
+
+
+class Numbered(SchemaExtension):
+    """Results of its own, different for each result: asked for every one."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    def get_results(self) -> dict[str, Any]:
+        self.asked += 1
+        return {"asked": self.asked}
+
+
+class LateNumbered(Numbered):
+    async def get_results(self) -> dict[str, Any]:  # type: ignore[override]
+        return {"late": super().get_results()["asked"]}
+
+
+class Stamped(SchemaExtension):
+    """A stream-result hook of its own: every result must go through it."""
+
+    def on_stream_result(self, result: StreamExecutionResult) -> Any:
+        if result.data is not None:
+            result.data = {**result.data, "stamped": True}
+        yield
+
+
+class Smriti(PlainStreamResults, strawberry.Schema):
+    pass
+
+
+def _stream_schema(fast: bool, extensions: list[Any]) -> strawberry.Schema:
+    kind = Smriti if fast else strawberry.Schema
+    return kind(
+        query=Query,
+        subscription=Subscription,
+        execution_context_class=PlainEventsExecutor,
+        extensions=extensions,
+    )
+
+
+async def _results(schema: strawberry.Schema, query: str, variables: dict[str, Any]) -> list[Any]:
+    stream = await schema.subscribe(query, variable_values=variables)
+    results = []
+    async for result in stream:  # type: ignore[union-attr]
+        results.append(
+            (
+                repr(result.data),
+                [(e.message, e.path, e.extensions) for e in result.errors or []],
+                result.extensions,
+            )
+        )
+    return results
+
+
+EXTENSION_SETS = [
+    [MaskErrors],
+    [MaskErrors, Numbered, LateNumbered],
+    [MaskErrors, Stamped, Numbered],
+]
+
+
+@pytest.mark.parametrize("query", QUERIES)
+@pytest.mark.parametrize("extensions", EXTENSION_SETS)
+async def test_stream_results_are_strawberrys(query: str, extensions: list[Any]) -> None:
+    variables = {"s": False} if "$s" in query else {}
+    expected = await _results(_stream_schema(False, extensions), query, variables)
+    assert len(expected) == len(_events()) - (1 if "first: 1" in query else 0)
+    assert await _results(_stream_schema(True, extensions), query, variables) == expected
+
+
+async def test_stream_results_exactly() -> None:
+    query = "subscription { events { __typename ... on Piece { text count } } }"
+    schema = _stream_schema(True, [MaskErrors, Numbered])
+    results = await _results(schema, query, {})
+    assert results[:2] == [
+        ("{'events': {'__typename': 'Piece', 'text': 'a', 'count': 1}}", [], {"asked": 1}),
+        ("{'events': {'__typename': 'Piece', 'text': 'b', 'count': 2}}", [], {"asked": 2}),
+    ]
+    # the null for String! and the value Int refuses: masked as before
+    assert results[2][1] == [("Unexpected error.", ["events", "text"], {})]
+    assert results[3][1] == [("Unexpected error.", ["events", "count"], {})]
+    assert [extensions for _, _, extensions in results] == [{"asked": n} for n in range(1, 8)]
+
+
+@pytest.mark.parametrize(
+    ("extensions", "hooked"),
+    [
+        # Only the answers of the ordinary path (as executed, above): the two
+        # errors (events null), the subclass and the cast. The plain answers
+        # (a, b, Done's __typename) enter no hooks.
+        ([MaskErrors, Numbered], ["-", "-", "Piece", "Other"]),
+        # A hook of its own: every result enters it.
+        ([MaskErrors, Stamped], ["Piece", "Piece", "-", "-", "Piece", "Other", "Done"]),
+    ],
+)
+async def test_plain_results_enter_no_inert_hooks(
+    monkeypatch: pytest.MonkeyPatch, extensions: list[Any], hooked: list[str]
+) -> None:
+    entered: list[str] = []
+    ordinary = SchemaExtensionsRunner.on_stream_result
+
+    def counted(self: SchemaExtensionsRunner, result: StreamExecutionResult) -> Any:
+        data = result.data or {}
+        entered.append(data["events"]["__typename"] if data.get("events") else "-")
+        return ordinary(self, result)
+
+    monkeypatch.setattr(SchemaExtensionsRunner, "on_stream_result", counted)
+    query = "subscription { events { __typename ... on Piece { text count } } }"
+    await _results(_stream_schema(True, extensions), query, {})
+    assert entered == hooked

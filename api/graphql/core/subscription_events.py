@@ -19,21 +19,40 @@ resolver or a sub-selection, an event cast with ``strawberry.cast`` or of a
 class the union does not name directly, a type with ``is_type_of``, a null
 where the schema says non-null, a value the scalar refuses, an execution with
 middleware or an abort signal.
+
+Strawberry then handles each result of a subscription (``Schema._stream``):
+it asks every extension for its results, and enters every extension's
+``on_stream_result`` hook around it (a context manager per result, whose hooks
+are looked up anew each time). ``StreamResultsRunner`` asks only the
+extensions that override ``get_results`` (the base one returns a new ``{}``),
+for every result. For a plain event's answer (``PlainEventResult``: data, no
+errors; converted by ``PlainStreamResults``, the schema's side) it enters no
+hooks when each is either not overridden or MaskErrors' (which masks errors;
+a plain answer has none). Every other result, and every result once an
+extension with a hook of its own is added, takes Strawberry's path unchanged.
 """
 
 from __future__ import annotations
 
+import contextlib
+import inspect
 from collections.abc import Callable
 from typing import Any
 
 from graphql import (
+    ExecutionResult,
     GraphQLObjectType,
     GraphQLUnionType,
     OperationType,
     get_nullable_type,
 )
 from graphql.execution.collect_fields import collect_fields
+from strawberry.extensions import MaskErrors, SchemaExtension
+from strawberry.extensions.runner import SchemaExtensionsRunner
+from strawberry.types import ExecutionContext
+from strawberry.types import ExecutionResult as StrawberryResult
 from strawberry.types.cast import get_strawberry_type_cast
+from strawberry.types.execution import StreamExecutionResult
 from strawberry.types.field import StrawberryField
 
 from .execution import DEFINITION, PlainFieldsExecutor, Read, plain_leaf
@@ -65,7 +84,10 @@ class PlainEventsExecutor(PlainFieldsExecutor):
         if self._is_event and self.abort_signal is None and self._plain_allowed:
             data = self._plain_event(self.root_value)
             if data is not None:
-                return self.build_response(data)
+                response = self.build_response(data)
+                if type(response) is ExecutionResult and response.errors is None:
+                    return PlainEventResult(response.data, None, response.extensions)
+                return response
         return super().execute_operation(serially)
 
     def _plain_event(self, event: Any) -> dict[str, Any] | None:
@@ -148,3 +170,90 @@ def _event_type(field_type: Any, kind: type) -> GraphQLObjectType | None:
         if origin is kind:
             return candidate
     return None
+
+
+class PlainEventResult(ExecutionResult):
+    """graphql-core's result of a plain event, read by its plan: data, no errors."""
+
+    __slots__ = ()
+
+
+class PlainStreamResult(StrawberryResult):
+    """Strawberry's result of a plain event (``SmritiSchema._handle_execution_result``)."""
+
+
+# The extensions whose on_stream_result leaves a result without errors as it
+# is: MaskErrors replaces errors (of the result, its incremental and
+# completed parts), and a plain event's result has none of them.
+_ERRORS_ONLY_HOOKS = frozenset({SchemaExtension.on_stream_result, MaskErrors.on_stream_result})
+_NO_HOOK: contextlib.nullcontext[None] = contextlib.nullcontext()
+
+
+class StreamResultsRunner(SchemaExtensionsRunner):
+    """Strawberry's runner, with the per-result work of plain events cut
+    (see the module docstring). Built per operation, like the extensions."""
+
+    def __init__(
+        self, execution_context: ExecutionContext, extensions: list[SchemaExtension] | None = None
+    ) -> None:
+        super().__init__(execution_context, extensions)
+        # SchemaExtension.get_results returns a new {}: asking only the others
+        # gives the same results.
+        self.with_results = [
+            extension
+            for extension in self.extensions
+            if type(extension).get_results is not SchemaExtension.get_results
+        ]
+        self.inert_on_plain = all(
+            type(extension).on_stream_result in _ERRORS_ONLY_HOOKS for extension in self.extensions
+        )
+
+    async def get_extensions_results(self, ctx: ExecutionContext) -> dict[str, Any]:
+        """Strawberry's ``get_extensions_results``, asking only the extensions that have any."""
+        data: dict[str, Any] = {}
+        for extension in self.with_results:
+            results = extension.get_results()
+            if inspect.isawaitable(results):
+                results = await results
+            data.update(results)
+        data.update(ctx.extensions_results)
+        return data
+
+    async def plain_result(
+        self, ctx: ExecutionContext, result: PlainEventResult
+    ) -> PlainStreamResult:
+        """What ``Schema._handle_execution_result`` makes of ``result`` (no errors)."""
+        converted = PlainStreamResult(data=result.data, errors=None)
+        converted.extensions = await self.get_extensions_results(ctx)
+        ctx.result = converted
+        return converted
+
+    def on_stream_result(self, result: StreamExecutionResult) -> Any:
+        if self.inert_on_plain and type(result) is PlainStreamResult and result.errors is None:
+            return _NO_HOOK
+        return super().on_stream_result(result)
+
+
+class PlainStreamResults:
+    """A ``strawberry.Schema`` mix-in: its operations run with ``StreamResultsRunner``,
+    and a plain event's answer (data, no errors) is converted as Strawberry
+    converts it, without asking extensions that have nothing to add."""
+
+    def create_extensions_runner(
+        self, execution_context: ExecutionContext, extensions: list[SchemaExtension]
+    ) -> SchemaExtensionsRunner:
+        return StreamResultsRunner(execution_context, extensions)
+
+    async def _handle_execution_result(
+        self,
+        context: ExecutionContext,
+        result: Any,
+        extensions_runner: SchemaExtensionsRunner,
+        *,
+        skip_process_errors: bool = False,
+    ) -> Any:
+        if type(result) is PlainEventResult and isinstance(extensions_runner, StreamResultsRunner):
+            return await extensions_runner.plain_result(context, result)
+        return await super()._handle_execution_result(  # type: ignore[misc]
+            context, result, extensions_runner, skip_process_errors=skip_process_errors
+        )
