@@ -4,7 +4,7 @@
     python -m bench.concurrent_streams --db both --streams 100,200,300
     python -m bench.concurrent_streams --drip 0.2 --pieces 100
     python -m bench.concurrent_streams --quick              # 50,100,200 streams, 5 s each
-    python -m bench.concurrent_streams --quick --profile /tmp/streams.prof   # cProfile Smriti's runs
+    python -m bench.concurrent_streams --quick --profile /tmp/s.prof   # cProfile Smriti's runs
 
 What runs (see bench/README.md, "Concurrent streams"):
 
@@ -21,7 +21,9 @@ What runs (see bench/README.md, "Concurrent streams"):
 The servers run on core 0; this client, the provider and the probe on core 1.
 For each rung N of the ladder, floor and Smriti in turn: N clients (raw asyncio
 HTTP/1.1, one connection each) start a stream at once. A stream is on time when
-it ends within 1.3x pieces x drip of its start with every piece, in order. For
+it ends within 1.3x pieces x drip of its start with every piece, in order (its
+deltas joined are the expected text: Smriti sends pieces that were waiting
+together as one StreamDelta; CPU per piece counts the provider's pieces). For
 Smriti the replies are then read back through GraphQL: a reply counts only when
 it is stored whole (content equal to the expected text, finishReason STOP).
 Meanwhile a probe sends a trivial query (``{ viewer { name } }``) every 100 ms.
@@ -119,7 +121,7 @@ class Stream:
     started: float = 0.0
     ended: float | None = None  # the stream completed (event: complete)
     last_piece: float | None = None  # the last delta arrived
-    pieces: list[str] = field(default_factory=list)
+    pieces: list[str] = field(default_factory=list)  # the deltas, as received
     failure: str | None = None
 
 
@@ -226,7 +228,9 @@ class Run:
     on_time: int = 0
     complete: int = 0  # every piece, in order (whenever it ended)
     stored: int | None = None  # Smriti: replies stored whole with finishReason STOP
-    pieces_delivered: int = 0
+    pieces_delivered: int = 0  # the provider's pieces in the text received
+    events_delivered: int = 0  # the StreamDelta events carrying them (Smriti joins
+    # the pieces waiting together into one)
     cpu_seconds: float = 0.0
     rss_mb_before: float = 0.0
     rss_mb_after: float = 0.0
@@ -327,6 +331,11 @@ async def count_stored(port: int, sessions: list[str], expected: str) -> tuple[i
     return stored, wrong
 
 
+def pieces_in(text: str) -> int:
+    """The dripping provider's pieces in ``text``: each piece (``w<i>.``) has one dot."""
+    return text.count(".")
+
+
 async def one_run(
     system: str, port: int, pid: int, provider_pid: int, count: int, pieces: int, drip: float
 ) -> Run:
@@ -365,8 +374,10 @@ async def one_run(
     run.probe_errors = len(probe_errors)
     durations = []
     for stream in streams:
-        run.pieces_delivered += len(stream.pieces)
-        whole = "".join(stream.pieces) == expected and len(stream.pieces) == pieces
+        text = "".join(stream.pieces)
+        run.pieces_delivered += pieces_in(text)
+        run.events_delivered += len(stream.pieces)
+        whole = text == expected
         if stream.ended is not None and whole:
             run.complete += 1
             duration = stream.ended - stream.started
@@ -378,7 +389,11 @@ async def one_run(
             key = reason[:60]
             run.failures[key] = run.failures.get(key, 0) + 1
     run.slowest_seconds = max(durations) if durations else None
-    last = [s.last_piece - s.started for s in streams if s.last_piece and len(s.pieces) == pieces]
+    last = [
+        s.last_piece - s.started
+        for s in streams
+        if s.last_piece and pieces_in("".join(s.pieces)) == pieces
+    ]
     run.last_piece_seconds = max(last) if last else None
     if system == SMRITI:
         run.stored, wrong = await count_stored(port, sessions, expected)
@@ -406,7 +421,8 @@ def describe(run: Run, pieces: int, drip: float) -> str:
         f"{run.system:7}{run.streams:5} streams: on time {run.on_time}, whole {run.complete}"
         f"{stored}; slowest {slowest} (limit {ON_TIME * pieces * drip:.1f} s); "
         f"CPU {run.cpu_ms_per_piece:.2f} ms/piece ({run.cpu_seconds:.1f} s for "
-        f"{run.pieces_delivered} pieces); RSS {run.rss_mb_before:.0f} -> {run.rss_mb_after:.0f} MB;"
+        f"{run.pieces_delivered} pieces in {run.events_delivered} events); "
+        f"RSS {run.rss_mb_before:.0f} -> {run.rss_mb_after:.0f} MB;"
         f" {probe_text}{errors}; load {run.load[0]:.2f} -> {run.load[1]:.2f}; client + provider"
         f" CPU {run.client_cpu_seconds:.1f} + {run.provider_cpu_seconds:.1f} s"
         f" in {run.wall_seconds:.1f} s"

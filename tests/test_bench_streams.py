@@ -10,7 +10,17 @@ import pytest
 
 from api.domain.types import ChatMessage, FinishReason
 from api.providers import ProviderRegistry, parse_config
-from bench.concurrent_streams import FLOOR, SMRITI, Args, Result, Run, Stream, read_events, verdict
+from bench.concurrent_streams import (
+    FLOOR,
+    SMRITI,
+    Args,
+    Result,
+    Run,
+    Stream,
+    pieces_in,
+    read_events,
+    verdict,
+)
 from bench.drip import Drip, expected_text, piece_text
 
 
@@ -94,3 +104,9 @@ def test_the_verdict_compares_the_largest_rungs_kept_up_with() -> None:
     assert summary["cpu_ratio"] == pytest.approx(1.2)
     assert summary["probe_at_largest"] == {"p99": 50.0}
     assert [passed for passed, _ in checks] == [False, True, True]
+
+
+def test_pieces_are_counted_in_the_text_whatever_the_events() -> None:
+    # Smriti joins pieces waiting together into one StreamDelta.
+    assert pieces_in("".join(["w0.w1.", "w2."])) == 3
+    assert pieces_in(expected_text(100)) == 100

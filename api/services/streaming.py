@@ -12,10 +12,17 @@ with no turns): both walk the one pipeline of ``api.services.chat``
 (``prepare``, ``answering``, the provider, ``save_reply``); an idempotency
 key replays the original exchange, or waits for it while it is under way.
 
+Pieces that have arrived while the consumer was busy (the worker is behind)
+go out as one ``Delta``, their texts joined: the provider stream is read in a
+task of its own (``_Reader``), and the consumer takes every piece waiting when
+it asks for the next. A piece is never held back to wait for more: when none
+is waiting, the next one goes out as soon as it arrives.
+
 Stopping. The consumer stops the stream by closing the generator (or by
 cancelling the task iterating it). Either way the provider stream is closed
 first — the HTTP response to the provider is closed, so the provider stops
-generating — and then the pieces received so far are saved as the assistant
+generating — and then the pieces received so far (those sent and those
+waiting) are saved as the assistant
 turn, finish reason INTERRUPTED (nothing, if no piece arrived). A provider
 error mid-answer saves the partial answer the same way, LOST_CONNECTION, and
 ends with ``Failed``. A complete answer is saved with the provider's reason
@@ -28,6 +35,8 @@ interrupted).
 
 from __future__ import annotations
 
+import asyncio
+from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
 from dataclasses import dataclass
@@ -162,15 +171,29 @@ async def stream_reply(
                     prepared.ref,
                     parameters=prepared.context.settings.parameters,
                 )
-                async with aclosing(_closable(chunks)) as pieces:
-                    async for chunk in pieces:
-                        if chunk.usage is not None:
-                            usage = chunk.usage
-                        if chunk.finish is not None:
-                            ended = chunk.finish
-                        if chunk.delta:
-                            received.append(chunk.delta)
-                            yield Delta(chunk.delta)
+                reader = _Reader(_closable(chunks))
+                try:
+                    while batch := await reader.next_batch():
+                        pieces: list[str] = []
+                        for chunk in batch:
+                            if chunk.usage is not None:
+                                usage = chunk.usage
+                            if chunk.finish is not None:
+                                ended = chunk.finish
+                            if chunk.delta:
+                                pieces.append(chunk.delta)
+                        if pieces:
+                            text = "".join(pieces)
+                            received.append(text)
+                            yield Delta(text)
+                finally:
+                    # Done, failed or stopped (closed, cancelled): the provider
+                    # stream is closed before anything is saved, and the pieces
+                    # still waiting are kept with the others.
+                    try:
+                        await reader.stop()
+                    finally:
+                        received += reader.take_waiting()
             except ProviderError as exc:
                 log.warning(
                     "provider stream failed for session %s: %s",
@@ -218,3 +241,64 @@ def _closable(chunks: AsyncIterator[StreamChunk]) -> AsyncGenerator[StreamChunk,
             yield chunk
 
     return wrapped()
+
+
+class _Reader:
+    """The provider's chunks, read in a task of their own as they arrive.
+
+    ``next_batch`` returns every chunk waiting, or waits for the next one (and
+    returns as soon as it is there); an empty list once the stream has ended.
+    The stream's failure is raised there, after the chunks that came before it.
+    ``stop`` closes the provider stream (cancelling the read under way: the
+    transport releases its HTTP connection).
+    """
+
+    def __init__(self, chunks: AsyncGenerator[StreamChunk, None]) -> None:
+        self.chunks = chunks
+        self.waiting: deque[StreamChunk] = deque()
+        self.failure: BaseException | None = None
+        self.ended = False
+        self.wakeup: asyncio.Future[None] | None = None
+        self.task = asyncio.create_task(self._read())
+
+    async def _read(self) -> None:
+        try:
+            async with aclosing(self.chunks) as chunks:
+                async for chunk in chunks:
+                    self.waiting.append(chunk)
+                    self._wake()
+        except Exception as exc:  # the consumer raises it, after the pieces before it
+            self.failure = exc
+        finally:
+            self.ended = True
+            self._wake()
+
+    def _wake(self) -> None:
+        if self.wakeup is not None and not self.wakeup.done():
+            self.wakeup.set_result(None)
+
+    async def next_batch(self) -> list[StreamChunk]:
+        while not self.waiting and not self.ended:
+            self.wakeup = asyncio.get_running_loop().create_future()
+            await self.wakeup
+        if self.waiting:
+            batch = list(self.waiting)
+            self.waiting.clear()
+            return batch
+        if self.failure is not None:
+            failure, self.failure = self.failure, None
+            raise failure
+        return []
+
+    async def stop(self) -> None:
+        """Close the provider stream (cancelling the read under way) and wait
+        for it: the save that follows must come after."""
+        if not self.task.done():
+            self.task.cancel()
+            await asyncio.wait({self.task})
+
+    def take_waiting(self) -> list[str]:
+        """The text of the pieces waiting, which the consumer never took."""
+        texts = [chunk.delta for chunk in self.waiting if chunk.delta]
+        self.waiting.clear()
+        return ["".join(texts)] if texts else []

@@ -36,6 +36,7 @@ from tests.support.ops import (
 from tests.support.streams import (
     STREAM,
     graphql_ws,
+    merged,
     sse_events,
     stream_ws,
     wait_until,
@@ -121,11 +122,11 @@ async def test_user_turn_first_then_each_piece_then_the_saved_reply(
             usage={"promptTokens": 4, "completionTokens": 3, "cost": None},
         ),
     ]
-    assert events == [
+    # The pieces in order, joined where they went out together (see
+    # test_pieces_waiting_together_go_out_as_one_delta).
+    assert merged(events) == [
         {"__typename": "StreamUserTurn", "userTurn": saved[0], "context": planned},
-        delta("Sydney"),
-        delta(", then"),
-        delta(" Melbourne."),
+        delta("Sydney, then Melbourne."),
         {"__typename": "StreamAssistantTurn", "assistantTurn": saved[1]},
     ]
     assert fake_openai.requests[0]["stream"] is True
@@ -163,9 +164,7 @@ async def test_the_context_is_resolved_as_for_send_message(
     assert events[-1]["assistantTurn"]["sequenceNumber"] == 6
 
 
-async def test_the_offline_provider_streams_its_answer_word_by_word(
-    gql: GraphQLClient, app: Starlette
-) -> None:
+async def test_the_offline_provider_streams_its_answer(gql: GraphQLClient, app: Starlette) -> None:
     sid = (await create_session(gql, title="t"))["id"]  # offline/echo, the default
 
     async with stream_ws(app) as ws:
@@ -178,15 +177,9 @@ async def test_the_offline_provider_streams_its_answer_word_by_word(
         "Earlier turns: 0 (0 from the user, 0 from the assistant)\n"
         "You asked: Hello there"
     )
-    pieces = [e["delta"] for e in events[1:-1]]
-    assert pieces == [
-        "Offline", " echo", " \u2014", " mode:", " FRESH", " or", " HEAD", " (no", " checkpoint",
-        " received)",
-        "\nCheckpoints", " (0):", " none",
-        "\nEarlier", " turns:", " 0", " (0", " from", " the", " user,", " 0", " from", " the", " assistant)",
-        "\nYou", " asked:", " Hello", " there",
-    ]  # fmt: skip
-    assert "".join(pieces) == answer
+    # Word by word from the provider; its words come at once, so they are
+    # waiting together and go out joined.
+    assert merged(events)[1] == delta(answer)
     reply = events[-1]["assistantTurn"]
     assert (reply["role"], reply["content"], reply["sequenceNumber"]) == (
         "ASSISTANT",
@@ -215,10 +208,7 @@ async def test_completing_the_subscription_closes_the_provider_stream_and_keeps_
     async with stream_ws(app) as ws:
         await ws.subscribe("1", {"sessionId": sid, "content": "What is it?"})
         first = await ws.next_event("1")
-        assert [await ws.next_event("1"), await ws.next_event("1")] == [
-            delta("The answer"),
-            delta(" is"),
-        ]
+        await ws.deltas_until("1", "The answer is")
         await ws.complete("1")
 
         # The provider's HTTP request was closed by Smriti, promptly
@@ -284,13 +274,107 @@ async def test_closing_the_stream_between_pieces_closes_the_provider_request(
     message = chat.Message(ids.decode(sid, "Session", field="id"), "Count")
 
     events = streaming.stream_message(app.state.services, actor, message)
-    received = [await anext(events) for _ in range(3)]
+    assert isinstance(await anext(events), streaming.UserTurnSaved)
+    text = ""
+    while text != "One two":  # one Delta, or two: as the pieces arrived
+        piece = await anext(events)
+        assert isinstance(piece, streaming.Delta) and "One two".startswith(text + piece.text)
+        text += piece.text
     await events.aclose()
 
-    assert received[1:] == [streaming.Delta("One"), streaming.Delta(" two")]
     assert await asyncio.to_thread(fake_openai.wait_for_stream_end, 1, 2.0) == "client-closed"
     saved = await saved_turns(gql, sid)
     assert without_id(saved[1]) == turn("ASSISTANT", "One two", 2, reply_to=1, interrupted=True)
+
+
+# --- pieces waiting together --------------------------------------------------
+
+
+def _one_write(pieces: list[str]) -> str:
+    """An OpenAI stream whose every event is in one body: one write, one read."""
+
+    def event(choices: list[dict[str, Any]], **extra: Any) -> str:
+        chunk = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1}
+        return "data: " + json.dumps({**chunk, "model": "my-model", "choices": choices, **extra})
+
+    events = [event([{"index": 0, "delta": {"role": "assistant", "content": ""}}])]
+    events += [event([{"index": 0, "delta": {"content": p}}]) for p in pieces]
+    events.append(event([{"index": 0, "delta": {}, "finish_reason": "stop"}]))
+    usage = {"prompt_tokens": 3, "completion_tokens": len(pieces), "total_tokens": 8}
+    events.append(event([], usage=usage))
+    return "\n\n".join([*events, "data: [DONE]"]) + "\n\n"
+
+
+async def test_pieces_waiting_together_go_out_as_one_delta(
+    app: Starlette, gql: GraphQLClient, fake_openai: FakeOpenAI
+) -> None:
+    sid = await lab_session(gql)
+    pieces = ["Five", " pieces", " in", " one", " write."]
+    fake_openai.raw(_one_write(pieces), content_type="text/event-stream")
+    actor = await accounts.local_actor()
+    message = chat.Message(ids.decode(sid, "Session", field="id"), "Count")
+
+    async with contextlib.aclosing(
+        streaming.stream_message(app.state.services, actor, message)
+    ) as events:
+        received = [event async for event in events]
+
+    assert [type(event) for event in received] == [
+        streaming.UserTurnSaved,
+        streaming.Delta,
+        streaming.ReplySaved,
+    ]
+    assert received[1] == streaming.Delta("Five pieces in one write.")
+    saved = await saved_turns(gql, sid)
+    assert without_id(saved[1]) == turn(
+        "ASSISTANT",
+        "Five pieces in one write.",
+        2,
+        reply_to=1,
+        usage={"promptTokens": 3, "completionTokens": 5, "cost": None},
+    )
+    assert fake_openai.stream_outcomes == {}  # a raw answer: no stream script ran
+
+
+async def test_pieces_waiting_together_reach_a_client_as_one_stream_delta(
+    gql: GraphQLClient, fake_openai: FakeOpenAI
+) -> None:
+    sid = await lab_session(gql)
+    fake_openai.raw(_one_write(["Over", " SSE", " at", " once."]), content_type="text/event-stream")
+
+    response = await gql.http.post(
+        "/graphql",
+        json={"query": STREAM, "variables": {"input": {"sessionId": sid, "content": "Hi"}}},
+        headers={"Accept": "text/event-stream"},
+    )
+
+    saved = await saved_turns(gql, sid)
+    events = sse_events(response.text)
+    assert [name for name, _ in events] == ["next"] * 3 + ["complete"]
+    assert events[1][1]["data"]["messageStream"] == delta("Over SSE at once.")
+    assert events[2][1]["data"]["messageStream"]["assistantTurn"] == saved[1]
+    assert saved[1]["content"] == "Over SSE at once."
+
+
+async def test_a_lone_piece_goes_out_at_once(
+    app: Starlette, gql: GraphQLClient, fake_openai: FakeOpenAI
+) -> None:
+    # The provider sends one piece and then nothing (it holds the request
+    # open): the piece is not kept back to wait for others.
+    sid = await lab_session(gql)
+    fake_openai.stream_chunks(["Alone", " never sent"], hold_after=1)
+    actor = await accounts.local_actor()
+    message = chat.Message(ids.decode(sid, "Session", field="id"), "Hello?")
+
+    events = streaming.stream_message(app.state.services, actor, message)
+    assert isinstance(await anext(events), streaming.UserTurnSaved)
+    assert await anext(events) == streaming.Delta("Alone")
+    assert fake_openai.stream_outcomes == {}  # still open
+    await events.aclose()
+
+    assert await asyncio.to_thread(fake_openai.wait_for_stream_end, 1, 2.0) == "client-closed"
+    saved = await saved_turns(gql, sid)
+    assert without_id(saved[1]) == turn("ASSISTANT", "Alone", 2, reply_to=1, interrupted=True)
 
 
 # --- failures -----------------------------------------------------------------
@@ -311,10 +395,9 @@ async def test_a_provider_failure_mid_answer_saves_the_pieces_and_ends_with_an_e
         turn("USER", "What is it?", 1),
         turn("ASSISTANT", "The answer is", 2, reply_to=1, interrupted=True),
     ]
-    assert events == [
+    assert merged(events) == [
         {"__typename": "StreamUserTurn", "userTurn": saved[0], "context": events[0]["context"]},
-        delta("The answer"),
-        delta(" is"),
+        delta("The answer is"),
         {
             "__typename": "StreamFailed",
             "errors": [
@@ -368,9 +451,8 @@ async def test_a_provider_failure_before_any_piece_keeps_the_user_turn_for_a_ret
         ),
     ]
     assert failed[0]["userTurn"] == retried[0]["userTurn"] == saved[0]
-    assert retried[1:] == [
-        delta("Done"),
-        delta("."),
+    assert merged(retried)[1:] == [
+        delta("Done."),
         {"__typename": "StreamAssistantTurn", "assistantTurn": saved[1]},
     ]
     # The retry's prompt holds the user turn once.
@@ -463,8 +545,8 @@ async def test_two_concurrent_streams_in_one_session_number_turns_1_to_4(
         ("a", "First question", 1),
         ("b", "Second question", 2),
     ):
-        kinds = [e["__typename"] for e in events[op_id]]
-        assert kinds == ["StreamUserTurn"] + ["StreamDelta"] * 3 + ["StreamAssistantTurn"]
+        kinds = [e["__typename"] for e in merged(events[op_id])]
+        assert kinds == ["StreamUserTurn", "StreamDelta", "StreamAssistantTurn"]
         reply = events[op_id][-1]["assistantTurn"]
         assert reply in saved[2:]
         assert reply["replyToSequence"] == user_sequence
@@ -548,12 +630,12 @@ async def test_the_stream_over_server_sent_events(
     assert response.headers["content-type"] == "text/event-stream"
     saved = await saved_turns(gql, sid)
     events = sse_events(response.text)
-    assert [name for name, _ in events] == ["next"] * 4 + ["complete"]
-    assert [data["data"]["messageStream"] for _, data in events[:-1]] == [
+    assert [name for name, _ in events][-1:] == ["complete"]
+    assert {name for name, _ in events[:-1]} == {"next"}
+    assert merged([data["data"]["messageStream"] for _, data in events[:-1]]) == [
         {"__typename": "StreamUserTurn", "userTurn": saved[0], "context": events[0][1]["data"]
          ["messageStream"]["context"]},
-        delta("Over"),
-        delta(" SSE."),
+        delta("Over SSE."),
         {"__typename": "StreamAssistantTurn", "assistantTurn": saved[1]},
     ]  # fmt: skip
     assert saved[1]["content"] == "Over SSE."

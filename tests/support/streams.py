@@ -82,6 +82,19 @@ class GraphQLWS:
         assert message["id"] == op_id and message["type"] == "next", message
         return event_of(message["payload"])
 
+    async def deltas_until(self, op_id: str, text: str, timeout: float = TIMEOUT) -> None:
+        """Read StreamDelta events until their texts joined are ``text``.
+
+        Pieces waiting together go out as one StreamDelta (the worker was
+        behind, or they arrived in one read): a test of what the client saw
+        reads the text, not a count of events."""
+        seen = ""
+        while seen != text:
+            event = await self.next_event(op_id, timeout)
+            assert event.get("__typename") == "StreamDelta" and event["delta"], event
+            seen += event["delta"]
+            assert text.startswith(seen), (seen, text)
+
     async def events(self, *op_ids: str, timeout: float = TIMEOUT) -> dict[str, list[Any]]:
         """Every event of each operation until its ``complete``, interleaving allowed."""
         found: dict[str, list[Any]] = {op_id: [] for op_id in op_ids}
@@ -132,6 +145,20 @@ async def stream_ws(
     """
     async with ws_client(app) as http, graphql_ws(http, headers=headers) as ws:
         yield ws
+
+
+def merged(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``events`` with each run of StreamDelta events as one, their texts joined
+    (how many pieces went out together depends on timing); no delta is empty."""
+    result: list[dict[str, Any]] = []
+    for event in events:
+        if event.get("__typename") == "StreamDelta":
+            assert event["delta"], event
+            if result and result[-1].get("__typename") == "StreamDelta":
+                result[-1] = {**result[-1], "delta": result[-1]["delta"] + event["delta"]}
+                continue
+        result.append(event)
+    return result
 
 
 def sse_events(text: str) -> list[tuple[str, Any]]:
