@@ -159,12 +159,13 @@ async def closed_with(ws: GraphQLWS) -> int:
     return closed.value.code
 
 
-async def streaming(ws: GraphQLWS, op_id: str, sid: str, pieces: int) -> str:
-    """Start messageStream; read the user turn and ``pieces`` deltas; their text."""
+async def streaming(ws: GraphQLWS, op_id: str, sid: str, text: str) -> None:
+    """Start messageStream; read the user turn and the deltas until their text is
+    ``text`` (pieces waiting together arrive as one delta)."""
     await ws.subscribe(op_id, {"sessionId": sid, "content": "Go on."})
     first = await ws.next_event(op_id)
     assert first["__typename"] == "StreamUserTurn", first
-    return "".join([(await ws.next_event(op_id))["delta"] for _ in range(pieces)])
+    await ws.deltas_until(op_id, text)
 
 
 async def token_count(user_id: int) -> int:
@@ -234,10 +235,10 @@ async def test_revoking_a_token_closes_its_sockets_and_ends_its_streams_at_once(
         busy = await stack.enter_async_context(socket(ada, token=ada.socket))
         idle = await stack.enter_async_context(socket(ada, token=ada.socket))
         other = await stack.enter_async_context(socket(ada, token=ada.spare))
-        assert await streaming(busy, "1", sids[0], pieces=2) == "The answer is"
+        await streaming(busy, "1", sids[0], "The answer is")
         sse = await SSE.start(ada.app, {"Authorization": f"Bearer {ada.socket}"}, sids[1])
         stack.push_async_callback(sse.stop)
-        assert await sse.deltas(2) == "The answer is"
+        assert await sse.deltas("The answer is") == "The answer is"
 
         revoked = await ada.data(REVOKE, id=await ada.token_id("socket"))
 
@@ -264,10 +265,10 @@ async def test_signing_out_closes_the_browsers_sockets_and_ends_its_streams_at_o
         browser = {**ORIGIN, "Cookie": f"smriti_session={ada.cookie}"}
         busy = await stack.enter_async_context(socket(ada, cookie=ada.cookie))
         token_socket = await stack.enter_async_context(socket(ada, token=ada.socket))
-        assert await streaming(busy, "1", sids[0], pieces=1) == "Half"
+        await streaming(busy, "1", sids[0], "Half")
         sse = await SSE.start(ada.app, browser, sids[1])
         stack.push_async_callback(sse.stop)
-        assert await sse.deltas(1) == "Half"
+        assert await sse.deltas("Half") == "Half"
 
         async with ada.http(browser) as http:
             assert (await http.post("/auth/logout")).status_code == 200
@@ -352,11 +353,11 @@ async def test_a_user_disabled_by_another_process_loses_sockets_and_streams(
             fake_openai.stream_chunks(["One", " two", " three"], hold_after=2)
         by_token = await stack.enter_async_context(socket(ada, token=ada.socket))
         by_cookie = await stack.enter_async_context(socket(ada, cookie=ada.cookie))
-        assert await streaming(by_token, "1", sids[0], pieces=2) == "One two"
-        assert await streaming(by_cookie, "1", sids[1], pieces=2) == "One two"
+        await streaming(by_token, "1", sids[0], "One two")
+        await streaming(by_cookie, "1", sids[1], "One two")
         sse = await SSE.start(ada.app, {"Authorization": f"Bearer {ada.spare}"}, sids[2])
         stack.push_async_callback(sse.stop)
-        assert await sse.deltas(2) == "One two"
+        assert await sse.deltas("One two") == "One two"
 
         # As `smriti users disable ada` does it, from another process: only the
         # database knows.
@@ -388,7 +389,7 @@ async def test_without_accounts_nothing_is_registered_or_rechecked(
             ws = GraphQLWS(raw)
             await ws.send({"type": "connection_init"})
             assert await ws.receive() == {"type": "connection_ack"}
-            assert await streaming(ws, "1", sid, pieces=1) == "Local"
+            await streaming(ws, "1", sid, "Local")
             assert len(app.state.services.connections) == 0
             await ws.complete("1")
 
@@ -494,9 +495,15 @@ class SSE:
         self.read += len(found)
         return found
 
-    async def deltas(self, count: int) -> str:
-        events = await self.events(count)
-        return "".join(event_of(data)["delta"] for _, data in events)
+    async def deltas(self, text: str) -> str:
+        """The deltas' text, read until it is ``text`` (pieces waiting together
+        arrive as one delta)."""
+        seen = ""
+        while seen != text:
+            ((_, data),) = await self.events(1)
+            seen += event_of(data)["delta"]
+            assert text.startswith(seen), (seen, text)
+        return seen
 
     async def rest(self) -> list[tuple[str, Any]]:
         """Every event until the response ends."""
