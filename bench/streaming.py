@@ -38,6 +38,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import asdict, dataclass, field
@@ -348,6 +349,271 @@ async def run(database: str, runs: int, warmup: int) -> int:
     return EXIT_OK if passed else EXIT_TARGET_FAILED
 
 
+# --- against the floor (issue 19, target 2) ------------------------------------------
+
+# The web UI's messageStream (webui/api.js: MESSAGE_STREAM and TURN_FRAGMENT), sent with
+# a new idempotencyKey per message as the web UI sends it.
+WEB_UI_SUBSCRIPTION = """subscription($input: SendMessageInput!) {
+  messageStream(input: $input) { __typename
+    ... on StreamUserTurn { userTurn { ...TurnFields } }
+    ... on StreamDelta { delta }
+    ... on StreamAssistantTurn { assistantTurn { ...TurnFields } }
+    ... on StreamFailed { errors { code message field } partialReply { ...TurnFields } } } }
+fragment TurnFields on Turn {
+  id role content contentHtml provider model sequenceNumber interrupted finishReason
+  providerFinishReason replyToSequence continuesSequence exchangeNumber author { name viaToken }
+  settings { instructions temperature topP maxOutputTokens stop } }"""
+FLOOR_MARGIN_MS = 5.0  # target 2: Smriti's first piece within the floor's + 5 ms
+SERIES = ("floor (SSE)", "smriti SSE", "smriti websocket")
+
+
+@dataclass
+class Timed:
+    """One stream in the floor comparison: client and provider clocks, server CPU."""
+
+    sent: float
+    provider_asked: float = 0.0  # the provider received the request
+    first_written: float = 0.0  # the provider wrote the first piece
+    first_received: float = 0.0  # the client received the first piece
+    pieces: int = 0
+    cpu: float = 0.0  # the server's CPU time (every thread) during the stream, seconds
+
+    @property
+    def first_piece(self) -> float:
+        return self.first_received - self.sent
+
+
+def thread_cpu(pid: int) -> float:
+    """CPU time of every thread of ``pid`` so far, in seconds (``schedstat``: ns)."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            total += int((task / "schedstat").read_text().split()[0])
+        except (OSError, ValueError):
+            continue
+    return total / 1e9
+
+
+async def sse_stream(port: int, session_id: str, content: str, timing: Timed) -> None:
+    """``messageStream`` over graphql-sse as the web UI sends it (a POST asking for
+    ``text/event-stream``), on a raw socket; records when the first piece arrives."""
+    body = json.dumps(
+        {
+            "query": WEB_UI_SUBSCRIPTION,
+            "variables": {
+                "input": {
+                    "sessionId": session_id,
+                    "content": content,
+                    "idempotencyKey": uuid.uuid4().hex,
+                }
+            },
+        }
+    ).encode()
+    timing.sent = time.perf_counter()
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        writer.write(
+            b"POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            b"Accept: text/event-stream\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s"
+            % (len(body), body)
+        )
+        head = await reader.readuntil(b"\r\n\r\n")
+        if b" 200 " not in head.split(b"\r\n", 1)[0]:
+            raise RuntimeError(f"HTTP: {head[:200]!r}")
+        buffer = b""
+        while True:
+            data = await asyncio.wait_for(reader.read(65536), 60)
+            if not data:
+                raise RuntimeError("the stream ended before it was complete")
+            buffer += data.replace(b"\r\n", b"\n")
+            while (end := buffer.find(b"\n\n")) != -1:
+                block, buffer = buffer[:end], buffer[end + 2 :]
+                if b"event: complete" in block:
+                    return
+                start = block.find(b"data: ")
+                if start == -1 or b"event: next" not in block:
+                    continue
+                event = json.loads(block[start + 6 :])["data"]["messageStream"]
+                if "delta" in event:
+                    if not timing.pieces:
+                        timing.first_received = time.perf_counter()
+                    timing.pieces += 1
+                elif event.get("__typename") == "StreamFailed":
+                    raise RuntimeError(f"StreamFailed: {event['errors']}")
+    finally:
+        writer.close()
+
+
+async def ws_stream(ws: AsyncWebSocketSession, session_id: str, content: str, number: int,
+                    timing: Timed) -> None:  # fmt: skip
+    message = {
+        "id": f"f{number}",
+        "type": "subscribe",
+        "payload": {
+            "query": WEB_UI_SUBSCRIPTION,
+            "variables": {
+                "input": {
+                    "sessionId": session_id,
+                    "content": content,
+                    "idempotencyKey": uuid.uuid4().hex,
+                }
+            },
+        },
+    }
+    timing.sent = time.perf_counter()
+    await ws.send_json(message)
+    while True:
+        reply = await ws.receive_json(timeout=60)
+        if reply["type"] == "complete":
+            return
+        event = reply["payload"]["data"]["messageStream"]
+        if event["__typename"] == "StreamDelta":
+            if not timing.pieces:
+                timing.first_received = time.perf_counter()
+            timing.pieces += 1
+        elif event["__typename"] == "StreamFailed":
+            raise RuntimeError(f"the stream failed: {event['errors']}")
+
+
+def paired(provider: TimedProvider, timing: Timed) -> Timed:
+    """Fill in the provider's side of the stream just run (streams run one at a time)."""
+    if len(provider.timings) != 1:
+        raise RuntimeError(f"{len(provider.timings)} provider requests for one stream")
+    own = provider.timings.pop()
+    timing.provider_asked, timing.first_written = own.received, own.written[0]
+    if timing.pieces != PIECES:
+        raise RuntimeError(f"{timing.pieces} pieces received of {PIECES}")
+    return timing
+
+
+def stats(values: list[float]) -> dict[str, float]:
+    ordered = sorted(v * MS for v in values)
+    p95 = statistics.quantiles(ordered, n=100)[94] if len(ordered) > 1 else ordered[0]
+    return {"p50": statistics.median(ordered), "p95": p95, "min": ordered[0]}
+
+
+async def run_against_floor(database: str, rounds: int, warmup: int) -> int:
+    from bench.side_by_side import CLIENT_CORE, SERVER_CORE, can_pin, spawn, stop, wait_until_up
+
+    pinned = can_pin()
+    if pinned:
+        os.sched_setaffinity(0, {CLIENT_CORE})
+    cores = {SERVER_CORE} if pinned else None
+    provider = TimedProvider()
+    results: dict[str, list[Timed]] = {name: [] for name in SERIES}
+    loads = [os.getloadavg()[0]]
+    async with serving(provider.app()) as port, temporary_database(database) as url:
+        with tempfile.TemporaryDirectory(prefix="smriti-bench-") as folder:
+            base_url = f"http://127.0.0.1:{port}/v1"
+            providers = Path(folder) / "providers.yaml"
+            providers.write_text(
+                "providers:\n  timed:\n    litellm_provider: openai\n"
+                f'    api_base: "{base_url}"\n    models: [model]\n'
+            )
+            floor_port, smriti_port = _free_port(), _free_port()
+            floor, floor_log = spawn(
+                [sys.executable, "-m", "bench.floor", str(floor_port), "--litellm-stream",
+                 base_url], cwd=Path.cwd(), cores=cores)  # fmt: skip
+            command = [sys.executable, "-m", "api", "serve", "--port", str(smriti_port)]
+            command += ["--database", url, "--providers", str(providers)]
+            command += ["--log-level", "warning", "--workers", "1"]
+            smriti, smriti_log = spawn(command, cwd=Path.cwd(), cores=cores)
+            try:
+                async with httpx.AsyncClient(timeout=60) as http:
+                    await wait_until_up(http, f"http://127.0.0.1:{floor_port}/", floor)
+                    await wait_until_up(http, f"http://127.0.0.1:{smriti_port}/healthz", smriti)
+                    smriti_base = f"http://127.0.0.1:{smriti_port}"
+                    sessions = []
+                    for _ in range(2 * (warmup + rounds)):
+                        created = await http.post(
+                            f"{smriti_base}/graphql", json={"query": CREATE_SESSION}
+                        )
+                        sessions.append(created.json()["data"]["createSession"]["session"]["id"])
+                    async with aconnect_ws(
+                        f"{smriti_base}/graphql", http, subprotocols=["graphql-transport-ws"]
+                    ) as ws:
+                        await ws.send_json({"type": "connection_init"})
+                        assert (await ws.receive_json(timeout=60))["type"] == "connection_ack"
+                        for number in range(warmup + rounds):
+                            for name in SERIES:
+                                timing = Timed(sent=0.0)
+                                pid = floor.pid if name == SERIES[0] else smriti.pid
+                                cpu = thread_cpu(pid)
+                                content = f"Message {number}"
+                                if name == SERIES[0]:
+                                    await sse_stream(floor_port, "floor", content, timing)
+                                elif name == SERIES[1]:
+                                    await sse_stream(smriti_port, sessions.pop(), content, timing)
+                                else:
+                                    await ws_stream(ws, sessions.pop(), content, number, timing)
+                                await asyncio.sleep(0.01)  # the server ends its request
+                                timing.cpu = thread_cpu(pid) - cpu
+                                if number >= warmup:
+                                    results[name].append(paired(provider, timing))
+                                else:
+                                    provider.timings.clear()
+                            if number == warmup + rounds // 2:
+                                loads.append(os.getloadavg()[0])
+            except Exception:
+                for log_ in (floor_log, smriti_log):
+                    log_.seek(0)
+                    print(log_.read().decode(errors="replace")[-3000:], file=sys.stderr)
+                raise
+            finally:
+                stop(floor)
+                stop(smriti)
+                floor_log.close()
+                smriti_log.close()
+    loads.append(os.getloadavg()[0])
+    return report_against_floor(results, database, rounds, loads, pinned)
+
+
+def report_against_floor(
+    results: dict[str, list[Timed]], database: str, rounds: int, loads: list[float],
+    pinned: bool,
+) -> int:  # fmt: skip
+    floor = results[SERIES[0]]
+    print(
+        f"\nTime to the first piece, messageStream against the LiteLLM streaming floor "
+        f"({database}), {rounds} interleaved rounds; provider: {THINK_SECONDS * MS:g} ms "
+        f"to its first piece; {'servers on core 0, client on core 1' if pinned else 'unpinned'}"
+    )
+    print(f"{'':34}{'p50':>8}{'p95':>8}{'min':>8}   (ms)")
+    document: dict[str, Any] = {"database": database, "rounds": rounds, "loads": loads}
+    passed = True
+    for name in SERIES:
+        series = results[name]
+        first = stats([t.first_piece for t in series])
+        asked = stats([t.provider_asked - t.sent for t in series])
+        back = stats([t.first_received - t.first_written for t in series])
+        cpu = stats([t.cpu for t in series])
+        diff = stats([t.first_piece - f.first_piece for t, f in zip(series, floor, strict=True)])
+        print(f"{name}")
+        print(f"{'  first piece':34}{first['p50']:8.2f}{first['p95']:8.2f}{first['min']:8.2f}")
+        print(f"{'  request -> provider asked':34}{asked['p50']:8.2f}{asked['p95']:8.2f}"
+              f"{asked['min']:8.2f}")  # fmt: skip
+        print(f"{'  first piece written -> received':34}{back['p50']:8.2f}{back['p95']:8.2f}"
+              f"{back['min']:8.2f}")  # fmt: skip
+        print(f"{'  server CPU a stream':34}{cpu['p50']:8.2f}{cpu['p95']:8.2f}{cpu['min']:8.2f}")
+        entry = {"first_piece": first, "provider_asked": asked, "first_back": back, "cpu": cpu}
+        if name != SERIES[0]:
+            margin = first["p50"] - stats([f.first_piece for f in floor])["p50"]
+            print(f"{'  - floor, same round':34}{diff['p50']:8.2f}{diff['p95']:8.2f}"
+                  f"{diff['min']:8.2f}")  # fmt: skip
+            ok = margin <= FLOOR_MARGIN_MS
+            passed = passed and ok
+            print(f"{'PASS' if ok else 'FAIL'}  {name}: first piece p50 {margin:+.2f} ms over "
+                  f"the floor's (target <= +{FLOOR_MARGIN_MS:g} ms)")  # fmt: skip
+            entry["over_floor_p50_ms"], entry["round_difference"] = margin, diff
+        document[name] = entry
+    print(f"(load average {' -> '.join(f'{x:.2f}' for x in loads)}; results in "
+          f"{RESULTS_DIR.name}/streaming-floor-{database}.json)")  # fmt: skip
+    RESULTS_DIR.mkdir(exist_ok=True)
+    path = RESULTS_DIR / f"streaming-floor-{database}.json"
+    path.write_text(json.dumps(document, indent=2) + "\n")
+    return EXIT_OK if passed else EXIT_TARGET_FAILED
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -359,8 +625,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.streaming", description=__doc__)
     parser.add_argument("--db", choices=("sqlite", "postgres"), default="sqlite")
     parser.add_argument("--quick", action="store_true", help="20 streams instead of 100")
+    parser.add_argument(
+        "--floor",
+        action="store_true",
+        help="time to the first piece against bench/floor.py --litellm-stream (issue 19, 2)",
+    )
+    parser.add_argument("--rounds", type=int, help="streams per series (default 100, 20 quick)")
     args = parser.parse_args(argv)
-    runs = 20 if args.quick else 100
+    runs = args.rounds or (20 if args.quick else 100)
+    if args.floor:
+        return asyncio.run(run_against_floor(args.db, runs, warmup=5))
     return asyncio.run(run(args.db, runs, warmup=5))
 
 
