@@ -117,13 +117,38 @@ async def stream_prepared(
     services: Services, prepared: Prepared
 ) -> AsyncGenerator[StreamEvent, None]:
     """The events of a message whose user turn is saved (``prepared``): the
-    turn, then its reply streamed (or replayed, or waited for under its key)."""
-    context = prepared.context
-    yield UserTurnSaved(prepared.user_turn, context.plan, context.messages, prepared.ref.name)
+    turn, then its reply streamed (or replayed, or waited for under its key).
 
+    A turn this request has just written is claimed, and its provider asked,
+    before ``UserTurnSaved`` goes out: the event's fields (the turn's HTML,
+    its exchange number, its author: reads of their own) are resolved and
+    sent while the provider's request is under way, instead of before it.
+    The turn is saved already, so a client still never sees a piece of a
+    turn that was not saved, and always sees the turn first."""
+    context = prepared.context
+    saved = UserTurnSaved(prepared.user_turn, context.plan, context.messages, prepared.ref.name)
+    early: _Asked | None = None
+    taken: Answered | Held | None = None
     answer = prepared.reply
+    if answer is None and not prepared.repeated:
+        # Nobody can have answered a turn written a moment ago; should another
+        # request with its key hold the claim already, ``take`` waits as below.
+        taken = await answering.take(prepared.user_turn, repeated=False)
+        if isinstance(taken, Held):
+            early = _Asked(services, prepared)
+    try:
+        yield saved
+    except BaseException:
+        # Stopped before the reply was streamed: close the provider's request
+        # and end the claim (``stream_reply`` would have done both).
+        if early is not None:
+            await early.close()
+        if isinstance(taken, Held):
+            await taken.end()
+        raise
     if answer is None:
-        taken = await answering.take(prepared.user_turn, repeated=prepared.repeated)
+        if taken is None:
+            taken = await answering.take(prepared.user_turn, repeated=prepared.repeated)
         if isinstance(taken, Answered):  # by the request that asked first, with this key
             if taken.error is not None:
                 yield Failed(taken.error)
@@ -134,9 +159,55 @@ async def stream_prepared(
             yield replay
         return
     assert isinstance(taken, Held)
-    async with aclosing(stream_reply(services, prepared, taken)) as events:
+    chunks = early.chunks if early is not None else None
+    async with aclosing(stream_reply(services, prepared, taken, chunks)) as events:
         async for event in events:
             yield event
+
+
+class _Asked:
+    """The provider's stream for ``prepared``, asked for now: a task waits for
+    its first chunk (LiteLLM builds the request, the provider hears of it)
+    while the caller does something else; ``chunks`` then yields that chunk
+    and the rest. ``close`` (if ``chunks`` was never iterated) stops it all."""
+
+    def __init__(self, services: Services, prepared: Prepared) -> None:
+        self._stream = services.registry.stream(
+            prepared.context.messages,
+            prepared.ref,
+            parameters=prepared.context.settings.parameters,
+        )
+        self._first = asyncio.create_task(self._first_chunk(), name="provider-first-chunk")
+        self.chunks = self._chunks()
+
+    async def _first_chunk(self) -> StreamChunk:
+        return await anext(aiter(self._stream))
+
+    async def _chunks(self) -> AsyncGenerator[StreamChunk, None]:
+        try:
+            try:
+                first = await self._first
+            except StopAsyncIteration:
+                return
+            yield first
+            async for chunk in self._stream:
+                yield chunk
+        finally:
+            await self._stop()
+
+    async def close(self) -> None:
+        """Stop the request (when ``chunks`` was never iterated)."""
+        await self._stop()
+
+    async def _stop(self) -> None:
+        if not self._first.done():
+            self._first.cancel()
+            await asyncio.wait([self._first])
+        elif not self._first.cancelled():
+            self._first.exception()  # retrieved: an error here was not the caller's
+        close = getattr(self._stream, "aclose", None)
+        if close is not None:
+            await close()
 
 
 def replayed(answer: Turn) -> list[Delta | ReplySaved]:
@@ -146,7 +217,10 @@ def replayed(answer: Turn) -> list[Delta | ReplySaved]:
 
 
 async def stream_reply(
-    services: Services, prepared: Prepared, taken: Held | None = None
+    services: Services,
+    prepared: Prepared,
+    taken: Held | None = None,
+    chunks: AsyncIterator[StreamChunk] | None = None,
 ) -> AsyncGenerator[Delta | ReplySaved | Failed, None]:
     """Ask the provider for ``prepared``'s reply and yield it as it arrives, then
     saved: ``Delta`` … then ``ReplySaved`` or ``Failed``. ``taken``: the claim
@@ -154,7 +228,8 @@ async def stream_reply(
 
     Why it ended is saved with it: the provider's reason (STOP, LENGTH, …)
     when the stream completes; LOST_CONNECTION when the provider's stream
-    fails mid-answer; INTERRUPTED when the consumer stops it.
+    fails mid-answer; INTERRUPTED when the consumer stops it. ``chunks``: the
+    provider's stream when it was asked for already (``stream_prepared``).
     """
     # Until its save has started, this reply holds shutdown back (see
     # ``Services.replying``): stopping the server must not lose it.
@@ -166,11 +241,12 @@ async def stream_reply(
         saved = False
         try:
             try:
-                chunks = services.registry.stream(
-                    prepared.context.messages,
-                    prepared.ref,
-                    parameters=prepared.context.settings.parameters,
-                )
+                if chunks is None:
+                    chunks = services.registry.stream(
+                        prepared.context.messages,
+                        prepared.ref,
+                        parameters=prepared.context.settings.parameters,
+                    )
                 reader = _Reader(_closable(chunks))
                 try:
                     while batch := await reader.next_batch():

@@ -22,6 +22,7 @@ from api.errors import ConfigError
 from api.graphql.core import ids
 from api.services import accounts, chat, streaming
 from api.settings import Settings
+from api.store import claims
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.graphql import GraphQLClient
 from tests.support.ops import (
@@ -375,6 +376,59 @@ async def test_a_lone_piece_goes_out_at_once(
     assert await asyncio.to_thread(fake_openai.wait_for_stream_end, 1, 2.0) == "client-closed"
     saved = await saved_turns(gql, sid)
     assert without_id(saved[1]) == turn("ASSISTANT", "Alone", 2, reply_to=1, interrupted=True)
+
+
+async def test_the_provider_is_asked_while_the_user_turn_event_is_out(
+    app: Starlette, gql: GraphQLClient, fake_openai: FakeOpenAI
+) -> None:
+    # The event's fields (HTML, exchange number, author) take reads of their
+    # own: the provider's request is under way meanwhile, not after them.
+    sid = await lab_session(gql)
+    fake_openai.stream_chunks(["Soon", " enough"])
+    actor = await accounts.local_actor()
+    message = chat.Message(ids.decode(sid, "Session", field="id"), "Quick?", idempotency_key="k-1")
+
+    events = streaming.stream_message(app.state.services, actor, message)
+    first = await anext(events)
+    assert isinstance(first, streaming.UserTurnSaved)
+    await wait_until(lambda: _asked(fake_openai))  # no further event asked for
+    rest = [event async for event in events]
+
+    # The pieces may have waited together (the request was under way): one Delta or two.
+    assert {type(e).__name__ for e in rest[:-1]} == {"Delta"}
+    assert type(rest[-1]).__name__ == "ReplySaved"
+    assert "".join(e.text for e in rest[:-1]) == "Soon enough"
+    assert len(fake_openai.requests) == 1
+    saved = await saved_turns(gql, sid)
+    assert [(t["role"], t["content"], t["sequenceNumber"]) for t in saved] == [
+        ("USER", "Quick?", 1),
+        ("ASSISTANT", "Soon enough", 2),
+    ]
+    assert await claims.read(first.user_turn.id) is None  # the claim ended with the reply
+
+
+async def test_stopped_once_the_user_turn_is_out_the_early_request_is_closed(
+    app: Starlette, gql: GraphQLClient, fake_openai: FakeOpenAI
+) -> None:
+    sid = await lab_session(gql)
+    fake_openai.stream_chunks(["Never", " sent"], hold_after=0)
+    actor = await accounts.local_actor()
+    message = chat.Message(ids.decode(sid, "Session", field="id"), "Wait", idempotency_key="k-2")
+
+    events = streaming.stream_message(app.state.services, actor, message)
+    first = await anext(events)
+    assert isinstance(first, streaming.UserTurnSaved)
+    await wait_until(lambda: _asked(fake_openai))
+    await events.aclose()
+
+    assert await asyncio.to_thread(fake_openai.wait_for_stream_end, 1, 2.0) == "client-closed"
+    assert [without_id(t) for t in await saved_turns(gql, sid)] == [turn("USER", "Wait", 1)]
+    assert await claims.read(first.user_turn.id) is None  # ended: the key may be sent again
+    # Sent again, the key is answered by a new request to the provider.
+    fake_openai.stream_chunks(["Now"])
+    again = [e async for e in streaming.stream_message(app.state.services, actor, message)]
+    assert [type(e).__name__ for e in again] == ["UserTurnSaved", "Delta", "ReplySaved"]
+    assert len(fake_openai.requests) == 2
 
 
 # --- failures -----------------------------------------------------------------
