@@ -40,7 +40,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -364,7 +364,8 @@ fragment TurnFields on Turn {
   providerFinishReason replyToSequence continuesSequence exchangeNumber author { name viaToken }
   settings { instructions temperature topP maxOutputTokens stop } }"""
 FLOOR_MARGIN_MS = 5.0  # target 2: Smriti's first piece within the floor's + 5 ms
-SERIES = ("floor (SSE)", "smriti SSE", "smriti websocket")
+FLOOR_SERIES = "floor (SSE)"
+WAYS = ("SSE", "websocket")
 
 
 @dataclass
@@ -492,7 +493,21 @@ def stats(values: list[float]) -> dict[str, float]:
     return {"p50": statistics.median(ordered), "p95": p95, "min": ordered[0]}
 
 
-async def run_against_floor(database: str, rounds: int, warmup: int) -> int:
+@dataclass
+class Served:
+    """A server under test in the floor comparison: the floor, or a ``smriti serve``."""
+
+    label: str
+    port: int
+    process: subprocess.Popen[bytes]
+    log: Any
+    sessions: list[str] = field(default_factory=list)
+    ws: AsyncWebSocketSession | None = None
+
+
+async def run_against_floor(
+    database: str, rounds: int, warmup: int, compare: Path | None = None
+) -> int:
     from bench.side_by_side import CLIENT_CORE, SERVER_CORE, can_pin, spawn, stop, wait_until_up
 
     pinned = can_pin()
@@ -500,70 +515,88 @@ async def run_against_floor(database: str, rounds: int, warmup: int) -> int:
         os.sched_setaffinity(0, {CLIENT_CORE})
     cores = {SERVER_CORE} if pinned else None
     provider = TimedProvider()
-    results: dict[str, list[Timed]] = {name: [] for name in SERIES}
     loads = [os.getloadavg()[0]]
-    async with serving(provider.app()) as port, temporary_database(database) as url:
-        with tempfile.TemporaryDirectory(prefix="smriti-bench-") as folder:
-            base_url = f"http://127.0.0.1:{port}/v1"
-            providers = Path(folder) / "providers.yaml"
-            providers.write_text(
-                "providers:\n  timed:\n    litellm_provider: openai\n"
-                f'    api_base: "{base_url}"\n    models: [model]\n'
-            )
-            floor_port, smriti_port = _free_port(), _free_port()
-            floor, floor_log = spawn(
-                [sys.executable, "-m", "bench.floor", str(floor_port), "--litellm-stream",
-                 base_url], cwd=Path.cwd(), cores=cores)  # fmt: skip
-            command = [sys.executable, "-m", "api", "serve", "--port", str(smriti_port)]
-            command += ["--database", url, "--providers", str(providers)]
-            command += ["--log-level", "warning", "--workers", "1"]
-            smriti, smriti_log = spawn(command, cwd=Path.cwd(), cores=cores)
-            try:
-                async with httpx.AsyncClient(timeout=60) as http:
-                    await wait_until_up(http, f"http://127.0.0.1:{floor_port}/", floor)
-                    await wait_until_up(http, f"http://127.0.0.1:{smriti_port}/healthz", smriti)
-                    smriti_base = f"http://127.0.0.1:{smriti_port}"
-                    sessions = []
-                    for _ in range(2 * (warmup + rounds)):
-                        created = await http.post(
-                            f"{smriti_base}/graphql", json={"query": CREATE_SESSION}
-                        )
-                        sessions.append(created.json()["data"]["createSession"]["session"]["id"])
-                    async with aconnect_ws(
-                        f"{smriti_base}/graphql", http, subprotocols=["graphql-transport-ws"]
-                    ) as ws:
-                        await ws.send_json({"type": "connection_init"})
-                        assert (await ws.receive_json(timeout=60))["type"] == "connection_ack"
-                        for number in range(warmup + rounds):
-                            for name in SERIES:
-                                timing = Timed(sent=0.0)
-                                pid = floor.pid if name == SERIES[0] else smriti.pid
-                                cpu = thread_cpu(pid)
-                                content = f"Message {number}"
-                                if name == SERIES[0]:
-                                    await sse_stream(floor_port, "floor", content, timing)
-                                elif name == SERIES[1]:
-                                    await sse_stream(smriti_port, sessions.pop(), content, timing)
-                                else:
-                                    await ws_stream(ws, sessions.pop(), content, number, timing)
-                                await asyncio.sleep(0.01)  # the server ends its request
-                                timing.cpu = thread_cpu(pid) - cpu
-                                if number >= warmup:
-                                    results[name].append(paired(provider, timing))
-                                else:
-                                    provider.timings.clear()
-                            if number == warmup + rounds // 2:
-                                loads.append(os.getloadavg()[0])
-            except Exception:
-                for log_ in (floor_log, smriti_log):
-                    log_.seek(0)
-                    print(log_.read().decode(errors="replace")[-3000:], file=sys.stderr)
-                raise
-            finally:
-                stop(floor)
-                stop(smriti)
-                floor_log.close()
-                smriti_log.close()
+    trees = [("smriti", Path.cwd())] + ([(f"{compare.name}", compare)] if compare else [])
+    series = [FLOOR_SERIES] + [f"{label} {way}" for label, _ in trees for way in WAYS]
+    results: dict[str, list[Timed]] = {name: [] for name in series}
+    async with (
+        serving(provider.app()) as port,
+        temporary_database(database) as url,
+        AsyncExitStack() as stack,
+    ):
+        folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="smriti-bench-")))
+        base_url = f"http://127.0.0.1:{port}/v1"
+        providers = folder / "providers.yaml"
+        providers.write_text(
+            "providers:\n  timed:\n    litellm_provider: openai\n"
+            f'    api_base: "{base_url}"\n    models: [model]\n'
+        )
+        servers: list[Served] = []
+
+        def started(label: str, port: int, command: list[str], cwd: Path) -> Served:
+            env = {**os.environ, "PYTHONPATH": str(cwd)}
+            process, log = spawn([sys.executable, *command], cwd=cwd, cores=cores, env=env)
+            served = Served(label, port, process, log)
+            stack.callback(log.close)
+            stack.callback(stop, process)
+            servers.append(served)
+            return served
+
+        floor_port = _free_port()
+        floor = started(
+            FLOOR_SERIES,
+            floor_port,
+            ["-m", "bench.floor", str(floor_port), "--litellm-stream", base_url],
+            Path.cwd(),
+        )
+        for label, tree in trees:
+            serve_port = _free_port()
+            command = ["-m", "api", "serve", "--port", str(serve_port), "--database", url]
+            command += ["--providers", str(providers), "--log-level", "warning", "--workers", "1"]
+            started(label, serve_port, command, tree)
+        http = await stack.enter_async_context(httpx.AsyncClient(timeout=60))
+        try:
+            await wait_until_up(http, f"http://127.0.0.1:{floor.port}/", floor.process)
+            for served in servers[1:]:
+                base = f"http://127.0.0.1:{served.port}"
+                await wait_until_up(http, f"{base}/healthz", served.process)
+                for _ in range(2 * (warmup + rounds)):
+                    created = await http.post(f"{base}/graphql", json={"query": CREATE_SESSION})
+                    served.sessions.append(created.json()["data"]["createSession"]["session"]["id"])
+                ws: AsyncWebSocketSession = await stack.enter_async_context(
+                    aconnect_ws(f"{base}/graphql", http, subprotocols=["graphql-transport-ws"])
+                )
+                await ws.send_json({"type": "connection_init"})
+                assert (await ws.receive_json(timeout=60))["type"] == "connection_ack"
+                served.ws = ws
+            for number in range(warmup + rounds):
+                content = f"Message {number}"
+                for served in servers:
+                    for way in WAYS if served is not floor else ("SSE",):
+                        timing = Timed(sent=0.0)
+                        cpu = thread_cpu(served.process.pid)
+                        if served is floor:
+                            await sse_stream(floor.port, "floor", content, timing)
+                        elif way == "SSE":
+                            await sse_stream(served.port, served.sessions.pop(), content, timing)
+                        else:
+                            assert served.ws is not None
+                            sid = served.sessions.pop()
+                            await ws_stream(served.ws, sid, content, number, timing)
+                        await asyncio.sleep(0.01)  # the server ends its request
+                        timing.cpu = thread_cpu(served.process.pid) - cpu
+                        name = FLOOR_SERIES if served is floor else f"{served.label} {way}"
+                        if number >= warmup:
+                            results[name].append(paired(provider, timing))
+                        else:
+                            provider.timings.clear()
+                if number == warmup + rounds // 2:
+                    loads.append(os.getloadavg()[0])
+        except Exception:
+            for served in servers:
+                served.log.seek(0)
+                print(served.log.read().decode(errors="replace")[-3000:], file=sys.stderr)
+            raise
     loads.append(os.getloadavg()[0])
     return report_against_floor(results, database, rounds, loads, pinned)
 
@@ -572,7 +605,7 @@ def report_against_floor(
     results: dict[str, list[Timed]], database: str, rounds: int, loads: list[float],
     pinned: bool,
 ) -> int:  # fmt: skip
-    floor = results[SERIES[0]]
+    floor = results[FLOOR_SERIES]
     print(
         f"\nTime to the first piece, messageStream against the LiteLLM streaming floor "
         f"({database}), {rounds} interleaved rounds; provider: {THINK_SECONDS * MS:g} ms "
@@ -581,8 +614,7 @@ def report_against_floor(
     print(f"{'':34}{'p50':>8}{'p95':>8}{'min':>8}   (ms)")
     document: dict[str, Any] = {"database": database, "rounds": rounds, "loads": loads}
     passed = True
-    for name in SERIES:
-        series = results[name]
+    for name, series in results.items():
         first = stats([t.first_piece for t in series])
         asked = stats([t.provider_asked - t.sent for t in series])
         back = stats([t.first_received - t.first_written for t in series])
@@ -595,8 +627,13 @@ def report_against_floor(
         print(f"{'  first piece written -> received':34}{back['p50']:8.2f}{back['p95']:8.2f}"
               f"{back['min']:8.2f}")  # fmt: skip
         print(f"{'  server CPU a stream':34}{cpu['p50']:8.2f}{cpu['p95']:8.2f}{cpu['min']:8.2f}")
-        entry = {"first_piece": first, "provider_asked": asked, "first_back": back, "cpu": cpu}
-        if name != SERIES[0]:
+        entry: dict[str, Any] = {
+            "first_piece": first,
+            "provider_asked": asked,
+            "first_back": back,
+            "cpu": cpu,
+        }
+        if name != FLOOR_SERIES:
             margin = first["p50"] - stats([f.first_piece for f in floor])["p50"]
             print(f"{'  - floor, same round':34}{diff['p50']:8.2f}{diff['p95']:8.2f}"
                   f"{diff['min']:8.2f}")  # fmt: skip
@@ -630,11 +667,17 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="time to the first piece against bench/floor.py --litellm-stream (issue 19, 2)",
     )
+    parser.add_argument(
+        "--compare",
+        type=Path,
+        metavar="DIR",
+        help="with --floor: also a smriti serve from the checkout in DIR, in the same rounds",
+    )
     parser.add_argument("--rounds", type=int, help="streams per series (default 100, 20 quick)")
     args = parser.parse_args(argv)
     runs = args.rounds or (20 if args.quick else 100)
     if args.floor:
-        return asyncio.run(run_against_floor(args.db, runs, warmup=5))
+        return asyncio.run(run_against_floor(args.db, runs, warmup=5, compare=args.compare))
     return asyncio.run(run(args.db, runs, warmup=5))
 
 
