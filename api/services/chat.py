@@ -102,6 +102,9 @@ class Prepared:
     actor: Actor
     repeated: bool = False
     continues: Turn | None = None
+    # The holder of the claim on answering ``user_turn``, written with it
+    # (``answering.new_claim``): a new turn sent with an idempotency key.
+    claimed: str | None = None
 
     @property
     def author(self) -> Authorship:
@@ -176,7 +179,7 @@ async def answer(services: Services, prepared: Prepared) -> Exchange:
     user_turn, plan, messages = prepared.user_turn, prepared.context.plan, prepared.context.messages
     if prepared.reply is not None:
         return Exchange(user_turn, prepared.reply, plan, messages)
-    taken = await answering.take(user_turn, repeated=prepared.repeated)
+    taken = await answering.take(user_turn, repeated=prepared.repeated, claimed=prepared.claimed)
     if isinstance(taken, Answered):  # by the request that asked first, with this key
         return Exchange(user_turn, taken.reply, plan, messages, error=taken.error)
     try:
@@ -246,6 +249,9 @@ async def _prepare(services: Services, admitted: Admitted) -> Prepared:
     context = await resolve_context(
         services, session, model=ref, new_message=content, override=override
     )
+    # Claimed as it is written: a request sending the key again finds the turn
+    # with its claim, and waits for this one's answer.
+    claim = answering.new_claim() if idempotency_key is not None else None
     try:
         user_turn = await turns.append(
             session.id,
@@ -256,6 +262,7 @@ async def _prepare(services: Services, admitted: Admitted) -> Prepared:
             model=ref.model,
             idempotency_key=idempotency_key,
             author=admitted.actor.authorship,
+            claim=claim,
         )
     except turns.DuplicateKey:
         # A concurrent send with the same key wrote the user turn first: this
@@ -265,7 +272,8 @@ async def _prepare(services: Services, admitted: Admitted) -> Prepared:
         session = await sessions.configure(
             session.owner_id, session.id, provider=ref.provider, model=ref.model
         )
-    return Prepared(session, ref, user_turn, context, None, admitted.actor)
+    claimed = claim[0] if claim is not None else None
+    return Prepared(session, ref, user_turn, context, None, admitted.actor, claimed=claimed)
 
 
 async def save_reply(

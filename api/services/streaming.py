@@ -133,7 +133,7 @@ async def stream_prepared(
     if answer is None and not prepared.repeated:
         # Nobody can have answered a turn written a moment ago; should another
         # request with its key hold the claim already, ``take`` waits as below.
-        taken = await answering.take(prepared.user_turn, repeated=False)
+        taken = await answering.take(prepared.user_turn, repeated=False, claimed=prepared.claimed)
         if isinstance(taken, Held):
             early = _Asked(services, prepared)
     try:

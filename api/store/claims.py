@@ -10,6 +10,7 @@ says how they are used.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from ..errors import ErrorCode, ProviderError
 from . import sql
@@ -32,6 +33,15 @@ _FAILED = (
     "failure_retry_after = ? WHERE turn_id = ? AND holder = ?"
 )
 _RELEASE = "DELETE FROM reply_claim WHERE turn_id = ? AND holder = ?"
+# The claim on a turn being written, in the transaction that writes it: the
+# turn is never seen (by a request sending its key again) without its claim.
+# A row left by an earlier turn with the same id can only be stale.
+_TAKE_NEW = (
+    "INSERT INTO reply_claim (turn_id, holder, expires_at) VALUES (?, ?, ?) "
+    "ON CONFLICT (turn_id) DO UPDATE SET holder = excluded.holder, "
+    "expires_at = excluded.expires_at, failure_code = NULL, failure_message = NULL, "
+    "failure_retry_after = NULL"
+)
 
 
 @dataclass(frozen=True)
@@ -48,6 +58,11 @@ async def take(turn_id: int, holder: str, *, now: int, until: int) -> bool:
     holder's claim runs past ``now``."""
     taken = await sql.fetch_one(sql.connection(), _TAKE, [turn_id, holder, until, now])
     return taken is not None
+
+
+async def take_new(conn: Any, turn_id: int, holder: str, *, until: int) -> None:
+    """Claim a turn for ``holder`` in the transaction (``conn``) writing it."""
+    await sql.execute(conn, _TAKE_NEW, [turn_id, holder, until])
 
 
 @finished

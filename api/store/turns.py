@@ -12,7 +12,7 @@ from tortoise.transactions import in_transaction
 from ..domain.pages import Page, PageRequest
 from ..domain.types import Authorship, ChatSettings, Finish, Role, Turn, Usage
 from ..errors import NotFound
-from . import models, rows, sql
+from . import claims, models, rows, sql
 from .writes import Refused, finished
 
 # One statement both increments and returns the counter, so two writers can
@@ -85,6 +85,7 @@ async def append(
     first_reply_only: bool = False,
     author: Authorship | None = None,
     settings: ChatSettings | None = None,
+    claim: tuple[str, int] | None = None,
 ) -> Turn:
     """Write a turn with the next sequence number. With ``first_reply_only``, a
     reply to a turn that has one already is not written: AlreadyAnswered. A
@@ -93,7 +94,8 @@ async def append(
 
     ``finish``: why a reply ended; the turn is ``interrupted`` when that
     reason left it cut off. ``settings``: a reply's effective settings (none
-    set: not recorded)."""
+    set: not recorded). ``claim``: (holder, until) of the claim on answering
+    the turn (``api.store.claims``), written in the same transaction."""
     usage = usage or Usage()
     try:
         async with in_transaction("default") as conn:
@@ -142,6 +144,9 @@ async def append(
                     rows.json_text(settings.to_json() if settings else None),
                 ],
             )
+            if claim is not None and row is not None:
+                holder, until = claim
+                await claims.take_new(conn, row["id"], holder, until=until)
     except IntegrityError as exc:
         if idempotency_key is not None:
             raise DuplicateKey(idempotency_key) from exc

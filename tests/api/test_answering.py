@@ -14,11 +14,12 @@ from typing import Any
 from starlette.applications import Starlette
 
 from api.graphql.core import ids
-from api.services import answering
+from api.services import accounts, answering, chat
 from api.store import claims
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.graphql import GraphQLClient
 from tests.support.ops import create_session, send
+from tests.support.queries import count_statements
 from tests.support.streams import merged, stream_ws
 
 TURNS = """query($s: ID!) { session(id: $s) { lastSequenceNumber
@@ -147,3 +148,31 @@ async def test_a_claim_left_by_a_process_that_died_is_taken_over_once_it_lapses(
     assert exchange(retried) == (1, "Taken over.", [])
     assert answering._now() >= now + 300  # it waited for the claim to lapse
     assert len(fake_openai.requests) == 2
+
+
+async def test_a_turn_sent_with_a_key_is_claimed_in_the_write_that_saves_it(
+    gql: GraphQLClient, app: Starlette, fake_openai: FakeOpenAI
+) -> None:
+    # A request sending the key again never finds the turn without its claim,
+    # and the claim costs no statement (nor, on PostgreSQL, commit) of its own.
+    sid = await lab_session(gql)
+    actor = await accounts.local_actor()
+    message = chat.Message(ids.decode(sid, "Session", field="id"), "Hello", idempotency_key="k-1")
+
+    prepared = await chat.prepare(app.state.services, actor, message, operation="sendMessage")
+
+    claim = await claims.read(prepared.user_turn.id)
+    assert claim is not None
+    assert claim.holder == prepared.claimed
+    assert claim.failure is None
+    fake_openai.reply("Hi")
+    with count_statements() as statements:
+        exchange = await chat.answer(app.state.services, prepared)
+    assert exchange.assistant_turn is not None
+    assert exchange.assistant_turn.content == "Hi"
+    assert len(fake_openai.requests) == 1
+    assert await claims.read(prepared.user_turn.id) is None
+    # The reply (sequence, the first-reply check, the insert) and the claim's end.
+    assert [s.split()[0] for s in statements] == ["UPDATE", "SELECT", "INSERT", "DELETE"], (
+        statements
+    )
