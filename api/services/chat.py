@@ -16,7 +16,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from ..domain.accounts import Actor
 from ..domain.context import ContextOverride, ContextPlan, ResolvedContext
@@ -83,6 +85,17 @@ class Admitted:
     message: Message
 
 
+class Early(Protocol):
+    """A provider request started while the user's turn commits."""
+
+    async def close(self) -> None:
+        """Stop it (nothing was saved, or nobody will read it)."""
+
+
+# Starts the provider's request for a turn about to be saved, with its context.
+StartEarly = Callable[[ModelRef, ResolvedContext], Early]
+
+
 @dataclass(frozen=True)
 class Prepared:
     """A message whose user turn is saved, with the context it is sent with.
@@ -105,6 +118,8 @@ class Prepared:
     # The holder of the claim on answering ``user_turn``, written with it
     # (``answering.new_claim``): a new turn sent with an idempotency key.
     claimed: str | None = None
+    # The provider's request, started as the user's turn committed (``prepare``'s ``early``).
+    early: Early | None = None
 
     @property
     def author(self) -> Authorship:
@@ -201,7 +216,12 @@ async def answer(services: Services, prepared: Prepared) -> Exchange:
 
 
 async def prepare(
-    services: Services, actor: Actor, message: Message, *, operation: str
+    services: Services,
+    actor: Actor,
+    message: Message,
+    *,
+    operation: str,
+    early: StartEarly | None = None,
 ) -> Prepared:
     """Check the message (``admit``), resolve its context, then write the
     user's turn (or find it, for a repeated idempotency key, with its reply if
@@ -210,8 +230,15 @@ async def prepare(
     Everything that can be refused (content, model, explicit context) is
     refused before anything is written. The turn and its reply are recorded
     as the actor's (their token's name with it).
+
+    ``early``: for a new turn, started once the write's statements have
+    succeeded, while it commits (on PostgreSQL the commit is the write's
+    longest wait); ``Prepared.early`` is what it returned. Should the write
+    fail after all, it is closed before the error is raised: nothing of it
+    is kept. A repeated key never starts it (it is answered, or waited for).
     """
-    return await _prepare(services, await admit(services, actor, message, operation))
+    admitted = await admit(services, actor, message, operation)
+    return await _prepare(services, admitted, early)
 
 
 async def prepare_admitted(services: Services, admitted: Admitted) -> Prepared:
@@ -220,7 +247,9 @@ async def prepare_admitted(services: Services, admitted: Admitted) -> Prepared:
     return await _prepare(services, admitted)
 
 
-async def _prepare(services: Services, admitted: Admitted) -> Prepared:
+async def _prepare(
+    services: Services, admitted: Admitted, early: StartEarly | None = None
+) -> Prepared:
     registry = services.registry
     session, ref, content, message = (
         admitted.session,
@@ -252,6 +281,20 @@ async def _prepare(services: Services, admitted: Admitted) -> Prepared:
     # Claimed as it is written: a request sending the key again finds the turn
     # with its claim, and waits for this one's answer.
     claim = answering.new_claim() if idempotency_key is not None else None
+    started: list[Early] = []
+    abandoned = False
+
+    def written() -> None:
+        # In the write's task, which goes on if this request is cancelled.
+        if early is None or abandoned:
+            return
+        try:
+            started.append(early(ref, context))
+        except Exception:
+            # Never fail the write over it: the request is made again once the
+            # turn is saved, and what stopped it is reported there as before.
+            log.debug("the provider request could not start early", exc_info=True)
+
     try:
         user_turn = await turns.append(
             session.id,
@@ -263,17 +306,32 @@ async def _prepare(services: Services, admitted: Admitted) -> Prepared:
             idempotency_key=idempotency_key,
             author=admitted.actor.authorship,
             claim=claim,
+            written=written if early is not None else None,
         )
-    except turns.DuplicateKey:
-        # A concurrent send with the same key wrote the user turn first: this
-        # one goes on as a retry of it (save_reply keeps one reply per turn).
-        return await _prepare(services, admitted)
-    if (ref.provider, ref.model) != (session.active_provider, session.active_model):
-        session = await sessions.configure(
-            session.owner_id, session.id, provider=ref.provider, model=ref.model
-        )
+        if (ref.provider, ref.model) != (session.active_provider, session.active_model):
+            session = await sessions.configure(
+                session.owner_id, session.id, provider=ref.provider, model=ref.model
+            )
+    except BaseException as exc:
+        abandoned = True
+        for request in started:
+            await request.close()
+        if isinstance(exc, turns.DuplicateKey):
+            # A concurrent send with the same key wrote the user turn first: this
+            # one goes on as a retry of it (save_reply keeps one reply per turn).
+            return await _prepare(services, admitted)
+        raise
     claimed = claim[0] if claim is not None else None
-    return Prepared(session, ref, user_turn, context, None, admitted.actor, claimed=claimed)
+    return Prepared(
+        session,
+        ref,
+        user_turn,
+        context,
+        None,
+        admitted.actor,
+        claimed=claimed,
+        early=started[0] if started else None,
+    )
 
 
 async def save_reply(

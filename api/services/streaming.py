@@ -42,10 +42,10 @@ from contextlib import aclosing
 from dataclasses import dataclass
 
 from ..domain.accounts import Actor
-from ..domain.context import ContextPlan
+from ..domain.context import ContextPlan, ResolvedContext
 from ..domain.types import ChatMessage, Finish, FinishReason, Turn, Usage
 from ..errors import ProviderError, SmritiError
-from ..providers import StreamChunk
+from ..providers import ModelRef, StreamChunk
 from . import answering
 from .answering import Answered, Held
 from .base import Services, log
@@ -104,7 +104,13 @@ async def stream_message(
     Close the generator (``aclose``, or ``contextlib.aclosing``) to stop it.
     """
     try:
-        prepared = await prepare(services, actor, message, operation="messageStream")
+        prepared = await prepare(
+            services,
+            actor,
+            message,
+            operation="messageStream",
+            early=lambda ref, context: _Asked(services, ref, context),
+        )
     except SmritiError as exc:
         yield Failed(exc)
         return
@@ -123,8 +129,10 @@ async def stream_prepared(
     before ``UserTurnSaved`` goes out: the event's fields (the turn's HTML,
     its exchange number, its author: reads of their own) are resolved and
     sent while the provider's request is under way, instead of before it.
-    The turn is saved already, so a client still never sees a piece of a
-    turn that was not saved, and always sees the turn first."""
+    ``stream_message`` starts it sooner still, as the turn's write commits
+    (``prepare``'s ``early``: ``Prepared.early``). Either way its pieces are
+    read only after this event, once the turn is saved: a client never sees a
+    piece of a turn that was not saved, and always sees the turn first."""
     context = prepared.context
     saved = UserTurnSaved(prepared.user_turn, context.plan, context.messages, prepared.ref.name)
     early: _Asked | None = None
@@ -135,7 +143,13 @@ async def stream_prepared(
         # request with its key hold the claim already, ``take`` waits as below.
         taken = await answering.take(prepared.user_turn, repeated=False, claimed=prepared.claimed)
         if isinstance(taken, Held):
-            early = _Asked(services, prepared)
+            early = (
+                prepared.early
+                if isinstance(prepared.early, _Asked)
+                else _Asked(services, prepared.ref, prepared.context)
+            )
+        elif prepared.early is not None:  # answered by another request: not asked for
+            await prepared.early.close()
     try:
         yield saved
     except BaseException:
@@ -166,16 +180,14 @@ async def stream_prepared(
 
 
 class _Asked:
-    """The provider's stream for ``prepared``, asked for now: a task waits for
+    """The provider's stream for a message, asked for now: a task waits for
     its first chunk (LiteLLM builds the request, the provider hears of it)
     while the caller does something else; ``chunks`` then yields that chunk
     and the rest. ``close`` (if ``chunks`` was never iterated) stops it all."""
 
-    def __init__(self, services: Services, prepared: Prepared) -> None:
+    def __init__(self, services: Services, ref: ModelRef, context: ResolvedContext) -> None:
         self._stream = services.registry.stream(
-            prepared.context.messages,
-            prepared.ref,
-            parameters=prepared.context.settings.parameters,
+            context.messages, ref, parameters=context.settings.parameters
         )
         self._first = asyncio.create_task(self._first_chunk(), name="provider-first-chunk")
         self.chunks = self._chunks()

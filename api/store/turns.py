@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -86,6 +87,7 @@ async def append(
     author: Authorship | None = None,
     settings: ChatSettings | None = None,
     claim: tuple[str, int] | None = None,
+    written: Callable[[], None] | None = None,
 ) -> Turn:
     """Write a turn with the next sequence number. With ``first_reply_only``, a
     reply to a turn that has one already is not written: AlreadyAnswered. A
@@ -95,7 +97,10 @@ async def append(
     ``finish``: why a reply ended; the turn is ``interrupted`` when that
     reason left it cut off. ``settings``: a reply's effective settings (none
     set: not recorded). ``claim``: (holder, until) of the claim on answering
-    the turn (``api.store.claims``), written in the same transaction."""
+    the turn (``api.store.claims``), written in the same transaction.
+    ``written``: called once every statement has succeeded, as the
+    transaction commits (not called when a statement fails: a duplicate key
+    is refused before it)."""
     usage = usage or Usage()
     try:
         async with in_transaction("default") as conn:
@@ -147,6 +152,8 @@ async def append(
             if claim is not None and row is not None:
                 holder, until = claim
                 await claims.take_new(conn, row["id"], holder, until=until)
+            if written is not None:
+                written()
     except IntegrityError as exc:
         if idempotency_key is not None:
             raise DuplicateKey(idempotency_key) from exc

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
 from starlette.applications import Starlette
 
 from api.graphql.core import ids
@@ -176,3 +177,67 @@ async def test_a_turn_sent_with_a_key_is_claimed_in_the_write_that_saves_it(
     assert [s.split()[0] for s in statements] == ["UPDATE", "SELECT", "INSERT", "DELETE"], (
         statements
     )
+
+
+class Started:
+    """A stand-in for the early provider request ``prepare`` starts (``early``)."""
+
+    def __init__(self, log: list[str], ref: Any, context: Any) -> None:
+        self.ref, self.context, self.log = ref, context, log
+        log.append("started")
+
+    async def close(self) -> None:
+        self.log.append("closed")
+
+
+async def test_a_new_turn_starts_the_early_request_as_it_commits_a_repeated_key_does_not(
+    gql: GraphQLClient, app: Starlette
+) -> None:
+    sid = await lab_session(gql)
+    actor = await accounts.local_actor()
+    message = chat.Message(ids.decode(sid, "Session", field="id"), "Hello", idempotency_key="k-9")
+    log: list[str] = []
+
+    def start(ref: Any, context: Any) -> Started:
+        # Called while the turn's write commits: its statements have run.
+        return Started(log, ref, context)
+
+    services = app.state.services
+    prepared = await chat.prepare(services, actor, message, operation="sendMessage", early=start)
+    assert log == ["started"]
+    assert isinstance(prepared.early, Started)
+    assert (prepared.early.ref, prepared.early.context) == (prepared.ref, prepared.context)
+    assert prepared.user_turn.sequence_number == 1
+
+    again = await chat.prepare(services, actor, message, operation="sendMessage", early=start)
+    assert again.repeated
+    assert again.early is None
+    assert log == ["started"]  # the key's turn is answered (or waited for), never asked twice
+    await prepared.early.close()
+
+
+async def test_a_write_that_fails_after_the_early_start_closes_it(
+    gql: GraphQLClient, app: Starlette, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The session is switched to the message's model after the turn's write;
+    # should that fail, the request started for the turn is closed, not left running.
+    sid = await lab_session(gql)
+    actor = await accounts.local_actor()
+    message = chat.Message(
+        ids.decode(sid, "Session", field="id"), "Hello", model="offline/echo", idempotency_key="k-8"
+    )
+    log: list[str] = []
+
+    async def broken(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("the database went away")
+
+    monkeypatch.setattr(chat.sessions, "configure", broken)
+    with pytest.raises(RuntimeError, match="went away"):
+        await chat.prepare(
+            app.state.services,
+            actor,
+            message,
+            operation="sendMessage",
+            early=lambda ref, context: Started(log, ref, context),
+        )
+    assert log == ["started", "closed"]
