@@ -119,7 +119,14 @@ async def test_ancestors_and_nested_parents(gql: GraphQLClient) -> None:
     _, longer = await build_lineage(gql, 9)
     with count_statements() as more:
         await gql(ANCESTORS, id=longer[-1]["id"])
-    assert len(more) == len(statements)
+    # Constant in the lineage's length: the checkpoint and its space, the ancestors' one
+    # recursive statement, and the three nested parents. A parent the ancestors' read has
+    # not primed yet when it is asked for is read by itself with its space (which of them
+    # depends on timing: on PostgreSQL a level sometimes comes first), so 6 to 8, never
+    # one a checkpoint of the lineage.
+    assert sum("WITH RECURSIVE" in s for s in more) == 1
+    assert 6 <= len(statements) <= 8
+    assert 6 <= len(more) <= 8
 
 
 async def test_checkpoint_by_hash_prefix(gql: GraphQLClient) -> None:
