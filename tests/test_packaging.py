@@ -91,3 +91,41 @@ def test_the_default_providers_file_is_the_bundled_one(tmp_path: Path) -> None:
     assert settings.providers_file == bundled.PROVIDERS_FILE
     listed = yaml.safe_load(bundled.PROVIDERS_FILE.read_text())["providers"]
     assert {"openai", "anthropic", "openrouter", "ollama"} <= set(listed)
+
+
+def _locked(lock: str) -> dict[str, str]:
+    """name (normalised, extras kept) -> version, from a lock's pins."""
+    found = re.findall(r"^([A-Za-z0-9_.\-]+(?:\[[a-z0-9_,\-]+\])?)==(\S+)", lock, re.MULTILINE)
+    return {re.sub(r"[-_.]+", "-", name).lower(): version for name, version in found}
+
+
+def test_every_extra_a_locked_package_asks_for_is_pinned_in_both_locks() -> None:
+    """pip treats ``httpx[http2]`` (asked for by litellm) as a package the lock's
+    ``httpx==…`` does not pin: with a newer httpx on the index, installing the lock
+    failed (2026-12-02). scripts/lock_extras.py pins each such extra; this finds one it
+    does not list, from the installed packages' own metadata."""
+    import importlib.metadata
+
+    from packaging.requirements import Requirement
+
+    for lock_file in ("requirements.lock", "requirements-dev.lock"):
+        locked = _locked((REPOSITORY_ROOT / lock_file).read_text())
+        wanted: set[str] = set()
+        for dist in importlib.metadata.distributions():
+            name = re.sub(r"[-_.]+", "-", dist.metadata["Name"]).lower()
+            if name not in locked or name == "smriti":
+                continue
+            for text in dist.requires or []:
+                requirement = Requirement(text)
+                marker = requirement.marker
+                # A requirement of one of the package's own extras is not asked for.
+                if marker is not None and "extra" in str(marker):
+                    continue
+                base = re.sub(r"[-_.]+", "-", requirement.name).lower()
+                if requirement.extras and base in locked:
+                    wanted |= {f"{base}[{extra}]" for extra in requirement.extras}
+        assert wanted, lock_file  # litellm's httpx[http2] at least
+        missing = sorted(key for key in wanted if key not in locked)
+        assert missing == [], f"{lock_file}: add to EXTRAS in scripts/lock_extras.py"
+        for key in wanted:
+            assert locked[key] == locked[key.split("[")[0]], key
