@@ -72,6 +72,32 @@ function selectionOf(control, name) {
   }
 }
 
+/**
+ * A delete button's two presses: the first arms it (its text "Delete?", its name
+ * `confirmLabel`, focus kept), a second within four seconds calls `onConfirm`; left alone,
+ * it goes back to what it was. One rule for every destructive button, so a stray click or
+ * Enter never deletes a space, a session or a preset at once.
+ */
+export function armOrConfirm(button, confirmLabel, onConfirm) {
+  if (button.dataset.armed) {
+    delete button.dataset.armed;
+    return onConfirm();
+  }
+  const text = button.textContent;
+  const label = button.getAttribute("aria-label");
+  button.dataset.armed = "1";
+  button.textContent = "Delete?";
+  button.setAttribute("aria-label", confirmLabel);
+  setTimeout(() => {
+    if (!button.dataset.armed) return;
+    delete button.dataset.armed;
+    button.textContent = text;
+    if (label === null) button.removeAttribute("aria-label");
+    else button.setAttribute("aria-label", label);
+  }, 4000);
+  return undefined;
+}
+
 /** Dispatch a bubbling, composed CustomEvent from a component. */
 export function emit(element, type, detail = {}) {
   element.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));

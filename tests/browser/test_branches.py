@@ -104,6 +104,12 @@ def test_edit_regenerate_and_switch_alternatives(
     # The sidebar lists the conversation once, with its branches counted.
     page.reload()
     expect(page.locator(".session-row.current .tag")).to_have_text("3 branches")
+    # The fork before the count is drawn (a mask), not a character most fonts lack.
+    icon = page.locator(".session-row.current .tag.branches").evaluate(
+        "el => { const s = getComputedStyle(el, '::before');"
+        " return [s.content, s.maskImage.slice(0, 30), Math.round(parseFloat(s.width))]; }"
+    )
+    assert icon == ['""', 'url("data:image/svg+xml,%3Csvg', 10]
     # The count leaves the title its room: at 1440 px "3 branches" in words cut the
     # title to its first five characters.
     name = page.locator(".session-row.current a.name")

@@ -4,7 +4,9 @@ Given a preset applied to one session, when the user renames it in "Your
 presets" (keyboard only: the name field, Enter), then the model picker and the
 list show the new name without a reload; when they delete it, it is gone from
 both, and the session it was applied to keeps its instructions and top p.
-The dialog fits at 390 and 1440 px and axe finds nothing serious.
+The dialog fits at 390 and 1440 px and axe finds nothing serious. Deleting takes
+two presses (the first arms the button, as the sidebar's delete buttons do); an
+armed button left alone for four seconds goes back to "Delete".
 """
 
 from __future__ import annotations
@@ -107,6 +109,16 @@ def test_a_preset_is_renamed_and_deleted_from_the_settings_dialog(
 
     delete = listed.get_by_role("button", name=f"Delete preset {new}")
     delete.focus()
+    # The first Enter only arms the button: nothing is deleted yet.
+    page.keyboard.press("Enter")
+    armed = listed.get_by_role("button", name=f"Confirm delete preset {new}")
+    expect(armed).to_have_text("Delete?")
+    expect(armed).to_be_focused()
+    expect(listed.get_by_label(f"Name of preset {new}")).to_have_value(new)
+    assert new in [
+        p["name"]
+        for p in gql(server.base_url, "{ viewer { presets { name } } }")["viewer"]["presets"]
+    ]
     page.keyboard.press("Enter")
     expect(note).to_have_text(f"Preset “{new}” deleted; sessions that used it keep their settings.")
     expect(dialog.locator(f"[aria-label='Name of preset {new}']")).to_have_count(0)
@@ -122,4 +134,36 @@ def test_a_preset_is_renamed_and_deleted_from_the_settings_dialog(
     kept = gql(server.base_url, f"query($s: ID!) {{ session(id: $s) {{ {SETTINGS} }} }}", s=used)
     assert kept["session"]["settings"] == {"instructions": PIRATE, "topP": 0.5}
     assert errors == []
+    context.close()
+
+
+def test_an_armed_preset_delete_lapses_and_deletes_nothing(
+    browser: Browser, server: SmritiServer
+) -> None:
+    context = browser.new_context(viewport={"width": 1024, "height": 800}, bypass_csp=True)
+    context.set_default_timeout(10_000)
+    page = context.new_page()
+    page.clock.install()
+    name = "Lapsing"
+    preset_applied(server, name, new_session(server, "Lapse used"))
+    open_app(page, server.base_url, f"/?session={new_session(server, 'Lapse other')}")
+    page.get_by_role("button", name="Settings", exact=True).click()
+    listed = page.locator("#settings-dialog").get_by_role("region", name="Your presets")
+    delete = listed.get_by_role("button", name=f"Delete preset {name}")
+    delete.click()
+    armed = listed.get_by_role("button", name=f"Confirm delete preset {name}")
+    expect(armed).to_have_text("Delete?")
+    page.clock.run_for(3_900)
+    expect(armed).to_have_text("Delete?")
+    page.clock.run_for(200)
+    expect(delete).to_have_text("Delete")
+    expect(armed).to_have_count(0)
+    # Armed anew by the next press, not deleted by it.
+    delete.click()
+    expect(armed).to_have_text("Delete?")
+    names = [
+        p["name"]
+        for p in gql(server.base_url, "{ viewer { presets { name } } }")["viewer"]["presets"]
+    ]
+    assert names.count(name) == 1
     context.close()

@@ -4,7 +4,7 @@
 // ("from space defaults"). The space's owner edits those defaults here too
 // ("Settings of: space defaults"). Saving sends save-settings {target, settings};
 // the app answers with show() (as saved) or fail() (payload errors, in words).
-import { emit, h, replace } from "../dom.js";
+import { armOrConfirm, emit, h, replace } from "../dom.js";
 
 export const SETTINGS_FIELDS = [
   ["instructions", "Instructions"], ["temperature", "Temperature"], ["topP", "Top p"],
@@ -105,7 +105,8 @@ export class SettingsDialog extends HTMLElement {
       h("button", { type: "button", class: "small", "aria-label": `Rename preset ${preset.name}`,
         onclick: rename }, "Rename"),
       h("button", { type: "button", class: "small", "aria-label": `Delete preset ${preset.name}`,
-        onclick: () => emit(this, "delete-preset", { presetId: preset.id, name: preset.name }) },
+        onclick: (event) => armOrConfirm(event.currentTarget, `Confirm delete preset ${preset.name}`,
+          () => emit(this, "delete-preset", { presetId: preset.id, name: preset.name })) },
       "Delete"));
   }
 

@@ -6,7 +6,7 @@
 // session is marked with its author's name (theirs to rename or delete).
 // On top, your pinned sessions (the most recently pinned first); "Show" filters
 // the list: all but the archived sessions, the archived ones, or a tag's.
-import { emit, h, replace, replaceKeeping, sameState } from "../dom.js";
+import { armOrConfirm, emit, h, replace, replaceKeeping, sameState } from "../dom.js";
 import { sessionTitle } from "../format.js";
 
 const ALL = "all";
@@ -161,13 +161,8 @@ export class SpaceList extends HTMLElement {
   }
 
   rowActions(kind, id, name) {
-    const confirm = (button) => {
-      if (button.dataset.armed) return emit(this, `delete-${kind}`, { id });
-      button.dataset.armed = "1";
-      button.textContent = "Delete?";
-      button.setAttribute("aria-label", `Confirm delete ${kind} ${name}`);
-      setTimeout(() => button.isConnected && this.render(), 4000);
-    };
+    const confirm = (button) => armOrConfirm(button, `Confirm delete ${kind} ${name}`,
+      () => emit(this, `delete-${kind}`, { id }));
     return [
       h("button", { type: "button", class: "icon", "aria-label": `Rename ${kind} ${name}`,
         title: "Rename", onclick: () => this.edit({ kind, id }) }, "✎"),
