@@ -1,6 +1,8 @@
-"""The LiteLLM transport, in three modules:
+"""The LiteLLM transport, in five modules:
 
     transport.py   LiteLLMTransport: requests, streams, usage and cost, windows
+    streams.py     reading a stream: through LiteLLM's wrapper, or beneath it (OpenAI's route)
+    finish.py      LiteLLM's finish reasons → Smriti's Finish
     errors.py      LiteLLM / OpenAI exceptions → Smriti's typed ProviderError
     loader.py      the one import of LiteLLM: lazy, off the event loop, told to stay offline
 

@@ -62,6 +62,21 @@ def finish(reported: Any, native: Any = None, unmapped: list[str] | None = None)
     return Finish.other(None)
 
 
+def provider_finish(word: Any, litellm: Any) -> Finish:
+    """The Finish for the provider's own ``word``, read beneath LiteLLM's stream
+    wrapper (``streams.raw``): put in LiteLLM's words first, as the wrapper does
+    (``map_finish_reason``: Hugging Face's ``eos`` is a stop), so both paths
+    record the same Finish; a word LiteLLM does not know is OTHER with the word."""
+    if not isinstance(word, str) or not word:
+        return Finish.other(None)
+    known = _KNOWN.get(word)
+    if known is not None:  # OpenAI's own words, which LiteLLM keeps as they are
+        return Finish(known)
+    with unmapped() as words:
+        mapped = litellm.litellm_core_utils.core_helpers.map_finish_reason(word)
+    return finish(mapped, None, words)
+
+
 def native_reason(choice: Any) -> Any:
     """The provider's own word LiteLLM kept on a whole answer's choice, if any."""
     fields = getattr(choice, "provider_specific_fields", None)

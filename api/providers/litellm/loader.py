@@ -19,6 +19,9 @@ Three ways to get it, by who is asking:
 - ``load_if_ready()`` for the loop's synchronous estimates: the module when
   it is there (or when not on the loop), else None after starting the import.
 
+``openai_stream_class()`` names the OpenAI SDK's stream class, which LiteLLM
+hands back for its ``openai`` route (``streams.py`` reads it directly).
+
 Typed ``Any`` because LiteLLM's stubs are partial.
 """
 
@@ -65,6 +68,13 @@ def load() -> Any:
                 module.suppress_debug_info = True  # no "Provider List: …" on stdout
                 _module = module
     return _module
+
+
+def openai_stream_class() -> Any:
+    """The OpenAI SDK's ``AsyncStream``, which LiteLLM's ``openai`` route hands
+    back under its stream wrapper (``streams.beneath``). The SDK is LiteLLM's
+    own dependency, imported by LiteLLM already: this only names it."""
+    return importlib.import_module("openai").AsyncStream
 
 
 async def loaded() -> Any:

@@ -21,14 +21,15 @@ import logging
 import math
 import os
 from collections.abc import AsyncIterator, Sequence
+from contextlib import aclosing
 from typing import Any
 
 from ...domain.types import ChatMessage, ModelParameters, Usage
 from ...errors import ErrorCode, ProviderError
 from ..types import Completion, ModelRef, StreamChunk
-from . import loader
+from . import loader, streams
 from .errors import no_answer, provider_error
-from .finish import finish, native_reason, unmapped
+from .finish import finish, native_reason, provider_finish, unmapped
 
 DEFAULT_TIMEOUT = 60.0
 # Tokens a model may write in one answer unless told otherwise (Settings:
@@ -45,10 +46,18 @@ _KEYLESS_ROUTES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     for route in ("ollama", "ollama_chat")
 }
 
+# Read an OpenAI-compatible route's stream beneath LiteLLM's wrapper
+# (streams.raw); False reads every stream through the wrapper (streams.wrapped),
+# as tests/providers/test_raw_streams.py does to compare the two.
+READ_BENEATH_WRAPPER = True
+
 log = logging.getLogger("smriti")
 
 _window_cache: dict[tuple[str, str | None], int] = {}
 _output_cache: dict[tuple[str, str | None], int] = {}
+# Models LiteLLM's catalogue has no price for: asked once (a miss walks the
+# whole catalogue, ~1 ms), then their usage goes unpriced.
+_unpriced: set[str] = set()
 
 
 class LiteLLMTransport:
@@ -108,57 +117,40 @@ class LiteLLMTransport:
         request = self._request(messages, ref, api_key, parameters)
         request |= {"stream": True, "stream_options": {"include_usage": True}}
         response = await self._call(litellm, request, ref)
+        ending = streams.Ending()
+        beneath = streams.beneath(response) if READ_BENEATH_WRAPPER else None
+        pieces = (
+            streams.raw(response, beneath, ending)
+            if beneath is not None
+            else streams.wrapped(response, ending)
+        )
         failure: ProviderError | None = None
-        reported: Any = None
-        priced: Any = None  # the usage chunk, which LiteLLM has already priced
-        finish_reason: Any = None
-        words: list[str] = []  # reasons LiteLLM turned into "stop" (finish.py)
         started = False
-        try:
+        async with aclosing(pieces):  # closes the stream when the consumer stops early
             while True:
                 try:
-                    # A stalled stream ends here too: the HTTP client's read
-                    # timeout (self.timeout, per read) raises, which LiteLLM
-                    # reports mid-stream as an HTTP 408 and classify() as a
-                    # timeout; the client closes the connection itself.
-                    with unmapped() as found:
-                        chunk = await response.__anext__()
-                    words += found
+                    piece = await pieces.__anext__()
                 except StopAsyncIteration:
                     break
                 except Exception as exc:
                     failure = provider_error(exc, ref, timeout=self.timeout, mid_stream=started)
                 if failure is not None:
+                    # Raised outside the except block: no __context__ (the
+                    # provider's text stays in the original exception).
                     raise failure
-                usage = getattr(chunk, "usage", None)
-                if usage:
-                    reported, priced = usage, chunk
-                for choice in getattr(chunk, "choices", None) or []:
-                    finish_reason = getattr(choice, "finish_reason", None) or finish_reason
-                    delta = getattr(getattr(choice, "delta", None), "content", None)
-                    if delta:
-                        started = True
-                        yield StreamChunk(delta=delta)
-                if reported and finish_reason is not None:
-                    # Everything Smriti reads has arrived: LiteLLM hands the usage
-                    # (which it totals and prices at the end) after the finish
-                    # reason, as the stream's last chunk. Asking for the next one
-                    # would only make LiteLLM assemble the whole answer a second
-                    # time and log it for callbacks Smriti never registers: ~10 ms
-                    # of CPU a stream, on the event loop and in worker threads
-                    # (bench/litellm_stream.py). The connection is released below.
-                    break
-        finally:
-            # Release the HTTP connection when the consumer stops early.
-            close = getattr(response, "aclose", None)
-            if close is not None:
-                await close()
-        if not started and _usage(reported) == Usage():
+                started = True
+                yield StreamChunk(delta=piece)
+        usage = _usage(ending.usage)
+        if not started and usage == Usage():
             raise no_answer(ref)
         yield StreamChunk(
             delta="",
-            usage=_with_cost(litellm, ref, _usage(reported), None, priced=priced),
-            finish=finish(finish_reason, None, words),
+            usage=_with_cost(litellm, ref, usage, None, priced=ending.priced),
+            finish=(
+                provider_finish(ending.native, litellm)
+                if ending.native is not None
+                else finish(ending.reason, None, ending.words)
+            ),
         )
 
     def count_tokens(self, text: str, ref: ModelRef) -> int:
@@ -339,12 +331,21 @@ def _with_cost(
             return usage
         elif response is not None:
             cost = litellm.completion_cost(completion_response=response, model=ref.litellm_model)
-        elif usage.prompt_tokens is not None and usage.completion_tokens is not None:
-            prompt_cost, completion_cost = litellm.cost_per_token(
-                model=ref.litellm_model,
-                prompt_tokens=usage.prompt_tokens,
-                completion_tokens=usage.completion_tokens,
-            )
+        elif (
+            usage.prompt_tokens is not None
+            and usage.completion_tokens is not None
+            and ref.litellm_model not in _unpriced
+        ):
+            # A stream read beneath LiteLLM's wrapper, which priced nothing.
+            try:
+                prompt_cost, completion_cost = litellm.cost_per_token(
+                    model=ref.litellm_model,
+                    prompt_tokens=usage.prompt_tokens,
+                    completion_tokens=usage.completion_tokens,
+                )
+            except Exception:  # not in the catalogue
+                _unpriced.add(ref.litellm_model)
+                return usage
             cost = prompt_cost + completion_cost
         else:
             return usage
