@@ -12,14 +12,18 @@ What runs (see bench/README.md, "Concurrent streams"):
   every streamed answer is ``--pieces`` word pieces, one every ``--drip`` seconds;
 * the floor: ``bench/floor.py --litellm-stream``, a bare Starlette app under
   uvicorn that makes the streamed LiteLLM call Smriti makes and forwards each
-  piece to its client as an SSE event;
+  piece to its client as an SSE event; the issue's floor, the basis of PASS/FAIL;
+* the raw floor: ``bench/floor.py --litellm-raw``, the same app reading the
+  same stream as Smriti's transport does for an OpenAI-compatible route,
+  beneath LiteLLM's wrapper (the OpenAI SDK's chunks): printed beside, as
+  information, to say what Smriti costs over a bare app reading what it reads;
 * ``smriti serve`` (one worker) on a throw-away SQLite file or PostgreSQL
   database, with a providers.yaml whose model is the dripping provider through
   LiteLLM; its clients run ``messageStream`` over SSE (graphql-sse, distinct
   connections mode, ``Accept: text/event-stream``), as the web UI does.
 
 The servers run on core 0; this client, the provider and the probe on core 1.
-For each rung N of the ladder, floor and Smriti in turn: N clients (raw asyncio
+For each rung N of the ladder, floor, raw floor and Smriti in turn: N clients (raw asyncio
 HTTP/1.1, one connection each) start a stream at once. A stream is on time when
 it ends within 1.3x pieces x drip of its start with every piece, in order (its
 deltas joined are the expected text: Smriti sends pieces that were waiting
@@ -82,7 +86,7 @@ ROOT = Path(__file__).resolve().parent.parent
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 EXIT_OK, EXIT_TARGET_FAILED, EXIT_ERROR = 0, 1, 2
 MS = 1000.0
-FLOOR, SMRITI = "floor", "smriti"
+FLOOR, FLOOR_RAW, SMRITI = "floor", "floor-raw", "smriti"
 PROVIDER, MODEL = "drip", "model"
 # Targets of issue 19, target 1.
 ON_TIME = 1.3  # a stream ends within 1.3x the drip time
@@ -340,7 +344,7 @@ async def one_run(
     system: str, port: int, pid: int, provider_pid: int, count: int, pieces: int, drip: float
 ) -> Run:
     expected = expected_text(pieces)
-    sessions = await create_sessions(port, count) if system == SMRITI else ["floor"] * count
+    sessions = await create_sessions(port, count) if system == SMRITI else [system] * count
     await asyncio.sleep(1.0)  # let the creations' after-work settle
     run = Run(system, count, (os.getloadavg()[0], 0.0))
     limit = ON_TIME * pieces * drip
@@ -418,7 +422,7 @@ def describe(run: Run, pieces: int, drip: float) -> str:
     errors = f" ({run.probe_errors} probe errors)" if run.probe_errors else ""
     failures = "; ".join(f"{n}x {k}" for k, n in run.failures.items())
     return (
-        f"{run.system:7}{run.streams:5} streams: on time {run.on_time}, whole {run.complete}"
+        f"{run.system:9}{run.streams:5} streams: on time {run.on_time}, whole {run.complete}"
         f"{stored}; slowest {slowest} (limit {ON_TIME * pieces * drip:.1f} s); "
         f"CPU {run.cpu_ms_per_piece:.2f} ms/piece ({run.cpu_seconds:.1f} s for "
         f"{run.pieces_delivered} pieces in {run.events_delivered} events); "
@@ -458,7 +462,7 @@ class Result:
 
 async def warm(port: int, system: str, sessions: int = 3) -> None:
     """A few short streams before the ladder: LiteLLM's first-call work is not the ladder's."""
-    sids = await create_sessions(port, sessions) if system == SMRITI else ["floor"] * sessions
+    sids = await create_sessions(port, sessions) if system == SMRITI else [system] * sessions
     streams = [Stream() for _ in sids]
     pairs = zip(sids, streams, strict=True)
     await asyncio.gather(*(one_stream(port, sid, WARM, stream) for sid, stream in pairs))
@@ -479,7 +483,7 @@ async def run_database(kind: str, args: Args, pinned: bool) -> Result:
         version = await database_version(database_url)
         providers = write_providers(folder, drip_url, PROVIDER, MODEL)
         http = await stack.enter_async_context(httpx.AsyncClient(timeout=10))
-        floor_port, smriti_port = free_port(), free_port()
+        floor_port, raw_port, smriti_port = free_port(), free_port(), free_port()
         floor, floor_log = spawn(
             [sys.executable, "-m", "bench.floor", str(floor_port), "--litellm-stream", drip_url],
             cwd=ROOT,
@@ -487,6 +491,13 @@ async def run_database(kind: str, args: Args, pinned: bool) -> Result:
         )
         stack.callback(floor_log.close)
         stack.callback(stop, floor)
+        raw_floor, raw_log = spawn(
+            [sys.executable, "-m", "bench.floor", str(raw_port), "--litellm-raw", drip_url],
+            cwd=ROOT,
+            cores=server_core,
+        )
+        stack.callback(raw_log.close)
+        stack.callback(stop, raw_floor)
         # --profile: cProfile (CPU time) over Smriti's runs only, not its start or warm-up.
         module = "bench.profiled_serve" if args.profile else "api"
         command = [sys.executable, "-m", module, "serve", "--port", str(smriti_port)]
@@ -499,13 +510,16 @@ async def run_database(kind: str, args: Args, pinned: bool) -> Result:
         runs: list[Run] = []
         try:
             await wait_until_up(http, f"http://127.0.0.1:{floor_port}/", floor)
+            await wait_until_up(http, f"http://127.0.0.1:{raw_port}/", raw_floor)
             await wait_until_up(http, f"http://127.0.0.1:{smriti_port}/healthz", smriti)
             await warm(floor_port, FLOOR)
+            await warm(raw_port, FLOOR_RAW)
             await warm(smriti_port, SMRITI)
             print(f"{version}: {args.pieces} pieces x {args.drip:g} s", file=sys.stderr)
             for count in args.ladder:
                 for system, port, pid in (
                     (FLOOR, floor_port, floor.pid),
+                    (FLOOR_RAW, raw_port, raw_floor.pid),
                     (SMRITI, smriti_port, smriti.pid),
                 ):
                     profiled = args.profile is not None and system == SMRITI
@@ -519,6 +533,7 @@ async def run_database(kind: str, args: Args, pinned: bool) -> Result:
         except Exception:
             print(f"--- smriti serve output ---\n{output(smriti_log)}", file=sys.stderr)
             print(f"--- floor output ---\n{output(floor_log)}", file=sys.stderr)
+            print(f"--- raw floor output ---\n{output(raw_log)}", file=sys.stderr)
             raise
     return Result(kind, version, runs)
 
@@ -537,7 +552,7 @@ def median_cpu(runs: list[Run], system: str) -> float:
     return statistics.median(values) if values else 0.0
 
 
-def verdict(result: Result, args: Args) -> tuple[list[tuple[bool, str]], dict[str, Any]]:
+def verdict(result: Result, args: Args) -> tuple[list[tuple[bool, str]], list[str], dict[str, Any]]:
     runs = result.runs
     floor_best, smriti_best = largest_kept_up(runs, FLOOR), largest_kept_up(runs, SMRITI)
     floor_n = floor_best.streams if floor_best else 0
@@ -548,8 +563,8 @@ def verdict(result: Result, args: Args) -> tuple[list[tuple[bool, str]], dict[st
     # CPU per piece over the rungs both kept up with (the same work on each), else
     # those where both delivered every piece (a stream cut off early has paid its
     # start for few pieces), else every rung.
-    def rungs(test: Any) -> set[int]:
-        kept = [{r.streams for r in runs if r.system == s and test(r)} for s in (FLOOR, SMRITI)]
+    def rungs(test: Any, floor: str = FLOOR) -> set[int]:
+        kept = [{r.streams for r in runs if r.system == s and test(r)} for s in (floor, SMRITI)]
         return kept[0] & kept[1]
 
     shared = rungs(lambda r: r.kept_up) or rungs(
@@ -580,7 +595,30 @@ def verdict(result: Result, args: Args) -> tuple[list[tuple[bool, str]], dict[st
             f"kept-up rung ({smriti_n} streams): {p99:.0f} ms",
         ),
     ]
+    # Beside it, not judged: the floor reading the stream as Smriti does.
+    raw_best = largest_kept_up(runs, FLOOR_RAW)
+    raw_n = raw_best.streams if raw_best else 0
+    raw_shared = rungs(lambda r: r.kept_up, FLOOR_RAW) or rungs(
+        lambda r: r.pieces_delivered == r.streams * args.pieces, FLOOR_RAW
+    )
+    raw_compared = [r for r in runs if r.streams in raw_shared] or runs
+    raw_cpu = median_cpu(raw_compared, FLOOR_RAW)
+    raw_smriti_cpu = median_cpu(raw_compared, SMRITI)
+    raw_ratio = smriti_n / raw_n if raw_n else 0.0
+    raw_cpu_ratio = raw_smriti_cpu / raw_cpu if raw_cpu else float("inf")
+    raw_text = str(raw_n) + (" (the ladder's top)" if raw_n == top else "")
+    beside = [
+        f"beside the raw floor (the same stream read beneath LiteLLM's wrapper, as Smriti "
+        f"reads it): kept up with {raw_text}; Smriti's ratio {raw_ratio:.2f}",
+        f"beside the raw floor: CPU per piece Smriti {raw_smriti_cpu:.2f} ms, raw floor "
+        f"{raw_cpu:.2f} ms; ratio {raw_cpu_ratio:.2f} (median over rungs "
+        f"{sorted(raw_shared) or 'all'})",
+    ]
     summary = {
+        "raw_floor_kept_up": raw_n,
+        "raw_ratio": raw_ratio,
+        "raw_floor_cpu_ms_per_piece": raw_cpu,
+        "raw_cpu_ratio": raw_cpu_ratio,
         "floor_kept_up": floor_n,
         "smriti_kept_up": smriti_n,
         "ratio": ratio,
@@ -589,7 +627,7 @@ def verdict(result: Result, args: Args) -> tuple[list[tuple[bool, str]], dict[st
         "cpu_ratio": cpu_ratio,
         "probe_at_largest": probe,
     }
-    return checks, summary
+    return checks, beside, summary
 
 
 def report(results: list[Result], args: Args, pinned: bool) -> int:
@@ -603,10 +641,12 @@ def report(results: list[Result], args: Args, pinned: bool) -> int:
         )
         for run in result.runs:
             print(describe(run, args.pieces, args.drip))
-        checks, summary = verdict(result, args)
+        checks, beside, summary = verdict(result, args)
         print()
         for passed, text in checks:
             print(f"{'PASS' if passed else 'FAIL'}  {text}")
+        for text in beside:
+            print(f"INFO  {text}")
         passed_all = passed_all and all(p for p, _ in checks)
         documents.append(
             {

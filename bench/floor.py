@@ -3,6 +3,7 @@
     python -m bench.floor PORT                 # the floor: reads the body, answers JSON
     python -m bench.floor PORT --litellm URL   # the same plus one litellm.acompletion
     python -m bench.floor PORT --litellm-stream URL   # one streamed litellm.acompletion, as SSE
+    python -m bench.floor PORT --litellm-raw URL      # the same, read beneath LiteLLM's wrapper
 
 Served by uvicorn with the same HTTP and event-loop choices as ``smriti serve``
 (uvicorn's defaults), so the difference between the floor and Smriti is Smriti's
@@ -20,6 +21,13 @@ its client as it arrives, in the SSE framing Smriti's subscription uses
 (``event: next`` with ``data: {"data": {"messageStream": {"delta": ...}}}``,
 then ``event: complete``). A POST that does not ask for ``text/event-stream``
 gets a trivial JSON answer (the benchmark's probe).
+
+The fourth (``--litellm-raw``) makes the same call and reads the same stream
+the way Smriti's transport reads an OpenAI-compatible route's
+(``api/providers/litellm/streams.py``): beneath LiteLLM's ``CustomStreamWrapper``,
+the OpenAI SDK's chunks (its ``completion_stream``) to the end. The issue's
+floor is the third; this one says what Smriti costs over a bare app reading
+what Smriti reads.
 """
 
 from __future__ import annotations
@@ -81,8 +89,9 @@ def with_litellm(api_base: str) -> Any:
     return Starlette(routes=[Route("/graphql", answer_through_litellm, methods=["POST"])])
 
 
-def streaming_with_litellm(api_base: str) -> Any:
-    """A bare app forwarding one streamed LiteLLM call per request as SSE."""
+def streaming_with_litellm(api_base: str, *, beneath: bool = False) -> Any:
+    """A bare app forwarding one streamed LiteLLM call per request as SSE; with
+    ``beneath``, read from the OpenAI SDK's stream under LiteLLM's wrapper."""
     litellm = _import_litellm()
 
     async def pieces(content: str) -> Any:
@@ -101,6 +110,18 @@ def streaming_with_litellm(api_base: str) -> Any:
             stream=True,
             stream_options={"include_usage": True},
         )
+        if beneath:
+            try:
+                async for raw in response.completion_stream:
+                    for choice in raw.choices:
+                        delta = choice.delta.content if choice.delta else None
+                        if delta:
+                            event = {"data": {"messageStream": {"delta": delta}}}
+                            yield f"event: next\ndata: {json.dumps(event)}\n\n"
+            finally:
+                await response.aclose()
+            yield "event: complete\ndata:\n\n"
+            return
         finished = False
         try:
             async for chunk in response:
@@ -148,8 +169,11 @@ def main(argv: list[str]) -> None:
     parser.add_argument("port", type=int)
     parser.add_argument("--litellm", metavar="URL", help="the stub's base URL")
     parser.add_argument("--litellm-stream", metavar="URL", help="the dripping stub's base URL")
+    parser.add_argument("--litellm-raw", metavar="URL", help="the same, beneath LiteLLM's wrapper")
     args = parser.parse_args(argv)
-    if args.litellm_stream:
+    if args.litellm_raw:
+        served = streaming_with_litellm(args.litellm_raw, beneath=True)
+    elif args.litellm_stream:
         served = streaming_with_litellm(args.litellm_stream)
     else:
         served = with_litellm(args.litellm) if args.litellm else app

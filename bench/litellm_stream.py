@@ -24,12 +24,16 @@ the pieces and the end phases (the event loop's thread only), per piece / per en
 
 Variants (each in a fresh process, LiteLLM set up before the streams start):
 
-    adapter      LiteLLM as Smriti's loader leaves it
-    quiet        plus every LiteLLM logging switch off (disable_streaming_logging,
-                 turn_off_message_logging, empty callback lists)
-    raw          the transport's call, but its stream read below LiteLLM's wrapper
-                 (``completion_stream``, the OpenAI SDK's chunks): what the wrapper
-                 costs a piece (OpenAI's wire format only; not what Smriti runs)
+    adapter      Smriti's transport as it runs: this OpenAI-compatible route's
+                 stream read beneath LiteLLM's wrapper (api/providers/litellm/streams.py)
+    wrapper      the transport reading the stream through LiteLLM's wrapper, as
+                 it does every other route (``READ_BENEATH_WRAPPER = False``)
+    quiet        the wrapper with every LiteLLM logging switch off
+                 (disable_streaming_logging, turn_off_message_logging, empty
+                 callback lists)
+    raw          the transport's call, its stream read below LiteLLM's wrapper
+                 by a bare loop (``completion_stream``, the OpenAI SDK's chunks):
+                 what the adapter's own reading costs over nothing
 """
 
 from __future__ import annotations
@@ -75,9 +79,21 @@ def _quiet(litellm: Any) -> None:
             setattr(litellm, name, [])
 
 
+def _wrapper(litellm: Any) -> None:
+    from api.providers.litellm import transport
+
+    transport.READ_BENEATH_WRAPPER = False
+
+
+def _quiet_wrapper(litellm: Any) -> None:
+    _wrapper(litellm)
+    _quiet(litellm)
+
+
 VARIANTS: dict[str, Callable[[Any], None]] = {
     "adapter": lambda litellm: None,
-    "quiet": _quiet,
+    "wrapper": _wrapper,
+    "quiet": _quiet_wrapper,
     "raw": lambda litellm: None,  # the same call, its OpenAI SDK stream read directly
 }
 

@@ -12,6 +12,7 @@ from api.domain.types import ChatMessage, FinishReason
 from api.providers import ProviderRegistry, parse_config
 from bench.concurrent_streams import (
     FLOOR,
+    FLOOR_RAW,
     SMRITI,
     Args,
     Result,
@@ -96,14 +97,19 @@ def test_the_verdict_compares_the_largest_rungs_kept_up_with() -> None:
         _run(SMRITI, 200, on_time=200, cpu=1.6, stored=False),  # received, not stored
         _run(FLOOR, 300, on_time=299, cpu=1.0),
         _run(SMRITI, 300, on_time=10, cpu=3.0),
+        *(_run(FLOOR_RAW, n, on_time=n, cpu=0.8) for n in (100, 200, 300)),
     ]
-    checks, summary = verdict(Result("sqlite", "SQLite", runs), args)
+    checks, beside, summary = verdict(Result("sqlite", "SQLite", runs), args)
     assert (summary["floor_kept_up"], summary["smriti_kept_up"]) == (200, 100)
     assert summary["ratio"] == 0.5
     # CPU over the one rung both kept up with (100), not the overloaded ones.
     assert summary["cpu_ratio"] == pytest.approx(1.2)
     assert summary["probe_at_largest"] == {"p99": 50.0}
     assert [passed for passed, _ in checks] == [False, True, True]
+    # The raw floor is printed beside, never judged.
+    assert (summary["raw_floor_kept_up"], summary["raw_ratio"]) == (300, 100 / 300)
+    assert summary["raw_cpu_ratio"] == pytest.approx(1.5)
+    assert len(beside) == 2
 
 
 def test_pieces_are_counted_in_the_text_whatever_the_events() -> None:
