@@ -112,6 +112,9 @@ class LiteLLMTransport:
         an empty, HTML or malformed body) raises MALFORMED_OUTPUT: it is not an
         answer, and saving it as one would leave nothing to retry. A stream that
         sends nothing for longer than the timeout raises PROVIDER_TIMEOUT.
+
+        LiteLLM's ``openai`` route is read beneath its stream wrapper, every
+        other route through it, with the same result (``streams.py``).
         """
         litellm = await loader.loaded()
         request = self._request(messages, ref, api_key, parameters)
