@@ -45,6 +45,7 @@ from ..http.auth import Authenticator, forbidden_origin, same_origin, unauthenti
 from ..services.base import Services
 from ..services.connections import Opened
 from .context import Context
+from .event_stream import EventStream, EventStreamResponse
 from .schema import build_schema
 
 # Subscriptions over a websocket at /graphql, or as Server-Sent Events from a
@@ -211,7 +212,9 @@ class SmritiGraphQL(GraphQL[Context, None]):
         return sub_response
 
     def _stream_result(self, request: Any, result: Any, transport: Any) -> Any:
-        """Strawberry's event stream of a subscription, closed with the response.
+        """A subscription's events: over SSE an ``EventStream`` (each event sent
+        by the task that reads it: ``api/graphql/event_stream.py``); otherwise
+        Strawberry's text stream, closed with the response.
 
         Strawberry reads the subscription in a task of its own and hands the
         response its text through a queue; when the client goes away while that
@@ -222,6 +225,18 @@ class SmritiGraphQL(GraphQL[Context, None]):
         subscription after itself, and ``ClosingStreamingResponse`` closes the
         text stream however the response ends.
         """
+        if isinstance(transport, SSETransport):
+
+            async def events() -> AsyncGenerator[str, None]:
+                pending: list[Any] = []
+                async for value in result:
+                    response, pending = await self._process_stream_result(request, value, pending)
+                    yield transport.encode_next(response, self.encode_json_string)
+                yield transport.encode_complete()
+
+            heartbeat = transport.heartbeat_message(self.encode_json_string)
+            return EventStream(events, result, heartbeat, transport.heartbeat_interval)
+
         merged = super()._stream_result(request, result, transport)
 
         async def stream() -> AsyncGenerator[str, None]:
@@ -244,11 +259,11 @@ class SmritiGraphQL(GraphQL[Context, None]):
         sub_response: Response,
         headers: Mapping[str, str],
     ) -> Response:
-        return ClosingStreamingResponse(
-            stream(),
-            status_code=sub_response.status_code or 200,
-            headers={**sub_response.headers, **headers},
-        )
+        status_code = sub_response.status_code or 200
+        headers = {**sub_response.headers, **headers}
+        if isinstance(stream, EventStream):
+            return EventStreamResponse(stream, status_code=status_code, headers=headers)
+        return ClosingStreamingResponse(stream(), status_code=status_code, headers=headers)
 
     def create_response(
         self,

@@ -746,15 +746,15 @@ async def test_a_client_gone_while_the_server_waits_to_write_still_saves_the_rep
 ) -> None:
     """SSE, a client that stops reading, then goes away.
 
-    Strawberry reads the subscription in a task of its own and hands the
-    response its text through a one-place queue. Here the response waits on the
-    socket with the user turn's event, the queue holds the first piece, and the
-    reading task waits to put the second: the subscription is suspended between
-    pieces, inside nobody's ``await``. When the client goes, nothing was ever
-    closed: the reply was not saved until the garbage collector or the server's
-    stop got to it (one stopped stream in a few hundred, measured by
-    tests/system/test_memory.py). The response now closes its stream, and the
-    stream its subscription, however it ends.
+    The socket takes the user turn's event and then nothing: the server waits
+    to write the first piece, and the reply's pieces after it wait in the
+    stream's reader. The subscription is suspended between events, inside
+    nobody's ``await``: when the client went, nothing was ever closed (under
+    Strawberry's queue of one, as here), and the reply was not saved until
+    the garbage collector or the server's stop got to it (one stopped stream
+    in a few hundred, measured by tests/system/test_memory.py). The response
+    closes its subscription however it ends, and the pieces sent and waiting
+    are saved.
     """
     sid = await lab_session(gql)
     fake_openai.stream_chunks(["The answer", " is", " forty", "-two."], hold_after=2)
@@ -774,7 +774,7 @@ async def test_a_client_gone_while_the_server_waits_to_write_still_saves_the_rep
 
     async def send(message: dict[str, Any]) -> None:
         sent.append(message)
-        if message["type"] == "http.response.body" and message.get("body"):
+        if message["type"] == "http.response.body" and b"StreamDelta" in message.get("body", b""):
             writing.set()
             await asyncio.Event().wait()  # a socket that takes nothing more
 
