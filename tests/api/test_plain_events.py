@@ -143,6 +143,25 @@ async def test_plain_events_are_read_without_an_execution(
     assert executed == ["Piece", "Piece", "OddPiece", "Piece"]
 
 
+async def test_plain_events_need_no_copy_of_the_executor(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    copied: list[str] = []
+    ordinary = PlainFieldsExecutor.build_per_event_executor
+
+    def counted(self: PlainFieldsExecutor, payload: Any) -> Any:
+        copied.append(type(payload).__name__)
+        return ordinary(self, payload)
+
+    monkeypatch.setattr(PlainFieldsExecutor, "build_per_event_executor", counted)
+    query = "subscription { events { __typename ... on Piece { text count } } }"
+    answers = await _answers(PlainEventsExecutor, query, {})
+    assert len(answers) == len(_events())
+    # graphql-core's per-event executor (a copy of the subscription's) only for
+    # the events that take its path, as above.
+    assert copied == ["Piece", "Piece", "OddPiece", "Piece"]
+
+
 # --- Strawberry's per-result work (StreamResultsRunner, PlainStreamResults) ---------------
 
 

@@ -13,12 +13,14 @@ works out once per subscription and event class how the answer is read — the
 selection collected with the subscription's variables (fragments, aliases,
 ``@include``/``@skip`` as graphql-core applies them), each field a plain leaf
 (``execution.plain_leaf``) or ``__typename`` — and then reads each event into
-the same dictionary, in the same order. Anything else takes graphql-core's
-path, which answers (or reports) it exactly as before: a field with a
-resolver or a sub-selection, an event cast with ``strawberry.cast`` or of a
-class the union does not name directly, a type with ``is_type_of``, a null
-where the schema says non-null, a value the scalar refuses, an execution with
-middleware or an abort signal.
+the same dictionary, in the same order, when graphql-core asks for the event's
+executor: no copy of the executor is made for it, and no response built (a
+plain event has no errors and no deferred work to collect). Anything else
+takes graphql-core's path, which answers (or reports) it exactly as before: a
+field with a resolver or a sub-selection, an event cast with
+``strawberry.cast`` or of a class the union does not name directly, a type
+with ``is_type_of``, a null where the schema says non-null, a value the scalar
+refuses, an execution with middleware or an abort signal.
 
 Strawberry then handles each result of a subscription (``Schema._stream``):
 it asks every extension for its results, and enters every extension's
@@ -69,26 +71,23 @@ class PlainEventsExecutor(PlainFieldsExecutor):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        # Per subscription: the per-event executors are shallow copies of this
-        # one and share it. Event class -> its plan, or None (the ordinary path).
+        # Per subscription: event class -> its plan, or None (the ordinary path).
         self._event_plans: dict[type, EventPlan | None] = {}
-        self._is_event = False
+        hooks = self.hooks
+        self._plain_events = (
+            self._plain_allowed
+            and self.abort_signal is None
+            and (hooks is None or hooks.async_work_finished is None)
+        )
 
-    def build_per_event_executor(self, payload: Any) -> PlainEventsExecutor:
-        executor = super().build_per_event_executor(payload)
-        assert isinstance(executor, PlainEventsExecutor)
-        executor._is_event = True
-        return executor
-
-    def execute_operation(self, serially: bool | None = None) -> Any:
-        if self._is_event and self.abort_signal is None and self._plain_allowed:
-            data = self._plain_event(self.root_value)
+    def build_per_event_executor(self, payload: Any) -> Any:
+        """For a plain event, its answer already (``AnsweredEvent``): no copy
+        of this executor, no response to build; else graphql-core's executor."""
+        if self._plain_events:
+            data = self._plain_event(payload)
             if data is not None:
-                response = self.build_response(data)
-                if type(response) is ExecutionResult and response.errors is None:
-                    return PlainEventResult(response.data, None, response.extensions)
-                return response
-        return super().execute_operation(serially)
+                return AnsweredEvent(PlainEventResult(data, None))
+        return super().build_per_event_executor(payload)
 
     def _plain_event(self, event: Any) -> dict[str, Any] | None:
         """The event's data read by its plan, or None for the ordinary path."""
@@ -176,6 +175,19 @@ class PlainEventResult(ExecutionResult):
     """graphql-core's result of a plain event, read by its plan: data, no errors."""
 
     __slots__ = ()
+
+
+class AnsweredEvent:
+    """What graphql-core asks a per-event executor for (``execute_operation``,
+    through ``execute_subscription_event``), for an event answered by its plan."""
+
+    __slots__ = ("result",)
+
+    def __init__(self, result: PlainEventResult) -> None:
+        self.result = result
+
+    def execute_operation(self, serially: bool | None = None) -> PlainEventResult:
+        return self.result
 
 
 class PlainStreamResult(StrawberryResult):
