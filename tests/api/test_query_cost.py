@@ -18,7 +18,7 @@ from api.settings import Settings
 from tests.support.graphql import GraphQLClient
 from tests.support.lineage import key
 from tests.support.ops import checkpoint, create_session, create_space
-from tests.support.streams import graphql_ws, ws_client
+from tests.support.streams import graphql_ws, sse_events, ws_client
 
 SCHEMA = build_schema()._schema  # type: ignore[attr-defined]
 
@@ -282,3 +282,45 @@ async def test_aliases_cannot_multiply_an_export(
     alone = await gql("{ " + one + " }")
     assert alone == {"exportSpace": {"fileName": "Trips.json"}}
     assert built == [[key(space)]]
+
+
+SMALL_STREAM = """subscription($input: SendMessageInput!) { messageStream(input: $input) {
+  __typename ... on StreamDelta { delta } ... on StreamAssistantTurn { assistantTurn { content } }
+} }"""
+
+
+@pytest.mark.parametrize("transport", ["sse", "websocket"])
+async def test_a_subscription_carries_its_cost_on_its_first_answer_only(
+    gql: GraphQLClient, transport: str
+) -> None:
+    # The cost is the operation's: on every event of a streamed reply it was
+    # the same bytes, hundreds of times.
+    sid = (await create_session(gql, title="t"))["id"]
+    variables = {"input": {"sessionId": sid, "content": "Count me"}}
+    if transport == "sse":
+        response = await gql.http.post(
+            "/graphql",
+            json={"query": SMALL_STREAM, "variables": variables},
+            headers={"Accept": "text/event-stream"},
+        )
+        answers = [data for name, data in sse_events(response.text) if name == "next"]
+    else:
+        async with ws_client(gql.app) as http, graphql_ws(http) as ws:
+            await ws.send(
+                {
+                    "id": "1",
+                    "type": "subscribe",
+                    "payload": {"query": SMALL_STREAM, "variables": variables},
+                }
+            )
+            answers = []
+            while (message := await ws.receive())["type"] == "next":
+                answers.append(message["payload"])
+            assert message == {"id": "1", "type": "complete"}
+
+    kinds = [answer["data"]["messageStream"]["__typename"] for answer in answers]
+    assert kinds[0] == "StreamUserTurn" and kinds[-1] == "StreamAssistantTurn"
+    assert set(kinds[1:-1]) == {"StreamDelta"}
+    # the event, then the assistant turn: 2 nodes
+    assert answers[0]["extensions"] == {"cost": {"nodes": 2, "limit": 50_000}}
+    assert [answer.get("extensions") for answer in answers[1:]] == [None] * (len(answers) - 1)

@@ -16,7 +16,10 @@ the sum passes the limit. Rules:
 - fragments count where they are spread; every branch of a union or interface
   counts (the worst case is not known before running).
 
-The count, and the limit applied, are in the response's `extensions.cost`.
+The count, and the limit applied, are in the response's `extensions.cost`;
+for a subscription, in its first answer only (its first event, or its
+refusal): the count is the operation's, the same for every event, and a
+streamed reply is hundreds of events.
 
 An export is the exception to counting nodes: `exportSpace` returns one string
 as large as the whole space. So an operation may hold one export
@@ -242,6 +245,9 @@ class QueryCost(SchemaExtension):
         self.budget = budget
         self.nodes: int | None = None
         self.limit = budget.nodes
+        # A subscription's cost goes with its first answer only (module docstring).
+        self.once = False
+        self.reported = False
 
     def on_execute(self) -> Iterator[None]:
         # Validation has passed (a document that does not validate never gets
@@ -249,6 +255,8 @@ class QueryCost(SchemaExtension):
         # every path (HTTP, SSE, websocket; queries, mutations, subscriptions).
         context = self.execution_context
         if context.graphql_document is not None:
+            operation = get_operation_ast(context.graphql_document, context.operation_name)
+            self.once = operation is not None and operation.operation is OperationType.SUBSCRIPTION
             self.nodes = query_nodes(
                 context.schema._schema,
                 context.graphql_document,
@@ -275,11 +283,15 @@ class QueryCost(SchemaExtension):
             raise GraphQLError(
                 f"This query could return up to {self.nodes:,} objects; the limit is "
                 f"{self.limit:,}: {advice}",
-                extensions={"code": TOO_COSTLY, "cost": self.get_results()["cost"]},
+                extensions={"code": TOO_COSTLY, "cost": self._cost()},
             )
         yield
 
     def get_results(self) -> dict[str, Any]:
-        if self.nodes is None:
+        if self.nodes is None or self.reported:
             return {}
-        return {"cost": {"nodes": self.nodes, "limit": self.limit}}
+        self.reported = self.once
+        return {"cost": self._cost()}
+
+    def _cost(self) -> dict[str, int | None]:
+        return {"nodes": self.nodes, "limit": self.limit}
