@@ -22,12 +22,15 @@ a streamed reply saves what was received (DESIGN §2 rule 5).
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncGenerator, Callable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
+
+log = logging.getLogger(__name__)
 
 
 class Closable(Protocol):
@@ -56,6 +59,7 @@ class EventStreamResponse(Response):
         self.events = stream.events()
         self.status_code = status_code
         self.background = None
+        self.failed_here = False  # the pump's failure was raised by __call__
         self.init_headers(headers)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -76,6 +80,7 @@ class EventStreamResponse(Response):
                         return_when=asyncio.FIRST_COMPLETED,
                     )
                     if pump in done:
+                        self.failed_here = True
                         pump.result()  # its failure is the response's
                         return
                     if gone in done:
@@ -99,8 +104,11 @@ class EventStreamResponse(Response):
         """Wait for the pump (stopped: its subscription saves what it has),
         then close the events and the subscription, should either be left open."""
         await asyncio.wait({pump})
-        if not pump.cancelled():
-            pump.exception()  # retrieved: raised above, or the client had gone
+        failure = None if pump.cancelled() else pump.exception()
+        if failure is not None and not self.failed_here:
+            # Stopped (the client gone, shutdown) and failed while stopping: a
+            # bug nobody else will report.
+            log.error("a subscription failed as its stream stopped", exc_info=failure)
         try:
             await self.events.aclose()
         finally:

@@ -28,7 +28,7 @@ class Subscription:
 
     def __init__(self, events: list[str], *, then: str = "end") -> None:
         self.script = events
-        self.then = then  # "end", "wait" (for ever) or "fail"
+        self.then = then  # "end", "wait" (for ever), "fail", or "wait" and "fail" when stopped
         self.log: list[str] = []
         self.waiting = asyncio.Event()
 
@@ -36,7 +36,7 @@ class Subscription:
         try:
             for event in self.script:
                 yield event
-            if self.then == "wait":
+            if self.then in ("wait", "fail when stopped"):
                 self.waiting.set()
                 await asyncio.Event().wait()
             if self.then == "fail":
@@ -44,6 +44,8 @@ class Subscription:
         except asyncio.CancelledError:
             self.log.append("cancelled")
             await asyncio.sleep(0.01)  # a save: awaited to its end, not cut short
+            if self.then == "fail when stopped":
+                raise RuntimeError("a bug in the save") from None
             self.log.append("saved")
             raise
         finally:
@@ -143,7 +145,9 @@ async def test_a_cancelled_response_still_lets_the_subscription_save() -> None:
     assert subscription.log == ["cancelled", "saved", "events closed", "subscription closed"]
 
 
-async def test_a_failing_subscription_fails_the_response_once_closed() -> None:
+async def test_a_failing_subscription_fails_the_response_once_closed(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     subscription = Subscription(["event: next\r\ndata: 1\r\n\r\n"], then="fail")
     client = Client()
 
@@ -152,6 +156,30 @@ async def test_a_failing_subscription_fails_the_response_once_closed() -> None:
 
     assert subscription.log == ["events closed", "subscription closed"]
     assert client.body() == "event: next\r\ndata: 1\r\n\r\n"
+    assert [r for r in caplog.records if r.name == "api.graphql.event_stream"] == []
+
+
+async def test_a_subscription_failing_as_it_stops_is_logged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # Nobody is left to raise it to: the client has gone.
+    subscription = Subscription([], then="fail when stopped")
+    client = Client()
+    task = asyncio.create_task(
+        response(subscription)({"type": "http"}, client.receive, client.send)
+    )
+    await subscription.waiting.wait()
+
+    client.leave()
+    await asyncio.wait_for(task, 5)
+
+    assert subscription.log == ["cancelled", "events closed", "subscription closed"]
+    [record] = [r for r in caplog.records if r.name == "api.graphql.event_stream"]
+    assert (record.levelname, record.getMessage()) == (
+        "ERROR",
+        "a subscription failed as its stream stopped",
+    )
+    assert record.exc_info is not None and str(record.exc_info[1]) == "a bug in the save"
 
 
 async def test_a_subscription_over_sse_gets_heartbeats_while_idle(
