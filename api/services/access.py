@@ -47,6 +47,17 @@ async def session(
     return found
 
 
+async def keyed_session(
+    actor: Actor, session_id: int, rule: policy.Rule, idempotency_key: str
+) -> tuple[Session, int | None]:
+    """``session``, and the id of its turn sent with ``idempotency_key`` already
+    (None: none was), read with it (``sessions.readable_keyed``)."""
+    found, keyed = await sessions.readable_keyed(actor.user_id, session_id, idempotency_key)
+    if rule.author:
+        policy.check_author(actor, found.owner_id, field="sessionId")
+    return found, keyed
+
+
 async def turn(
     actor: Actor, turn_id: int, rule: policy.Rule, *, field: str = "turnId"
 ) -> tuple[Turn, Session]:

@@ -17,7 +17,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from ..domain.accounts import Actor
@@ -34,7 +34,7 @@ from ..domain.types import (
     Usage,
 )
 from ..domain.validation import validate_content, validate_draft_content, validate_idempotency_key
-from ..errors import Forbidden, ProviderError
+from ..errors import Forbidden, InputError, ProviderError
 from ..providers import ModelRef
 from ..store import sessions, turns
 from . import access, answering, policy
@@ -83,6 +83,11 @@ class Admitted:
     content: str
     ref: ModelRef
     message: Message
+    # The turn ``message``'s idempotency key was sent with already (its id; None:
+    # none), read with the session by ``admit``. Unread (``keyed_read`` False:
+    # built elsewhere, or a retry after a concurrent send), ``prepare`` looks.
+    keyed_turn_id: int | None = None
+    keyed_read: bool = False
 
 
 class Early(Protocol):
@@ -172,15 +177,29 @@ async def admit(services: Services, actor: Actor, message: Message, operation: s
     before the user's turn is written (``prepare``).
     """
     rule = policy.allow(actor, operation)
-    session = await access.session(actor, message.session_id, rule)
+    # A valid key is looked up with the session (one statement, not two); an
+    # invalid one is refused in its turn, below, and never reaches the database.
+    key, bad_key = message.idempotency_key, None
+    if key is not None:
+        try:
+            validate_idempotency_key(key)
+        except InputError as exc:
+            key, bad_key = None, exc
+    keyed_turn_id: int | None = None
+    if key is None:
+        session = await access.session(actor, message.session_id, rule)
+    else:
+        session, keyed_turn_id = await access.keyed_session(actor, message.session_id, rule, key)
     content = validate_content(message.content, max_bytes=services.settings.max_content_bytes)
-    if message.idempotency_key is not None:
-        validate_idempotency_key(message.idempotency_key)
+    if bad_key is not None:
+        raise bad_key
     registry = services.registry
     ref = registry.resolve(message.model or session_model(session), require_available=False)
     await access.check_model(actor, ref.name)
     registry.ensure_available(ref)  # refuses a provider with no key
-    return Admitted(actor, session, content, ref, message)
+    return Admitted(
+        actor, session, content, ref, message, keyed_turn_id=keyed_turn_id, keyed_read=True
+    )
 
 
 async def send_message(services: Services, actor: Actor, message: Message) -> Exchange:
@@ -259,7 +278,7 @@ async def _prepare(
     )
     override, idempotency_key = message.override, message.idempotency_key
     if idempotency_key is not None:
-        earlier = await turns.by_idempotency_key(session.id, idempotency_key)
+        earlier = await _keyed_turn(admitted, idempotency_key)
         if earlier is not None:
             # The original exchange, with the context it was sent with.
             context = await resolve_context(
@@ -319,7 +338,7 @@ async def _prepare(
         if isinstance(exc, turns.DuplicateKey):
             # A concurrent send with the same key wrote the user turn first: this
             # one goes on as a retry of it (save_reply keeps one reply per turn).
-            return await _prepare(services, admitted)
+            return await _prepare(services, replace(admitted, keyed_read=False))
         raise
     claimed = claim[0] if claim is not None else None
     return Prepared(
@@ -332,6 +351,16 @@ async def _prepare(
         claimed=claimed,
         early=started[0] if started else None,
     )
+
+
+async def _keyed_turn(admitted: Admitted, key: str) -> Turn | None:
+    """The turn ``key`` was sent with in the admitted message's session, if any."""
+    session_id = admitted.session.id
+    if not admitted.keyed_read:
+        return await turns.by_idempotency_key(session_id, key)
+    if admitted.keyed_turn_id is None:
+        return None
+    return await turns.by_id(admitted.keyed_turn_id)
 
 
 async def save_reply(

@@ -82,6 +82,26 @@ async def readable(user_id: int, session_id: int, *, field: str = "sessionId") -
     return rows.session_record(record)
 
 
+async def readable_keyed(
+    user_id: int, session_id: int, idempotency_key: str, *, field: str = "sessionId"
+) -> tuple[Session, int | None]:
+    """``readable``, and the id of the session's turn sent with ``idempotency_key``
+    (None: no turn was): one statement, the turn found by the (session_id,
+    idempotency_key) unique index. A message sent with a key needs both before
+    anything is written; read apart, they were two round trips."""
+    record = await sql.fetch_one(
+        sql.connection(),
+        f"SELECT {rows.SESSION_COLUMNS}, (SELECT keyed.id FROM turn AS keyed "
+        "WHERE keyed.session_id = session.id AND keyed.idempotency_key = ?) AS keyed_turn_id "
+        f"FROM session WHERE id = ? AND {_READABLE}",
+        [idempotency_key, session_id, user_id, user_id],
+    )
+    if record is None:
+        raise NotFound("No such session.", field=field)
+    keyed = record["keyed_turn_id"]
+    return rows.session_record(record), None if keyed is None else int(keyed)
+
+
 async def readable_many(user_id: int, ids: list[int]) -> dict[int, Session]:
     if not ids:
         return {}

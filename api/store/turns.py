@@ -163,8 +163,14 @@ async def append(
 
 
 async def by_idempotency_key(session_id: int, key: str) -> Turn | None:
-    row = await models.Turn.get_or_none(session_id=session_id, idempotency_key=key)
-    return rows.turn(row) if row else None
+    # Raw, through the (session_id, idempotency_key) unique index: the ORM's
+    # query building cost more than the statement.
+    found = await sql.fetch_one(
+        sql.connection(),
+        f"SELECT {_TURN_COLUMNS} FROM turn WHERE session_id = ? AND idempotency_key = ?",
+        [session_id, key],
+    )
+    return rows.turn_record(found) if found else None
 
 
 async def continuation_of(session_id: int, sequence_number: int) -> Turn | None:

@@ -241,3 +241,29 @@ async def test_a_write_that_fails_after_the_early_start_closes_it(
             early=lambda ref, context: Started(log, ref, context),
         )
     assert log == ["started", "closed"]
+
+
+async def test_a_key_is_looked_up_in_the_statement_that_reads_the_session(
+    gql: GraphQLClient, app: Starlette
+) -> None:
+    # Before anything is written, a message sent with a key needs its session and
+    # the turn its key was sent with already, if any: one indexed read, not two.
+    sid = await lab_session(gql)
+    actor = await accounts.local_actor()
+    message = chat.Message(ids.decode(sid, "Session", field="id"), "Hello", idempotency_key="k-7")
+    services = app.state.services
+
+    with count_statements() as first:
+        prepared = await chat.prepare(services, actor, message, operation="sendMessage")
+    with count_statements() as again:
+        repeated = await chat.prepare(services, actor, message, operation="sendMessage")
+
+    # The session with the key's turn (none yet), the window; the sequence, the
+    # turn and its claim.
+    assert [s.split()[0] for s in first] == ["SELECT", "SELECT", "UPDATE", "INSERT", "INSERT"], (
+        first
+    )
+    assert "idempotency_key = " in first[0] and "FROM session" in first[0]
+    # The session with the key's turn (found), that turn, its window, its reply.
+    assert [s.split()[0] for s in again] == ["SELECT"] * 4, again
+    assert (repeated.repeated, repeated.user_turn) == (True, prepared.user_turn)
