@@ -43,6 +43,15 @@ _TAKE_NEW = (
     "failure_retry_after = NULL"
 )
 
+# The same in the PostgreSQL statement that writes the turn (``turns.append``):
+# the turn's id from that statement's ``written`` step.
+TAKE_WRITTEN = (
+    "INSERT INTO reply_claim (turn_id, holder, expires_at) SELECT id, ?, ? FROM written "
+    "ON CONFLICT (turn_id) DO UPDATE SET holder = excluded.holder, "
+    "expires_at = excluded.expires_at, failure_code = NULL, failure_message = NULL, "
+    "failure_retry_after = NULL"
+)
+
 
 @dataclass(frozen=True)
 class Claim:

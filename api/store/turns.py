@@ -37,14 +37,30 @@ _TURN_COLUMNS = (
 # instance, then a Turn from it) cost more than the statement itself, twice per
 # message. Datetimes go in as the ORM writes them (Tortoise's SQLite adapter,
 # asyncpg's timestamptz), so rows read back the same either way.
-_INSERT_TURN = (
-    "INSERT INTO turn (session_id, sequence_number, role, content, provider, model, "
+_WRITTEN_COLUMNS = (
+    "session_id, sequence_number, role, content, provider, model, "
     "token_count, prompt_tokens, completion_tokens, cost, interrupted, reply_to_sequence, "
     "idempotency_key, author_id, author_token, created_at, finish_reason, "
-    "provider_finish_reason, continues_sequence, settings) "
+    "provider_finish_reason, continues_sequence, settings"
+)
+_INSERT_TURN = (
+    f"INSERT INTO turn ({_WRITTEN_COLUMNS}) "
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
     f"RETURNING {_TURN_COLUMNS}"
 )
+# PostgreSQL: the sequence number and the turn in one statement (one round trip,
+# not two, before the commit), the turn's values after its session id and
+# number; no row when there is no such session. The same row lock as
+# _NEXT_SEQUENCE alone. SQLite cannot write in a WITH: it runs both.
+_APPEND = (
+    f"WITH next AS ({_NEXT_SEQUENCE}), "
+    f"written AS (INSERT INTO turn ({_WRITTEN_COLUMNS}) "
+    "SELECT ?, last_sequence_number, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? "
+    f"FROM next RETURNING {_TURN_COLUMNS}) "
+)
+_APPEND_ONLY = _APPEND + "SELECT * FROM written"
+# … and the turn's claim (``claims.TAKE_WRITTEN``), in the same statement.
+_APPEND_CLAIMED = _APPEND + f", claimed AS ({claims.TAKE_WRITTEN}) SELECT * FROM written"
 
 
 class DuplicateKey(Refused):
@@ -102,56 +118,50 @@ async def append(
     transaction commits (not called when a statement fails: a duplicate key
     is refused before it)."""
     usage = usage or Usage()
+    values = [
+        role.value,
+        content,
+        provider,
+        model,
+        token_count,
+        usage.prompt_tokens,
+        usage.completion_tokens,
+        usage.cost,
+        finish is not None and finish.reason.cut_off,
+        reply_to_sequence,
+        idempotency_key,
+        author.user_id if author else None,
+        author.token_name if author else None,
+        datetime.now(UTC),
+        finish.reason.value if finish else None,
+        finish.provider_reason if finish else None,
+        continues_sequence,
+        rows.json_text(settings.to_json() if settings else None),
+    ]
+    # Nothing to check between the number and the insert: one statement will do.
+    checked = (first_reply_only and reply_to_sequence is not None) or continues_sequence is not None
     try:
         async with in_transaction("default") as conn:
-            allocated = await sql.fetch_one(conn, _NEXT_SEQUENCE, [session_id])
-            if allocated is None:
-                raise NotFound("No such session.", field="sessionId")
-            if first_reply_only and reply_to_sequence is not None:
-                # One reply per user turn. The UPDATE above holds the session's
-                # row (PostgreSQL) or the database's write lock (SQLite) until
-                # commit, so two replies to one turn (the same idempotency key
-                # sent twice at once) pass here one after the other, and the
-                # second sees the first. Raising rolls back its sequence number.
-                earlier = await sql.fetch_one(
-                    conn, _FIRST_REPLY, [session_id, reply_to_sequence, reply_to_sequence]
-                )
-                if earlier is not None:
-                    raise AlreadyAnswered(rows.turn_record(earlier))
-            if continues_sequence is not None:
-                # Serialised as above; the unique index backs it.
-                earlier = await sql.fetch_one(conn, _CONTINUATION, [session_id, continues_sequence])
-                if earlier is not None:
-                    raise AlreadyAnswered(rows.turn_record(earlier))
-            row = await sql.fetch_one(
-                conn,
-                _INSERT_TURN,
-                [
+            if not checked and sql.dialect(conn) == "postgres":
+                if claim is None:
+                    row = await sql.fetch_one(conn, _APPEND_ONLY, [session_id, session_id, *values])
+                else:
+                    holder, until = claim
+                    row = await sql.fetch_one(
+                        conn, _APPEND_CLAIMED, [session_id, session_id, *values, holder, until]
+                    )
+                if row is None:
+                    raise NotFound("No such session.", field="sessionId")
+            else:
+                row = await _append_checked(
+                    conn,
                     session_id,
-                    allocated["last_sequence_number"],
-                    role.value,
-                    content,
-                    provider,
-                    model,
-                    token_count,
-                    usage.prompt_tokens,
-                    usage.completion_tokens,
-                    usage.cost,
-                    finish is not None and finish.reason.cut_off,
-                    reply_to_sequence,
-                    idempotency_key,
-                    author.user_id if author else None,
-                    author.token_name if author else None,
-                    datetime.now(UTC),
-                    finish.reason.value if finish else None,
-                    finish.provider_reason if finish else None,
-                    continues_sequence,
-                    rows.json_text(settings.to_json() if settings else None),
-                ],
-            )
-            if claim is not None and row is not None:
-                holder, until = claim
-                await claims.take_new(conn, row["id"], holder, until=until)
+                    values,
+                    first_reply_only=first_reply_only,
+                    reply_to_sequence=reply_to_sequence,
+                    continues_sequence=continues_sequence,
+                    claim=claim,
+                )
             if written is not None:
                 written()
     except IntegrityError as exc:
@@ -160,6 +170,45 @@ async def append(
         raise
     assert row is not None  # INSERT … RETURNING returns the row it wrote
     return rows.turn_record(row)
+
+
+async def _append_checked(
+    conn: Any,
+    session_id: int,
+    values: list[Any],
+    *,
+    first_reply_only: bool,
+    reply_to_sequence: int | None,
+    continues_sequence: int | None,
+    claim: tuple[str, int] | None,
+) -> dict[str, Any] | None:
+    """``append``'s statements one by one: the number, the checks, the turn, its claim."""
+    allocated = await sql.fetch_one(conn, _NEXT_SEQUENCE, [session_id])
+    if allocated is None:
+        raise NotFound("No such session.", field="sessionId")
+    if first_reply_only and reply_to_sequence is not None:
+        # One reply per user turn. The UPDATE above holds the session's
+        # row (PostgreSQL) or the database's write lock (SQLite) until
+        # commit, so two replies to one turn (the same idempotency key
+        # sent twice at once) pass here one after the other, and the
+        # second sees the first. Raising rolls back its sequence number.
+        earlier = await sql.fetch_one(
+            conn, _FIRST_REPLY, [session_id, reply_to_sequence, reply_to_sequence]
+        )
+        if earlier is not None:
+            raise AlreadyAnswered(rows.turn_record(earlier))
+    if continues_sequence is not None:
+        # Serialised as above; the unique index backs it.
+        earlier = await sql.fetch_one(conn, _CONTINUATION, [session_id, continues_sequence])
+        if earlier is not None:
+            raise AlreadyAnswered(rows.turn_record(earlier))
+    row = await sql.fetch_one(
+        conn, _INSERT_TURN, [session_id, allocated["last_sequence_number"], *values]
+    )
+    if claim is not None and row is not None:
+        holder, until = claim
+        await claims.take_new(conn, row["id"], holder, until=until)
+    return row
 
 
 async def by_idempotency_key(session_id: int, key: str) -> Turn | None:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from starlette.applications import Starlette
 
 from api.domain.types import Role
-from api.errors import ErrorCode, ProviderError
+from api.errors import ErrorCode, NotFound, ProviderError
 from api.store import claims, sessions, turns
 from tests.store.test_store import make_session
 
@@ -94,3 +95,35 @@ async def test_a_released_claim_is_gone_and_goes_with_its_session(app: Starlette
 
     assert released is None
     assert await claims.read(turn_id) is None
+
+
+async def test_a_key_sent_again_writes_nothing_neither_turn_nor_claim(app: Starlette) -> None:
+    # On PostgreSQL the number, the turn and its claim are one statement; on
+    # SQLite three: either way the refused write leaves no trace.
+    owner, session_id, turn_id = await keyed_session()
+    await claims.take(turn_id, "first", now=1_000, until=31_000)
+    called: list[str] = []
+
+    with pytest.raises(turns.DuplicateKey):
+        await turns.append(
+            session_id,
+            role=Role.USER,
+            content="hi again",
+            token_count=1,
+            idempotency_key="k",
+            claim=("second", 61_000),
+            written=lambda: called.append("written"),
+        )
+
+    assert called == []
+    assert await claims.read(turn_id) == claims.Claim("first", 31_000, None)
+    assert (await sessions.get(owner, session_id)).last_sequence_number == 1
+    found = await turns.append(session_id, role=Role.USER, content="next", token_count=1)
+    assert found.sequence_number == 2
+
+
+async def test_a_turn_of_no_session_is_not_found(app: Starlette) -> None:
+    with pytest.raises(NotFound, match="No such session"):
+        await turns.append(
+            999_999, role=Role.USER, content="hi", token_count=1, claim=("h", 31_000)
+        )
