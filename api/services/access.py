@@ -47,15 +47,22 @@ async def session(
     return found
 
 
-async def keyed_session(
-    actor: Actor, session_id: int, rule: policy.Rule, idempotency_key: str
-) -> tuple[Session, int | None]:
-    """``session``, and the id of its turn sent with ``idempotency_key`` already
-    (None: none was), read with it (``sessions.readable_keyed``)."""
-    found, keyed = await sessions.readable_keyed(actor.user_id, session_id, idempotency_key)
+async def message_session(
+    actor: Actor,
+    session_id: int,
+    rule: policy.Rule,
+    *,
+    idempotency_key: str | None,
+    window: int,
+) -> sessions.ForMessage:
+    """``session``, read with what a new message to it needs (the turn its key
+    was sent with, the newest turns: ``sessions.for_message``), in one statement."""
+    found = await sessions.for_message(
+        actor.user_id, session_id, idempotency_key=idempotency_key, window=window
+    )
     if rule.author:
-        policy.check_author(actor, found.owner_id, field="sessionId")
-    return found, keyed
+        policy.check_author(actor, found.session.owner_id, field="sessionId")
+    return found
 
 
 async def turn(

@@ -83,11 +83,10 @@ class Admitted:
     content: str
     ref: ModelRef
     message: Message
-    # The turn ``message``'s idempotency key was sent with already (its id; None:
-    # none), read with the session by ``admit``. Unread (``keyed_read`` False:
-    # built elsewhere, or a retry after a concurrent send), ``prepare`` looks.
-    keyed_turn_id: int | None = None
-    keyed_read: bool = False
+    # What ``admit`` read with the session for the message (the turn its
+    # idempotency key was sent with, the newest turns). None (built elsewhere,
+    # or a retry after a concurrent send): ``prepare`` reads them itself.
+    found: sessions.ForMessage | None = None
 
 
 class Early(Protocol):
@@ -177,19 +176,23 @@ async def admit(services: Services, actor: Actor, message: Message, operation: s
     before the user's turn is written (``prepare``).
     """
     rule = policy.allow(actor, operation)
-    # A valid key is looked up with the session (one statement, not two); an
-    # invalid one is refused in its turn, below, and never reaches the database.
+    # A valid key is looked up with the session and its newest turns (one
+    # statement, not three); an invalid one is refused in its turn, below, and
+    # never reaches the database.
     key, bad_key = message.idempotency_key, None
     if key is not None:
         try:
             validate_idempotency_key(key)
         except InputError as exc:
             key, bad_key = None, exc
-    keyed_turn_id: int | None = None
-    if key is None:
-        session = await access.session(actor, message.session_id, rule)
-    else:
-        session, keyed_turn_id = await access.keyed_session(actor, message.session_id, rule, key)
+    found = await access.message_session(
+        actor,
+        message.session_id,
+        rule,
+        idempotency_key=key,
+        window=services.settings.max_window_turns,
+    )
+    session = found.session
     content = validate_content(message.content, max_bytes=services.settings.max_content_bytes)
     if bad_key is not None:
         raise bad_key
@@ -197,9 +200,7 @@ async def admit(services: Services, actor: Actor, message: Message, operation: s
     ref = registry.resolve(message.model or session_model(session), require_available=False)
     await access.check_model(actor, ref.name)
     registry.ensure_available(ref)  # refuses a provider with no key
-    return Admitted(
-        actor, session, content, ref, message, keyed_turn_id=keyed_turn_id, keyed_read=True
-    )
+    return Admitted(actor, session, content, ref, message, found=found)
 
 
 async def send_message(services: Services, actor: Actor, message: Message) -> Exchange:
@@ -295,7 +296,12 @@ async def _prepare(
     # (a turn written concurrently lands after it, or before it unseen, as
     # if it had been sent a moment later).
     context = await resolve_context(
-        services, session, model=ref, new_message=content, override=override
+        services,
+        session,
+        model=ref,
+        new_message=content,
+        override=override,
+        recent=admitted.found.recent if admitted.found is not None else None,
     )
     # Claimed as it is written: a request sending the key again finds the turn
     # with its claim, and waits for this one's answer.
@@ -338,7 +344,7 @@ async def _prepare(
         if isinstance(exc, turns.DuplicateKey):
             # A concurrent send with the same key wrote the user turn first: this
             # one goes on as a retry of it (save_reply keeps one reply per turn).
-            return await _prepare(services, replace(admitted, keyed_read=False))
+            return await _prepare(services, replace(admitted, found=None))
         raise
     claimed = claim[0] if claim is not None else None
     return Prepared(
@@ -355,12 +361,12 @@ async def _prepare(
 
 async def _keyed_turn(admitted: Admitted, key: str) -> Turn | None:
     """The turn ``key`` was sent with in the admitted message's session, if any."""
-    session_id = admitted.session.id
-    if not admitted.keyed_read:
-        return await turns.by_idempotency_key(session_id, key)
-    if admitted.keyed_turn_id is None:
+    found = admitted.found
+    if found is None:
+        return await turns.by_idempotency_key(admitted.session.id, key)
+    if found.keyed_turn_id is None:
         return None
-    return await turns.by_id(admitted.keyed_turn_id)
+    return await turns.by_id(found.keyed_turn_id)
 
 
 async def save_reply(

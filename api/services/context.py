@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from ..domain.chat_settings import effective, within_output_limit
 from ..domain.context import Budget, ContextOverride, ResolvedContext, facts_wanted, resolve
-from ..domain.types import ChatSettings, Session
+from ..domain.types import ChatSettings, Session, Turn
 from ..errors import NotFound
 from ..providers import ModelRef
 from ..store import context as context_store
@@ -31,12 +31,15 @@ async def resolve_context(
     override: ContextOverride | None = None,
     before: int | None = None,
     readers: Sequence[int] = (),
+    recent: Sequence[Turn] | None = None,
 ) -> ResolvedContext:
     """The plan and messages for the next message of ``session``.
 
     ``before`` excludes the message's own turn (and anything written after it)
     when the user turn is already saved. ``readers``: users besides the
     session's author who must be able to read what an explicit context names.
+    ``recent``: the session's newest turns when they have been read already
+    (``sessions.for_message``, with ``before`` None).
     """
     settings, registry = services.settings, services.registry
     wanted = facts_wanted(session, override)
@@ -45,7 +48,7 @@ async def resolve_context(
         for user_id in who:
             await access.member_space(user_id, wanted.space_id, field="context.spaceId")
     facts = await context_store.load(
-        session, wanted, before=before, max_turns=settings.max_window_turns
+        session, wanted, before=before, max_turns=settings.max_window_turns, recent=recent
     )
     if wanted.explicit and facts.checkpoint is not None:
         for user_id in who:

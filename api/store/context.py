@@ -9,17 +9,26 @@ and the newest turns.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ..domain.context import ContextFacts, FactsWanted
-from ..domain.types import Checkpoint, Session
+from ..domain.types import Checkpoint, Session, Turn
 from ..errors import NotFound
 from . import checkpoints, turns
 
 
 async def load(
-    session: Session, wanted: FactsWanted, *, before: int | None, max_turns: int
+    session: Session,
+    wanted: FactsWanted,
+    *,
+    before: int | None,
+    max_turns: int,
+    recent: Sequence[Turn] | None = None,
 ) -> ContextFacts:
     """The facts for the next message of ``session``; ``before`` excludes the
     message's own turn (and anything after it) once that turn is saved.
+    ``recent``: its ``max_turns`` newest turns, newest first, when the caller
+    has read them already (``sessions.for_message``; ``before`` is then None).
 
     Who may read what ``wanted`` names is checked by the caller
     (``api.services.context``): this reads it."""
@@ -43,5 +52,6 @@ async def load(
         written_before_head = await turns.last_sequence_at(session.id, head.created_at)
     # Newest first from the top; the rules stop at the boundary, so reading
     # past it (after=0) returns the same window as reading from it.
-    recent = await turns.recent(session.id, after=0, before=before, limit=max_turns)
+    if recent is None:
+        recent = await turns.recent(session.id, after=0, before=before, limit=max_turns)
     return ContextFacts(checkpoint, head, tuple(chain), written_before_head, tuple(recent))

@@ -19,10 +19,12 @@ from ..domain.types import (
     Checkpoint,
     MemoryScope,
     Session,
+    Turn,
     Visibility,
 )
 from ..errors import ErrorCode, InputError, NotFound
 from . import models, rows, sql
+from .turns import TURN_COLUMNS
 from .writes import finished
 
 
@@ -82,24 +84,74 @@ async def readable(user_id: int, session_id: int, *, field: str = "sessionId") -
     return rows.session_record(record)
 
 
-async def readable_keyed(
-    user_id: int, session_id: int, idempotency_key: str, *, field: str = "sessionId"
-) -> tuple[Session, int | None]:
-    """``readable``, and the id of the session's turn sent with ``idempotency_key``
-    (None: no turn was): one statement, the turn found by the (session_id,
-    idempotency_key) unique index. A message sent with a key needs both before
-    anything is written; read apart, they were two round trips."""
-    record = await sql.fetch_one(
+# ``_READABLE`` with its columns named as the session's, for a read that joins turns.
+_SESSION_READABLE = (
+    "(session.owner_id = ? OR (session.visibility = 'SPACE' AND session.space_id IN "
+    "(SELECT space_id FROM space_member WHERE user_id = ?)))"
+)
+_SESSION_QUALIFIED = ", ".join(f"session.{c.strip()}" for c in rows.SESSION_COLUMNS.split(","))
+_TURN_NAMES = [c.strip() for c in TURN_COLUMNS.split(",")]
+_RECENT_COLUMNS = ", ".join(f"recent.{c} AS recent_{c}" for c in _TURN_NAMES)
+_KEYED_TURN = (
+    "(SELECT keyed.id FROM turn AS keyed "
+    "WHERE keyed.session_id = session.id AND keyed.idempotency_key = ?)"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ForMessage:
+    """A session as a new message to it needs it, read at once (``for_message``)."""
+
+    session: Session
+    # The turn the message's idempotency key was sent with already (None: none).
+    keyed_turn_id: int | None
+    # The session's newest turns, newest first: the window's (``store.context``).
+    recent: tuple[Turn, ...]
+
+
+async def for_message(
+    user_id: int,
+    session_id: int,
+    *,
+    idempotency_key: str | None,
+    window: int,
+    field: str = "sessionId",
+) -> ForMessage:
+    """``readable``, with what a message to the session needs of it before its
+    turn is written: the turn ``idempotency_key`` was sent with, if any (by the
+    (session_id, idempotency_key) unique index), and the ``window`` newest turns
+    (by the (session_id, sequence_number) one). One statement: read apart, they
+    were three round trips before the write, each a wait of its own."""
+    keyed = _KEYED_TURN if idempotency_key is not None else "NULL"
+    found = await sql.fetch(
         sql.connection(),
-        f"SELECT {rows.SESSION_COLUMNS}, (SELECT keyed.id FROM turn AS keyed "
-        "WHERE keyed.session_id = session.id AND keyed.idempotency_key = ?) AS keyed_turn_id "
-        f"FROM session WHERE id = ? AND {_READABLE}",
-        [idempotency_key, session_id, user_id, user_id],
+        f"SELECT {_SESSION_QUALIFIED}, {keyed} AS keyed_turn_id, {_RECENT_COLUMNS} "
+        f"FROM session LEFT JOIN (SELECT {TURN_COLUMNS} FROM turn WHERE session_id = ? "
+        "ORDER BY sequence_number DESC LIMIT ?) AS recent ON 1 = 1 "
+        f"WHERE session.id = ? AND {_SESSION_READABLE}",
+        [
+            *([idempotency_key] if idempotency_key is not None else []),
+            session_id,
+            window,
+            session_id,
+            user_id,
+            user_id,
+        ],
     )
-    if record is None:
+    if not found:
         raise NotFound("No such session.", field=field)
-    keyed = record["keyed_turn_id"]
-    return rows.session_record(record), None if keyed is None else int(keyed)
+    recent = [
+        rows.turn_record({name: record[f"recent_{name}"] for name in _TURN_NAMES})
+        for record in found
+        if record["recent_id"] is not None
+    ]
+    recent.sort(key=lambda turn: turn.sequence_number, reverse=True)
+    keyed_turn_id = found[0]["keyed_turn_id"]
+    return ForMessage(
+        rows.session_record(found[0]),
+        None if keyed_turn_id is None else int(keyed_turn_id),
+        tuple(recent),
+    )
 
 
 async def readable_many(user_id: int, ids: list[int]) -> dict[int, Session]:

@@ -25,7 +25,7 @@ _NEXT_SEQUENCE = (
 )
 
 
-_TURN_COLUMNS = (
+TURN_COLUMNS = (
     "id, session_id, sequence_number, role, content, provider, model, token_count, "
     "prompt_tokens, completion_tokens, cost, interrupted, reply_to_sequence, "
     "idempotency_key, author_id, author_token, created_at, finish_reason, "
@@ -46,7 +46,7 @@ _WRITTEN_COLUMNS = (
 _INSERT_TURN = (
     f"INSERT INTO turn ({_WRITTEN_COLUMNS}) "
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-    f"RETURNING {_TURN_COLUMNS}"
+    f"RETURNING {TURN_COLUMNS}"
 )
 # PostgreSQL: the sequence number and the turn in one statement (one round trip,
 # not two, before the commit), the turn's values after its session id and
@@ -56,7 +56,7 @@ _APPEND = (
     f"WITH next AS ({_NEXT_SEQUENCE}), "
     f"written AS (INSERT INTO turn ({_WRITTEN_COLUMNS}) "
     "SELECT ?, last_sequence_number, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? "
-    f"FROM next RETURNING {_TURN_COLUMNS}) "
+    f"FROM next RETURNING {TURN_COLUMNS}) "
 )
 _APPEND_ONLY = _APPEND + "SELECT * FROM written"
 # … and the turn's claim (``claims.TAKE_WRITTEN``), in the same statement.
@@ -78,11 +78,11 @@ class AlreadyAnswered(Refused):
 # The first reply to a user turn, read after the sequence UPDATE (see append):
 # only turns after the user's, so the read is short whatever the session's length.
 _FIRST_REPLY = (
-    f"SELECT {_TURN_COLUMNS} FROM turn WHERE session_id = ? AND sequence_number > ? "
+    f"SELECT {TURN_COLUMNS} FROM turn WHERE session_id = ? AND sequence_number > ? "
     "AND reply_to_sequence = ? ORDER BY sequence_number LIMIT 1"
 )
 # The continuation of a reply (at most one: a unique index), through that index.
-_CONTINUATION = f"SELECT {_TURN_COLUMNS} FROM turn WHERE session_id = ? AND continues_sequence = ?"
+_CONTINUATION = f"SELECT {TURN_COLUMNS} FROM turn WHERE session_id = ? AND continues_sequence = ?"
 
 
 @finished
@@ -216,7 +216,7 @@ async def by_idempotency_key(session_id: int, key: str) -> Turn | None:
     # query building cost more than the statement.
     found = await sql.fetch_one(
         sql.connection(),
-        f"SELECT {_TURN_COLUMNS} FROM turn WHERE session_id = ? AND idempotency_key = ?",
+        f"SELECT {TURN_COLUMNS} FROM turn WHERE session_id = ? AND idempotency_key = ?",
         [session_id, key],
     )
     return rows.turn_record(found) if found else None
@@ -247,7 +247,7 @@ async def recent(session_id: int, *, after: int, before: int | None, limit: int)
     params: list[Any] = [session_id, after] + ([] if before is None else [before])
     found = await sql.fetch(
         sql.connection(),
-        f"SELECT {_TURN_COLUMNS} FROM turn WHERE session_id = ? AND sequence_number > ?"
+        f"SELECT {TURN_COLUMNS} FROM turn WHERE session_id = ? AND sequence_number > ?"
         f"{upper} ORDER BY sequence_number DESC LIMIT ?",
         [*params, limit],
     )
@@ -298,7 +298,7 @@ async def page(
     order = "DESC" if backward else "ASC"
     found = await sql.fetch(
         sql.connection(),
-        f"SELECT * FROM (SELECT {_TURN_COLUMNS}, "
+        f"SELECT * FROM (SELECT {TURN_COLUMNS}, "
         f"SUM(LENGTH(content)) OVER (ORDER BY sequence_number {order} "
         "ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS chars_before, "
         "COUNT(*) OVER () AS rows_read "
@@ -325,7 +325,7 @@ async def by_ids(ids: list[int]) -> dict[int, Turn]:
     # cost ~1 ms for 20 turns).
     found = await sql.fetch(
         sql.connection(),
-        f"SELECT {_TURN_COLUMNS} FROM turn WHERE id IN ({', '.join('?' for _ in ids)})",
+        f"SELECT {TURN_COLUMNS} FROM turn WHERE id IN ({', '.join('?' for _ in ids)})",
         ids,
     )
     return {int(record["id"]): rows.turn_record(record) for record in found}

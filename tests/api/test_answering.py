@@ -247,8 +247,9 @@ async def test_a_write_that_fails_after_the_early_start_closes_it(
 async def test_a_key_is_looked_up_in_the_statement_that_reads_the_session(
     gql: GraphQLClient, app: Starlette
 ) -> None:
-    # Before anything is written, a message sent with a key needs its session and
-    # the turn its key was sent with already, if any: one indexed read, not two.
+    # Before anything is written, a message sent with a key needs its session,
+    # the turn its key was sent with already, if any, and the session's newest
+    # turns (the window): one statement, not three.
     sid = await lab_session(gql)
     actor = await accounts.local_actor()
     message = chat.Message(ids.decode(sid, "Session", field="id"), "Hello", idempotency_key="k-7")
@@ -259,11 +260,12 @@ async def test_a_key_is_looked_up_in_the_statement_that_reads_the_session(
     with count_statements() as again:
         repeated = await chat.prepare(services, actor, message, operation="sendMessage")
 
-    # The session with the key's turn (none yet), the window; the sequence, the
-    # turn and its claim (on PostgreSQL one statement: ``turns.append``).
+    # The session with the key's turn (none yet) and the window; the sequence,
+    # the turn and its claim (on PostgreSQL one statement: ``turns.append``).
     writes = ["WITH"] if TEST_DB == "postgres" else ["UPDATE", "INSERT", "INSERT"]
-    assert [s.split()[0] for s in first] == ["SELECT", "SELECT", *writes], first
-    assert "idempotency_key = " in first[0] and "FROM session" in first[0]
-    # The session with the key's turn (found), that turn, its window, its reply.
+    assert [s.split()[0] for s in first] == ["SELECT", *writes], first
+    assert all(f in first[0] for f in ("FROM session", "idempotency_key = ", "FROM turn")), first
+    # The session with the key's turn (found); that turn, the window before it
+    # and its reply.
     assert [s.split()[0] for s in again] == ["SELECT"] * 4, again
     assert (repeated.repeated, repeated.user_turn) == (True, prepared.user_turn)

@@ -10,6 +10,7 @@ from tortoise.exceptions import IntegrityError, OperationalError
 
 from api.domain.hashing import checkpoint_hash, verify_chain
 from api.domain.types import CheckpointContent, Finish, FinishReason, MemoryScope, Role
+from api.errors import NotFound
 from api.store import checkpoints, sessions, spaces, sql, turns
 
 
@@ -182,3 +183,33 @@ async def test_configure_changes_only_what_is_given(app: Starlette) -> None:
         "main",
         None,
     )
+
+
+async def test_a_message_reads_its_session_key_and_newest_turns_at_once(app: Starlette) -> None:
+    owner, _, session_id = await make_session(space=False)
+    written = [
+        await turns.append(
+            session_id,
+            role=Role.USER if n % 2 else Role.ASSISTANT,
+            content=f"turn {n}",
+            token_count=1,
+            idempotency_key="k" if n == 2 else None,
+        )
+        for n in range(1, 6)
+    ]
+
+    found = await sessions.for_message(owner, session_id, idempotency_key="k", window=3)
+    unkeyed = await sessions.for_message(owner, session_id, idempotency_key=None, window=9)
+    unknown = await sessions.for_message(owner, session_id, idempotency_key="nope", window=0)
+
+    assert found.session == await sessions.get(owner, session_id)
+    assert found.keyed_turn_id == written[1].id
+    assert found.recent == tuple(await turns.recent(session_id, after=0, before=None, limit=3))
+    assert [t.sequence_number for t in found.recent] == [5, 4, 3]
+    assert (unkeyed.keyed_turn_id, [t.sequence_number for t in unkeyed.recent]) == (
+        None,
+        [5, 4, 3, 2, 1],
+    )
+    assert (unknown.keyed_turn_id, unknown.recent) == (None, ())
+    with pytest.raises(NotFound, match="No such session"):
+        await sessions.for_message(owner + 1000, session_id, idempotency_key=None, window=3)
