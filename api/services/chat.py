@@ -301,7 +301,7 @@ async def _prepare(
         model=ref,
         new_message=content,
         override=override,
-        recent=admitted.found.recent if admitted.found is not None else None,
+        found=admitted.found,
     )
     # Claimed as it is written: a request sending the key again finds the turn
     # with its claim, and waits for this one's answer.

@@ -13,11 +13,12 @@ from collections.abc import Sequence
 
 from ..domain.chat_settings import effective, within_output_limit
 from ..domain.context import Budget, ContextOverride, ResolvedContext, facts_wanted, resolve
-from ..domain.types import ChatSettings, Session, Turn
+from ..domain.types import ChatSettings, Session
 from ..errors import NotFound
 from ..providers import ModelRef
 from ..store import context as context_store
 from ..store import spaces
+from ..store.sessions import ForMessage
 from . import access
 from .base import Services
 
@@ -31,15 +32,16 @@ async def resolve_context(
     override: ContextOverride | None = None,
     before: int | None = None,
     readers: Sequence[int] = (),
-    recent: Sequence[Turn] | None = None,
+    found: ForMessage | None = None,
 ) -> ResolvedContext:
     """The plan and messages for the next message of ``session``.
 
     ``before`` excludes the message's own turn (and anything written after it)
     when the user turn is already saved. ``readers``: users besides the
     session's author who must be able to read what an explicit context names.
-    ``recent``: the session's newest turns when they have been read already
-    (``sessions.for_message``, with ``before`` None).
+    ``found``: what ``sessions.for_message`` read with the session (its
+    newest turns, its space's settings), for a message not saved yet
+    (``before`` None): not read again.
     """
     settings, registry = services.settings, services.registry
     wanted = facts_wanted(session, override)
@@ -48,7 +50,11 @@ async def resolve_context(
         for user_id in who:
             await access.member_space(user_id, wanted.space_id, field="context.spaceId")
     facts = await context_store.load(
-        session, wanted, before=before, max_turns=settings.max_window_turns, recent=recent
+        session,
+        wanted,
+        before=before,
+        max_turns=settings.max_window_turns,
+        recent=found.recent if found is not None else None,
     )
     if wanted.explicit and facts.checkpoint is not None:
         for user_id in who:
@@ -59,7 +65,7 @@ async def resolve_context(
             except NotFound as exc:
                 # A checkpoint of a space they are not a member of does not exist for them.
                 raise NotFound("No such checkpoint.", field="context.checkpointId") from exc
-    chat = await effective_settings(services, session, model)
+    chat = await effective_settings(services, session, model, found)
     # The window keeps room for the answer: as much as the session lets the
     # model write, else the usual reserve.
     reserve = chat.max_output_tokens or settings.answer_reserve_tokens
@@ -83,9 +89,14 @@ async def space_defaults(session: Session) -> ChatSettings | None:
     return await spaces.settings_of(session.space_id) if session.space_id is not None else None
 
 
-async def effective_settings(services: Services, session: Session, model: ModelRef) -> ChatSettings:
+async def effective_settings(
+    services: Services, session: Session, model: ModelRef, found: ForMessage | None = None
+) -> ChatSettings:
     """What a message of ``session`` to ``model`` is sent with: its own
     settings, else its space's, field by field; max output tokens within what
-    ``model`` writes (``within_output_limit``)."""
-    found = effective(session.settings, await space_defaults(session))
-    return within_output_limit(found, services.registry.output_limit(model))
+    ``model`` writes (``within_output_limit``). ``found``: the space's settings
+    read with the session already (``sessions.for_message``)."""
+    defaults = found.space_settings if found is not None else await space_defaults(session)
+    return within_output_limit(
+        effective(session.settings, defaults), services.registry.output_limit(model)
+    )

@@ -92,6 +92,9 @@ _SESSION_READABLE = (
 _SESSION_QUALIFIED = ", ".join(f"session.{c.strip()}" for c in rows.SESSION_COLUMNS.split(","))
 _TURN_NAMES = [c.strip() for c in TURN_COLUMNS.split(",")]
 _RECENT_COLUMNS = ", ".join(f"recent.{c} AS recent_{c}" for c in _TURN_NAMES)
+_SPACE_SETTINGS = (
+    "(SELECT space.settings FROM space WHERE space.id = session.space_id) AS space_settings"
+)
 _KEYED_TURN = (
     "(SELECT keyed.id FROM turn AS keyed "
     "WHERE keyed.session_id = session.id AND keyed.idempotency_key = ?)"
@@ -107,6 +110,8 @@ class ForMessage:
     keyed_turn_id: int | None
     # The session's newest turns, newest first: the window's (``store.context``).
     recent: tuple[Turn, ...]
+    # Its space's defaults for its sessions (None: no space), as ``spaces.settings_of``.
+    space_settings: ChatSettings | None
 
 
 async def for_message(
@@ -119,13 +124,15 @@ async def for_message(
 ) -> ForMessage:
     """``readable``, with what a message to the session needs of it before its
     turn is written: the turn ``idempotency_key`` was sent with, if any (by the
-    (session_id, idempotency_key) unique index), and the ``window`` newest turns
-    (by the (session_id, sequence_number) one). One statement: read apart, they
-    were three round trips before the write, each a wait of its own."""
+    (session_id, idempotency_key) unique index), the ``window`` newest turns
+    (by the (session_id, sequence_number) one) and its space's settings. One
+    statement: read apart, they were up to four round trips before the write,
+    each a wait of its own."""
     keyed = _KEYED_TURN if idempotency_key is not None else "NULL"
     found = await sql.fetch(
         sql.connection(),
-        f"SELECT {_SESSION_QUALIFIED}, {keyed} AS keyed_turn_id, {_RECENT_COLUMNS} "
+        f"SELECT {_SESSION_QUALIFIED}, {keyed} AS keyed_turn_id, {_SPACE_SETTINGS}, "
+        f"{_RECENT_COLUMNS} "
         f"FROM session LEFT JOIN (SELECT {TURN_COLUMNS} FROM turn WHERE session_id = ? "
         "ORDER BY sequence_number DESC LIMIT ?) AS recent ON 1 = 1 "
         f"WHERE session.id = ? AND {_SESSION_READABLE}",
@@ -146,11 +153,16 @@ async def for_message(
         if record["recent_id"] is not None
     ]
     recent.sort(key=lambda turn: turn.sequence_number, reverse=True)
-    keyed_turn_id = found[0]["keyed_turn_id"]
+    first = found[0]
+    session = rows.session_record(first)
+    keyed_turn_id = first["keyed_turn_id"]
     return ForMessage(
-        rows.session_record(found[0]),
+        session,
         None if keyed_turn_id is None else int(keyed_turn_id),
         tuple(recent),
+        None
+        if session.space_id is None
+        else ChatSettings.from_json(rows.json_value(first["space_settings"])),
     )
 
 

@@ -73,7 +73,7 @@ async def test_message_stream_sends_the_same_window(
     assert events[-1]["assistantTurn"]["content"] == "A three"
 
 
-async def test_a_message_in_head_mode_costs_nine_statements_seven_on_postgresql(
+async def test_a_message_in_head_mode_costs_eight_statements_six_on_postgresql(
     gql: GraphQLClient,
 ) -> None:
     space = await create_space(gql)
@@ -88,7 +88,8 @@ async def test_a_message_in_head_mode_costs_nine_statements_seven_on_postgresql(
     assert sent["context"]["mode"] == "HEAD"
     assert [c["title"] for c in sent["context"]["checkpoints"]] == ["C0", "C1", "C2"]
     # Nine, and since issue 21 one indexed read of the space's default settings
-    # (instructions and parameters its sessions inherit); the newest turns are
-    # read with the session (``sessions.for_message``). On PostgreSQL each
-    # turn's sequence number and insert are one statement (``turns.append``).
-    assert len(statements) == (7 if TEST_DB == "postgres" else 9), statements
+    # (instructions and parameters its sessions inherit); the newest turns and
+    # those settings are read with the session (``sessions.for_message``). On
+    # PostgreSQL each turn's sequence number and insert are one statement
+    # (``turns.append``).
+    assert len(statements) == (6 if TEST_DB == "postgres" else 8), statements

@@ -9,7 +9,14 @@ from starlette.applications import Starlette
 from tortoise.exceptions import IntegrityError, OperationalError
 
 from api.domain.hashing import checkpoint_hash, verify_chain
-from api.domain.types import CheckpointContent, Finish, FinishReason, MemoryScope, Role
+from api.domain.types import (
+    ChatSettings,
+    CheckpointContent,
+    Finish,
+    FinishReason,
+    MemoryScope,
+    Role,
+)
 from api.errors import NotFound
 from api.store import checkpoints, sessions, spaces, sql, turns
 
@@ -210,6 +217,21 @@ async def test_a_message_reads_its_session_key_and_newest_turns_at_once(app: Sta
         None,
         [5, 4, 3, 2, 1],
     )
-    assert (unknown.keyed_turn_id, unknown.recent) == (None, ())
+    assert (unknown.keyed_turn_id, unknown.recent, unknown.space_settings) == (None, (), None)
+
+
+async def test_a_message_reads_its_spaces_settings_with_its_session(app: Starlette) -> None:
+    owner, space_id, session_id = await make_session(space=True)
+    assert space_id is not None
+    await sql.execute(
+        sql.connection(),
+        "UPDATE space SET settings = ? WHERE id = ?",
+        ['{"instructions": "Be brief.", "temperature": 0.5}', space_id],
+    )
+
+    found = await sessions.for_message(owner, session_id, idempotency_key=None, window=3)
+
+    assert found.space_settings == ChatSettings(instructions="Be brief.", temperature=0.5)
+    assert found.space_settings == await spaces.settings_of(space_id)
     with pytest.raises(NotFound, match="No such session"):
         await sessions.for_message(owner + 1000, session_id, idempotency_key=None, window=3)
