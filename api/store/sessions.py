@@ -89,9 +89,15 @@ _SESSION_READABLE = (
     "(session.owner_id = ? OR (session.visibility = 'SPACE' AND session.space_id IN "
     "(SELECT space_id FROM space_member WHERE user_id = ?)))"
 )
-_SESSION_QUALIFIED = ", ".join(f"session.{c.strip()}" for c in rows.SESSION_COLUMNS.split(","))
+_SESSION_NAMES = [c.strip() for c in rows.SESSION_COLUMNS.split(",")]
+_SESSION_QUALIFIED = ", ".join(f"session.{c}" for c in _SESSION_NAMES)
 _TURN_NAMES = [c.strip() for c in TURN_COLUMNS.split(",")]
-_RECENT_COLUMNS = ", ".join(f"recent.{c} AS recent_{c}" for c in _TURN_NAMES)
+# for_message's rows: the session's (its columns, the key's turn, the space's
+# settings, then NULLs), and one per turn of the window (NULLs, then the turn's
+# columns), read by position: the session's columns are not repeated per turn.
+_RECENT_AT = len(_SESSION_NAMES) + 2
+_NO_TURN = ", ".join("NULL" for _ in _TURN_NAMES)
+_NO_SESSION = ", ".join("NULL" for _ in range(_RECENT_AT))
 _SPACE_SETTINGS = (
     "(SELECT space.settings FROM space WHERE space.id = session.space_id) AS space_settings"
 )
@@ -129,40 +135,40 @@ async def for_message(
     statement: read apart, they were up to four round trips before the write,
     each a wait of its own."""
     keyed = _KEYED_TURN if idempotency_key is not None else "NULL"
-    found = await sql.fetch(
+    found = await sql.fetch_rows(
         sql.connection(),
         f"SELECT {_SESSION_QUALIFIED}, {keyed} AS keyed_turn_id, {_SPACE_SETTINGS}, "
-        f"{_RECENT_COLUMNS} "
-        f"FROM session LEFT JOIN (SELECT {TURN_COLUMNS} FROM turn WHERE session_id = ? "
-        "ORDER BY sequence_number DESC LIMIT ?) AS recent ON 1 = 1 "
-        f"WHERE session.id = ? AND {_SESSION_READABLE}",
+        f"{_NO_TURN} FROM session WHERE session.id = ? AND {_SESSION_READABLE} "
+        f"UNION ALL SELECT {_NO_SESSION}, {TURN_COLUMNS} FROM (SELECT {TURN_COLUMNS} "
+        "FROM turn WHERE session_id = ? ORDER BY sequence_number DESC LIMIT ?) AS recent",
         [
             *([idempotency_key] if idempotency_key is not None else []),
             session_id,
-            window,
+            user_id,
+            user_id,
             session_id,
-            user_id,
-            user_id,
+            window,
         ],
     )
-    if not found:
+    # Without the session's row (not theirs to read) the turns are never used.
+    first = next((record for record in found if record[0] is not None), None)
+    if first is None:
         raise NotFound("No such session.", field=field)
     recent = [
-        rows.turn_record({name: record[f"recent_{name}"] for name in _TURN_NAMES})
+        rows.turn_record(dict(zip(_TURN_NAMES, record[_RECENT_AT:], strict=True)))
         for record in found
-        if record["recent_id"] is not None
+        if record[0] is None
     ]
     recent.sort(key=lambda turn: turn.sequence_number, reverse=True)
-    first = found[0]
-    session = rows.session_record(first)
-    keyed_turn_id = first["keyed_turn_id"]
+    session = rows.session_record(dict(zip(_SESSION_NAMES, first, strict=False)))
+    keyed_turn_id, space_settings = first[_RECENT_AT - 2], first[_RECENT_AT - 1]
     return ForMessage(
         session,
         None if keyed_turn_id is None else int(keyed_turn_id),
         tuple(recent),
         None
         if session.space_id is None
-        else ChatSettings.from_json(rows.json_value(first["space_settings"])),
+        else ChatSettings.from_json(rows.json_value(space_settings)),
     )
 
 
