@@ -11,6 +11,7 @@ from typing import Annotated, Any
 import pytest
 import strawberry
 from strawberry import relay
+from strawberry.extensions import ParserCache
 
 from api.graphql.core import execution
 from api.graphql.core.execution import ContextInfo, PlainFieldsExecutor, reads_context_only
@@ -178,7 +179,10 @@ SKIPPED = """query($with: Boolean!, $without: Boolean!) { page {
   edges { node { title parent @include(if: $with) { id } upper @skip(if: $without) } } } }"""
 
 
-@pytest.mark.parametrize("flags", [(True, False), (False, True), (True, True), (False, False)])
+FLAGS = [(True, False), (False, True), (True, True), (False, False)]
+
+
+@pytest.mark.parametrize("flags", FLAGS)
 async def test_include_and_skip_with_variables(flags: tuple[bool, bool]) -> None:
     variables = {"with": flags[0], "without": flags[1]}
     expected = await _schema(None).execute(
@@ -189,6 +193,48 @@ async def test_include_and_skip_with_variables(flags: tuple[bool, bool]) -> None
     )
     assert repr(found.data) == repr(expected.data)
     assert found.errors is None and expected.errors is None
+
+
+async def test_plans_are_kept_across_requests_per_directive_values(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Given one schema whose ParserCache hands each request of the same text
+    # the same nodes, and the same operation asked with its directives'
+    # variables changing between requests
+    schema = strawberry.Schema(
+        query=Query,
+        types=[Leaf],
+        execution_context_class=PlainFieldsExecutor,
+        extensions=[lambda: ParserCache(maxsize=8)],
+    )
+    expected = {}
+    for flags in FLAGS:
+        variables = {"with": flags[0], "without": flags[1]}
+        answer = await _schema(None).execute(
+            SKIPPED, variable_values=variables, context_value={"held": {}}
+        )
+        expected[flags] = repr(answer.data)
+    steps: list[str] = []
+    step = PlainFieldsExecutor._step
+
+    def counting(self: PlainFieldsExecutor, parent_type: Any, key: str, details: Any) -> Any:
+        steps.append(key)
+        return step(self, parent_type, key, details)
+
+    monkeypatch.setattr(PlainFieldsExecutor, "_step", counting)
+    compiled = []
+    # When each is asked twice, interleaved
+    for flags in [*FLAGS, *FLAGS]:
+        steps.clear()
+        variables = {"with": flags[0], "without": flags[1]}
+        found = await schema.execute(SKIPPED, variable_values=variables, context_value={"held": {}})
+        # Then each answers as graphql-core does for its own values
+        assert found.errors is None
+        assert repr(found.data) == expected[flags]
+        compiled.append(len(steps))
+    # and its plans were compiled by its first request only
+    assert compiled[len(FLAGS) :] == [0] * len(FLAGS)
+    assert all(compiled[: len(FLAGS)])
 
 
 async def test_only_the_irregular_edges_take_the_ordinary_path(

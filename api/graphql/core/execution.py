@@ -20,23 +20,31 @@ the ordinary path.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping
 from inspect import iscoroutine
 from operator import attrgetter
 from typing import Any, TypeVar
 
 from graphql import (
+    DirectiveNode,
     GraphQLField,
     GraphQLList,
     GraphQLNonNull,
     GraphQLObjectType,
     GraphQLOutputType,
     GraphQLResolveInfo,
+    GraphQLSchema,
+    OperationDefinitionNode,
     Undefined,
+    VariableNode,
+    Visitor,
     get_nullable_type,
     is_leaf_type,
+    visit,
 )
-from graphql.execution.collect_fields import GroupedFieldSet
+from graphql.execution.collect_fields import FragmentDetails, GroupedFieldSet
+from graphql.execution.values import VariableValues
 from graphql.pyutils import AwaitableOrValue, Path, gather_with_cancel
 from strawberry import relay
 from strawberry.execution.is_awaitable import optimized_is_awaitable as is_awaitable
@@ -370,6 +378,114 @@ def _not_awaitable(func: Callable[[Any], Any]) -> Callable[[Any], Any]:
     return read
 
 
+# Plans kept across requests: per operation as parsed (Strawberry's
+# ParserCache hands every request of the same text the same nodes), at most
+# KEPT_OPERATIONS of them, most recently used; per operation, per values of the
+# variables its directives read (@include, @skip, @defer…), at most KEPT_VARIANTS.
+KEPT_OPERATIONS = 256
+KEPT_VARIANTS = 16
+# A key's part for a variable not given.
+_ABSENT = object()
+
+
+class KeptPlans:
+    """The plans of one parsed operation, kept across its requests.
+
+    Plans are keyed by the ids of the field nodes they were collected from (a
+    field set, a field's merged nodes): within one operation and one set of
+    values of the variables its directives read, graphql-core's field
+    collection gives the same fields for the same nodes. The entry holds the
+    schema, the operation and its fragments, so no id of theirs can be reused
+    by another object while it is kept.
+    """
+
+    __slots__ = ("_held", "names", "variants")
+
+    def __init__(
+        self,
+        schema: GraphQLSchema,
+        operation: OperationDefinitionNode,
+        fragments: Mapping[str, FragmentDetails],
+    ) -> None:
+        self._held = (schema, operation, tuple(fragments.values()))
+        self.names = _directive_variables(operation, fragments)
+        # variable values -> (field set plans, object plans)
+        self.variants: dict[tuple[Any, ...], tuple[dict[Any, Any], dict[Any, Any]]] = {}
+
+    def plans(self, variables: VariableValues) -> tuple[dict[Any, Any], dict[Any, Any]] | None:
+        """The plans kept for these variable values (made empty if new), or
+        None when none may be kept (fragment variables, unhashable values, too
+        many variants)."""
+        if self.names is None:
+            return None
+        coerced = variables.coerced
+        key = tuple(coerced.get(name, _ABSENT) for name in self.names)
+        try:
+            found = self.variants.get(key)
+        except TypeError:  # an input object or a list: not kept
+            return None
+        if found is None:
+            if len(self.variants) >= KEPT_VARIANTS:
+                return None
+            found = self.variants[key] = ({}, {})
+        return found
+
+
+_kept: OrderedDict[tuple[int, int], KeptPlans] = OrderedDict()
+
+
+def kept_plans(
+    schema: GraphQLSchema,
+    operation: OperationDefinitionNode,
+    fragments: Mapping[str, FragmentDetails],
+    variables: VariableValues,
+) -> tuple[dict[Any, Any], dict[Any, Any]] | None:
+    """The plans kept for this operation and these variable values."""
+    key = (id(schema), id(operation))
+    entry = _kept.get(key)
+    if entry is None:
+        entry = _kept[key] = KeptPlans(schema, operation, fragments)
+        if len(_kept) > KEPT_OPERATIONS:
+            _kept.popitem(last=False)
+    else:
+        _kept.move_to_end(key)
+    return entry.plans(variables)
+
+
+class _DirectiveVariables(Visitor):
+    """The names of the variables read by directives' arguments."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.inside = 0
+        self.names: set[str] = set()
+
+    def enter_directive(self, node: DirectiveNode, *_: Any) -> None:
+        self.inside += 1
+
+    def leave_directive(self, node: DirectiveNode, *_: Any) -> None:
+        self.inside -= 1
+
+    def enter_variable(self, node: VariableNode, *_: Any) -> None:
+        if self.inside:
+            self.names.add(node.name.value)
+
+
+def _directive_variables(
+    operation: OperationDefinitionNode, fragments: Mapping[str, FragmentDetails]
+) -> tuple[str, ...] | None:
+    """The variables whose values can change which fields are collected, in a
+    fixed order; None when fragments have variables of their own (their
+    values come with each spread: plans are then not kept)."""
+    if any(fragment.variable_signatures for fragment in fragments.values()):
+        return None
+    finder = _DirectiveVariables()
+    visit(operation, finder)
+    for fragment in fragments.values():
+        visit(fragment.definition, finder)
+    return tuple(sorted(finder.names))
+
+
 # Strawberry's resolver of Node.id (a classmethod, bound to each Node class).
 _NODE_ID = relay.Node._id.__func__
 
@@ -382,10 +498,11 @@ class PlainFieldsExecutor(StrawberryGraphQLCoreExecutionContext):
     lists of objects read without the ordinary resolver call (an attribute, a
     method taking only ``self``, a ``reads_context_only`` resolver) whose
     selections are plain subtrees in turn, recursively. Each is completed by a
-    plan compiled once per request for each (selection, type) — fragments,
-    aliases and ``@include``/``@skip`` applied by graphql-core's own field
-    collection — into the same dictionary graphql-core builds, in the same key
-    order. An object with anything irregular in it is completed again by the
+    plan compiled once for each (selection, type) — fragments, aliases and
+    ``@include``/``@skip`` applied by graphql-core's own field collection —
+    into the same dictionary graphql-core builds, in the same key order. Plans
+    are kept across requests of the same parsed operation (``KeptPlans``).
+    An object with anything irregular in it is completed again by the
     ordinary path (a list's item alone, an object field alone), which answers
     or reports it exactly as before: reading plain fields has no side effect.
     """
@@ -399,6 +516,17 @@ class PlainFieldsExecutor(StrawberryGraphQLCoreExecutionContext):
         middleware = self.middleware_manager
         self._plain_allowed = middleware is None or not middleware._middleware_resolvers
         self._context_info = ContextInfo(self.context_value)
+        kept = (
+            kept_plans(self.schema, self.operation, self.fragments, self.variable_values)
+            if self._plain_allowed
+            else None
+        )
+        # Across requests: (type, ids of a field set's nodes) -> steps, and
+        # (type, ids of a field's merged nodes) -> object plan.
+        self._kept_plans: dict[Any, Any] | None = None
+        self._kept_object_plans: dict[Any, Any] | None = None
+        if kept is not None:
+            self._kept_plans, self._kept_object_plans = kept
 
     def _plan(
         self, parent_type: GraphQLObjectType, fields: GroupedFieldSet
@@ -409,6 +537,13 @@ class PlainFieldsExecutor(StrawberryGraphQLCoreExecutionContext):
         cached = self._plans.get(id(fields))
         if cached is not None:
             return cached[1]
+        kept = self._kept_plans
+        if kept is not None:
+            key = (parent_type, *(id(d.node) for details in fields.values() for d in details))
+            if key in kept:
+                found = kept[key]
+                self._plans[id(fields)] = (fields, found)
+                return found
         plan: list[tuple[str, Step | None]] = []
         for response_name, details in fields.items():
             step = self._step(parent_type, response_name, details)
@@ -417,6 +552,8 @@ class PlainFieldsExecutor(StrawberryGraphQLCoreExecutionContext):
             plan.append((response_name, None if step is None or step[1] == LIST else step))
         found = plan if any(step for _, step in plan) else None
         self._plans[id(fields)] = (fields, found)
+        if kept is not None:
+            kept[key] = found
         return found
 
     def _object_plan(self, object_type: GraphQLObjectType, details: Any) -> ObjectPlan | None:
@@ -424,6 +561,13 @@ class PlainFieldsExecutor(StrawberryGraphQLCoreExecutionContext):
         cached = self._object_plans.get(key)
         if cached is not None:
             return cached[1]
+        kept = self._kept_object_plans
+        if kept is not None:
+            kept_key = (object_type, *(id(d.node) for d in details))
+            if kept_key in kept:
+                found: ObjectPlan | None = kept[kept_key]
+                self._object_plans[key] = (details, found)
+                return found
         plan: ObjectPlan | None = None
         check = _type_check(object_type)
         if check is not False:
@@ -438,6 +582,8 @@ class PlainFieldsExecutor(StrawberryGraphQLCoreExecutionContext):
             if steps is not None:
                 plan = (check if callable(check) else None, steps)
         self._object_plans[key] = (details, plan)
+        if kept is not None:
+            kept[kept_key] = plan
         return plan
 
     def _step(self, parent_type: GraphQLObjectType, key: str, details: Any) -> Step | None:
