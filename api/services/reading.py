@@ -140,7 +140,12 @@ async def space_sessions(
     return await sessions.page(actor.user_id, space.id, request, shared_too=True, filters=filters)
 
 
-async def lineage(actor: Actor, space: Space, request: PageRequest) -> Page[Checkpoint]:
+async def lineage(
+    actor: Actor, space: Space, request: PageRequest
+) -> tuple[Page[Checkpoint], tuple[Checkpoint, ...]]:
+    """A page of the lineage of a space the actor read, and other checkpoints
+    of that space read with it (the page's parents not on it): the actor may
+    read them, as the page."""
     return await checkpoints.page(space.id, request)
 
 

@@ -293,9 +293,32 @@ async def lineage_entries(space_id: int, *, after: int | None, limit: int) -> Pa
     return Page(entries, has_next=len(found) > limit, has_previous=after is not None)
 
 
-async def page(space_id: int, request: PageRequest) -> Page[Checkpoint]:
+# A page of a space's checkpoints (``{where}``, ``{order}``: the page's
+# condition and direction, the last parameter its LIMIT), and in the same
+# statement the checkpoints of the space its rows name as parent or merge
+# parent that are not among them (``extra`` 1): the first node of a page
+# after the first continues one on the page before. A parent in another
+# space is not read here (the loader reads it, for whoever may).
+_PAGE_WITH_PARENTS = (
+    f"WITH page AS (SELECT {rows.CHECKPOINT_COLUMNS} FROM checkpoint WHERE {{where}} "
+    "ORDER BY id {order} LIMIT ?) "
+    "SELECT page.*, 0 AS extra FROM page UNION ALL "
+    f"SELECT {rows.CHECKPOINT_COLUMNS}, 1 AS extra FROM checkpoint WHERE space_id = ? "
+    "AND id IN (SELECT parent_id FROM page UNION SELECT merge_parent_id FROM page) "
+    "AND id NOT IN (SELECT id FROM page) "
+    "ORDER BY extra, id {order}"
+)
+_EXTRA = 22  # the position of ``extra`` in a row
+
+
+async def page(
+    space_id: int, request: PageRequest
+) -> tuple[Page[Checkpoint], tuple[Checkpoint, ...]]:
     """One page of the space's checkpoints by id, as ``keyset_page`` reads one
-    (``after``/``before`` exclusive, one row past the limit), from raw rows."""
+    (``after``/``before`` exclusive, one row past the limit), from raw rows;
+    and, read with it (one statement), the other checkpoints of the space the
+    page's checkpoints name as parents, with the row past the limit: what a
+    lineage page asks for next, without a statement of its own."""
     where, params = "space_id = ?", [space_id]
     if request.after is not None:
         where += " AND id > ?"
@@ -307,12 +330,17 @@ async def page(space_id: int, request: PageRequest) -> Page[Checkpoint]:
     limit = request.last if backward else request.first
     if limit is None:
         limit = 100
-    found = await _select(
-        f"{where} ORDER BY id {'DESC' if backward else 'ASC'} LIMIT ?", [*params, limit + 1]
+    order = "DESC" if backward else "ASC"
+    found = await sql.fetch_rows(
+        sql.connection(),
+        _PAGE_WITH_PARENTS.format(where=where, order=order),
+        [*params, limit + 1, space_id],
     )
-    more = len(found) > limit
-    kept = found[:limit]
+    read = [rows.checkpoint_record(record) for record in found]
+    on_page = sum(1 for record in found if not record[_EXTRA])
+    more = on_page > limit
+    kept, others = read[: min(limit, on_page)], tuple(read[limit:on_page] + read[on_page:])
     if backward:
         kept.reverse()
-        return Page(tuple(kept), has_next=request.before is not None, has_previous=more)
-    return Page(tuple(kept), has_next=more, has_previous=request.after is not None)
+        return Page(tuple(kept), has_next=request.before is not None, has_previous=more), others
+    return Page(tuple(kept), has_next=more, has_previous=request.after is not None), others

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
+from api.graphql.core import ids
+from api.settings import Settings
+from api.store import models
+from tests.accounts.world import accounts_app
 from tests.support.graphql import GraphQLClient
 from tests.support.ops import checkpoint, create_session, create_space, send
 from tests.support.queries import count_statements
@@ -79,7 +85,7 @@ PAGE_OF_TWO = """query($id: ID!, $after: String) { space(id: $id) {
 } }"""
 
 
-async def test_a_parent_before_the_page_is_read_in_one_batch(gql: GraphQLClient) -> None:
+async def test_a_parent_before_the_page_is_read_with_the_page(gql: GraphQLClient) -> None:
     space, saved = await build_lineage(gql, 5)
     first = await gql(PAGE_OF_TWO, id=space, after=None)
     with count_statements() as statements:
@@ -101,8 +107,9 @@ async def test_a_parent_before_the_page_is_read_in_one_batch(gql: GraphQLClient)
             "mergeParent": None,
         },
     ]
-    # space, the page, the one parent not on it (+ its space's ownership)
-    assert len(statements) == 4
+    # the space, then the page with the one parent not on it (one statement)
+    assert len(statements) == 2
+    assert "parent_id FROM page" in statements[1]
 
 
 async def test_ancestors_and_nested_parents(gql: GraphQLClient) -> None:
@@ -206,3 +213,57 @@ async def test_base_sequence_is_the_last_turn_when_saved_even_with_no_new_turns(
         {"title": "Hobart", "baseSequence": 2, "sourceTurnRange": {"first": 1, "last": 2}},
         {"title": "Hobart again", "baseSequence": 2, "sourceTurnRange": None},
     ]
+
+
+async def test_a_parent_in_a_space_the_reader_may_not_read_stays_null(
+    settings: Settings,
+) -> None:
+    # Given (no API makes one: rows written directly) a checkpoint of the
+    # other user's space whose parent is in the owner's space, the other user
+    # not a member of it, and whose merge parent is on the page before
+    async with accounts_app(settings) as world:
+        spaces = {}
+        for user in ("owner", "other"):
+            created = await world.data(
+                user, 'mutation { createSpace(input: {name: "S"}) { space { id } } }'
+            )
+            spaces[user] = ids.decode(created["createSpace"]["space"]["id"], "Space", field="id")
+        moment = datetime.now(UTC)
+
+        async def saved(space: str, title: str, **parents: int) -> int:
+            row = await models.Checkpoint.create(
+                hash=title.ljust(64, "0"),
+                space_id=spaces[space],
+                branch_name="main",
+                title=title,
+                created_at=moment,
+                **parents,
+            )
+            return int(row.id)
+
+        theirs = await saved("owner", "a0")
+        first = await saved("other", "b0")
+        odd = await saved("other", "b1", parent_id=theirs, merge_parent_id=first)
+        query = """query($id: ID!, $after: String) { space(id: $id) { lineage(first: 1,
+          after: $after) { pageInfo { endCursor } edges { node { id title
+          parent { title } mergeParent { title } } } } } }"""
+        space_id = ids.encode("Space", spaces["other"])
+        page = await world.data("other", query, id=space_id, after=None)
+        after = page["space"]["lineage"]["pageInfo"]["endCursor"]
+        # When the other user reads the page it is on
+        with count_statements() as statements:
+            page = await world.data("other", query, id=space_id, after=after)
+        # Then its parent is null, as for any checkpoint they may not read, and
+        # its merge parent (of their space, on the page before) is read with the page
+        assert [e["node"] for e in page["space"]["lineage"]["edges"]] == [
+            {
+                "id": ids.encode("Checkpoint", odd),
+                "title": "b1",
+                "parent": None,
+                "mergeParent": {"title": "b0"},
+            }
+        ]
+        assert any("parent_id FROM page" in s for s in statements)
+        # and the owner, who may read the parent but not the space, reads nothing
+        refused = await world.post("owner", query, id=space_id, after=after)
+        assert refused.json()["data"] == {"space": None}

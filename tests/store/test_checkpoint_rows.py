@@ -87,24 +87,58 @@ async def test_a_raw_page_is_the_keyset_page(app: Starlette) -> None:
     assert space_id is not None
     saved = [await _save(space_id, CheckpointContent(title=f"c{n}")) for n in range(5)]
     keys = [c.id for c in saved]
+    # each request, and the checkpoints read with its page (by index in
+    # `saved`): the row past the limit, then the parents of those rows not
+    # among them (a backward page's row past the limit has one)
     requests = [
-        PageRequest(first=2, after=None, last=None, before=None),
-        PageRequest(first=2, after=keys[1], last=None, before=None),
-        PageRequest(first=10, after=keys[1], last=None, before=None),
-        PageRequest(first=None, after=None, last=2, before=None),
-        PageRequest(first=None, after=None, last=2, before=keys[4]),
-        PageRequest(first=None, after=keys[0], last=10, before=keys[4]),
-        PageRequest(first=1, after=keys[0], last=1, before=keys[4]),
-        PageRequest(first=None, after=None, last=None, before=None),
-        PageRequest(first=0, after=None, last=None, before=None),
+        (PageRequest(first=2, after=None, last=None, before=None), [2]),
+        (PageRequest(first=2, after=keys[1], last=None, before=None), [4, 1]),
+        (PageRequest(first=10, after=keys[1], last=None, before=None), [1]),
+        (PageRequest(first=None, after=None, last=2, before=None), [2, 1]),
+        (PageRequest(first=None, after=None, last=2, before=keys[4]), [1, 0]),
+        (PageRequest(first=None, after=keys[0], last=10, before=keys[4]), [0]),
+        (PageRequest(first=1, after=keys[0], last=1, before=keys[4]), [2, 0]),
+        (PageRequest(first=None, after=None, last=None, before=None), []),
+        (PageRequest(first=0, after=None, last=None, before=None), [0]),
     ]
-    for request in requests:
+    for request, others in requests:
         query = models.Checkpoint.filter(space_id=space_id)
         expected = await keyset_page(query, "id", request, rows.checkpoint)
-        assert await checkpoints.page(space_id, request) == expected, request
-    whole = await checkpoints.page(space_id, requests[-2])
+        found, read_with_it = await checkpoints.page(space_id, request)
+        assert found == expected, request
+        assert read_with_it == tuple(saved[i] for i in others), request
+    whole, _ = await checkpoints.page(space_id, requests[-2][0])
     assert [c.title for c in (c.content for c in whole.items)] == [f"c{n}" for n in range(5)]
     assert (whole.has_next, whole.has_previous) == (False, False)
+
+
+async def test_a_page_reads_no_parent_of_another_space(app: Starlette) -> None:
+    # Given a checkpoint whose parent is in another space (no API makes one:
+    # the store's rule is tested, not a path to it)
+    _, space_id, _ = await make_session()
+    _, other_space_id, _ = await make_session()
+    assert space_id is not None and other_space_id is not None
+    elsewhere = await _save(other_space_id, CheckpointContent(title="elsewhere"))
+    first = await _save(space_id, CheckpointContent(title="c0"))
+    odd = await models.Checkpoint.create(
+        hash="0" * 64,
+        space_id=space_id,
+        parent_id=elsewhere.id,
+        merge_parent_id=elsewhere.id,
+        branch_name="main",
+        title="c1",
+        created_at=first.created_at,
+    )
+    # When the page after the first is read
+    found, read_with_it = await checkpoints.page(
+        space_id, PageRequest(first=2, after=first.id, last=None, before=None)
+    )
+    # Then only the page comes back: the parent elsewhere is left to the
+    # loader, which reads it for whoever may read its space
+    assert [(c.id, c.parent_id, c.merge_parent_id) for c in found.items] == [
+        (odd.id, elsewhere.id, elsewhere.id)
+    ]
+    assert read_with_it == ()
 
 
 def test_json_columns_decoded_together_are_the_same_values() -> None:

@@ -147,8 +147,8 @@ class Space(relay.Node):
         from ..checkpoints.types import node_of, prime
 
         request = page_request(scope=CHECKPOINTS, first=first, after=after, cap=1000)
-        page = await reading.lineage(info.context.actor, self.domain_space, request)
-        prime(info, page.items)
+        page, parents = await reading.lineage(info.context.actor, self.domain_space, request)
+        prime(info, (*page.items, *parents))
         return connection(page, lambda c: node_of(info, c), lambda c: c.id, scope=CHECKPOINTS)
 
     @strawberry.field(
