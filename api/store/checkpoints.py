@@ -304,10 +304,16 @@ _PAGE_WITH_PARENTS = (
     "ORDER BY id {order} LIMIT ?) "
     "SELECT page.*, 0 AS extra FROM page UNION ALL "
     f"SELECT {rows.CHECKPOINT_COLUMNS}, 1 AS extra FROM checkpoint WHERE space_id = ? "
-    "AND id IN (SELECT parent_id FROM page UNION SELECT merge_parent_id FROM page) "
-    "AND id NOT IN (SELECT id FROM page) "
-    "ORDER BY extra, id {order}"
+    "AND id {wanted} ORDER BY extra, id {order}"
 )
+# The ids wanted, as each database looks them up by its primary key:
+# PostgreSQL's planner scanned the whole table for an IN (subquery) of a
+# small space (its estimate of the ids is the page's size); an array is
+# looked up id by id.
+_PARENT_IDS = (
+    "SELECT parent_id FROM page UNION SELECT merge_parent_id FROM page EXCEPT SELECT id FROM page"
+)
+_WANTED = {"postgres": f"= ANY(ARRAY({_PARENT_IDS}))", "sqlite": f"IN ({_PARENT_IDS})"}
 _EXTRA = 22  # the position of ``extra`` in a row
 
 
@@ -331,9 +337,11 @@ async def page(
     if limit is None:
         limit = 100
     order = "DESC" if backward else "ASC"
+    conn = sql.connection()
+    wanted = _WANTED["postgres" if sql.dialect(conn) == "postgres" else "sqlite"]
     found = await sql.fetch_rows(
-        sql.connection(),
-        _PAGE_WITH_PARENTS.format(where=where, order=order),
+        conn,
+        _PAGE_WITH_PARENTS.format(where=where, order=order, wanted=wanted),
         [*params, limit + 1, space_id],
     )
     read = [rows.checkpoint_record(record) for record in found]
