@@ -263,7 +263,11 @@ def by_id(info: Info, checkpoint_id: int | None) -> Checkpoint | None:
     (typed as the value: graphql-core awaits it) an awaitable."""
     if checkpoint_id is None:
         return None
-    loader = info.context.loaders.checkpoint_by_id
+    loaders = info.context.loaders
+    node = loaders.checkpoint_nodes.get(checkpoint_id)
+    if node is not None:  # made by node_of from what the loader holds for this id
+        return cast(Checkpoint, node)
+    loader = loaders.checkpoint_by_id
     found = held(loader, checkpoint_id)
     if found is MISSING:
         return cast("Checkpoint | None", _load(loader, checkpoint_id))

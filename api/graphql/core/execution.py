@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
-from inspect import iscoroutine
+from inspect import Parameter, iscoroutine, signature
 from operator import attrgetter
 from typing import Any, TypeVar
 
@@ -46,10 +46,11 @@ from graphql import (
 from graphql.execution.collect_fields import FragmentDetails, GroupedFieldSet
 from graphql.execution.values import VariableValues
 from graphql.pyutils import AwaitableOrValue, Path, gather_with_cancel
+from graphql.type.scalars import serialize_id, serialize_string
 from strawberry import relay
 from strawberry.execution.is_awaitable import optimized_is_awaitable as is_awaitable
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
-from strawberry.types.cast import get_strawberry_type_cast
+from strawberry.types.cast import TYPE_CAST_ATTRIBUTE
 from strawberry.types.field import StrawberryField
 
 from . import ids
@@ -121,6 +122,11 @@ def plain_leaf(
     return resolver.wrapped_func, serialize, non_null
 
 
+# Serializers that return a ``str`` unchanged (String's, ID's): a plan step
+# takes a str value as it is, and calls them for anything else.
+TEXT_SERIALIZERS = (serialize_string, serialize_id)
+
+
 def _serializer(nullable: Any) -> Callable[[Any], Any] | None:
     """How a scalar or enum, or a list of them (``[String!]!``), is serialized."""
     if is_leaf_type(nullable):
@@ -133,6 +139,7 @@ def _serializer(nullable: Any) -> Callable[[Any], Any] | None:
     if not is_leaf_type(leaf):
         return None
     item, items_non_null = leaf.serialize, isinstance(inner, GraphQLNonNull)
+    text = item in TEXT_SERIALIZERS
 
     def serialize_list(value: Any) -> list[Any]:
         # Anything unusual (not a list, a null item where none may be) raises:
@@ -142,6 +149,8 @@ def _serializer(nullable: Any) -> Callable[[Any], Any] | None:
         if items_non_null:
             if None in value:
                 raise TypeError(value)
+            if text:  # a str is its own serialization: no call per item
+                return [v if type(v) is str else item(v) for v in value]
             return [item(v) for v in value]
         return [None if v is None else item(v) for v in value]
 
@@ -255,8 +264,9 @@ class _NotPlain(Exception):
     """An object the plain path leaves to graphql-core."""
 
 
-# How a plain subtree's step answers its field.
-LEAF, CONSTANT, OBJECT, LIST = 0, 1, 2, 3
+# How a plain subtree's step answers its field (TEXT: a leaf whose serializer
+# returns a str unchanged, see TEXT_SERIALIZERS).
+LEAF, CONSTANT, OBJECT, LIST, TEXT = 0, 1, 2, 3, 4
 # (response key, kind, read, read takes the ContextInfo, serialize (LEAF) or
 # the value (CONSTANT) or the ObjectPlan (OBJECT, LIST), non-null, list items non-null)
 Step = tuple[str, int, Callable[..., Any], bool, Any, bool, bool]
@@ -284,6 +294,8 @@ def _complete(source: Any, plan: ObjectPlan, info: ContextInfo) -> dict[str, Any
             if non_null:
                 raise _NotPlain
             row[key] = None
+        elif kind == TEXT:
+            row[key] = value if type(value) is str else arg(value)
         elif kind == LEAF:
             row[key] = arg(value)
         elif kind == OBJECT:
@@ -320,8 +332,8 @@ def _type_check(object_type: GraphQLObjectType) -> Callable[[Any], bool] | bool 
     if not isinstance(origin, type) or qualified != STRAWBERRY_IS_TYPE_OF:
         return False
 
-    def check(value: Any) -> bool:
-        return type(value) is origin and get_strawberry_type_cast(value) is None
+    def check(value: Any) -> bool:  # get_strawberry_type_cast, without its call
+        return type(value) is origin and getattr(value, TYPE_CAST_ATTRIBUTE, None) is None
 
     return check
 
@@ -354,9 +366,15 @@ def _value_reader(field: GraphQLField) -> tuple[Callable[..., Any], bool] | None
     if not getattr(func, CONTEXT_ONLY, False):
         return None
     info_name = resolver.info_parameter.name
+    parameters = list(signature(func).parameters.values())
+    positional = (
+        len(parameters) == 2
+        and parameters[1].name == info_name
+        and parameters[1].kind is Parameter.POSITIONAL_OR_KEYWORD
+    )
 
     def read(source: Any, info: ContextInfo) -> Any:
-        value = func(source, **{info_name: info})
+        value = func(source, info) if positional else func(source, **{info_name: info})
         if is_awaitable(value):
             if iscoroutine(value):
                 value.close()  # the ordinary path calls it again and awaits that
@@ -597,7 +615,8 @@ class PlainFieldsExecutor(StrawberryGraphQLCoreExecutionContext):
         leaf = plain_leaf(field, parent_type)
         if leaf is not None:
             read, serialize, non_null = leaf
-            return (key, LEAF, read, False, serialize, non_null, False)
+            kind = TEXT if serialize in TEXT_SERIALIZERS else LEAF
+            return (key, kind, read, False, serialize, non_null, False)
         reader = _value_reader(field)
         if reader is None:
             return None
@@ -723,7 +742,9 @@ class PlainFieldsExecutor(StrawberryGraphQLCoreExecutionContext):
                         )
                         if value is not None:
                             results[response_name] = (
-                                arg(value) if kind == LEAF else _complete(value, arg, context_info)
+                                arg(value)
+                                if kind in (LEAF, TEXT)
+                                else _complete(value, arg, context_info)
                             )
                             continue
                         if not non_null:
