@@ -11,6 +11,7 @@ import pytest
 from graphql import parse
 
 from api.app import create_app
+from api.graphql.core import cost
 from api.graphql.core.cost import EXPORT_FIELDS, query_exports, query_nodes
 from api.graphql.schema import build_schema
 from api.services import transfer
@@ -77,6 +78,43 @@ def nodes(document: str, **variables: Any) -> int | None:
 )
 def test_the_node_count_of_a_query(document: str, variables: dict[str, Any], expected: int) -> None:
     assert nodes(document, **variables) == expected
+
+
+def test_a_documents_walk_is_kept_and_counts_each_list_size(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Given one parsed document (as the ParserCache hands every request of
+    # the same text), a fragment spread twice, and lists sized by variables
+    document = parse(
+        """query($n: Int!, $m: Int, $after: String) { checkpoint(id: "x") {
+           ...A c: children { ...A } } space(id: "y") { lineage(first: $m, after: $after) {
+           edges { node { id } } } } }
+           fragment A on Checkpoint { ancestors(first: $n) { id } }"""
+    )
+    walks: list[Any] = []
+    count = cost._Counter.count
+
+    def counting(self: Any, *args: Any, **kwargs: Any) -> int:
+        # a counter that walks (not one that only sizes), at its first step
+        if self.sized is not None and not any(w is self for w in walks):
+            walks.append(self)
+        return count(self, *args, **kwargs)
+
+    monkeypatch.setattr(cost._Counter, "count", counting)
+    asked = [
+        ({"n": 5, "m": 7}, 1 + 5 + 10 + 10 * 5 + 1 + 7),
+        ({"n": 5, "m": 7, "after": "a cursor"}, 1 + 5 + 10 + 10 * 5 + 1 + 7),
+        ({"n": 2, "m": None}, 1 + 2 + 10 + 10 * 2 + 1 + 1000),
+        ({"n": 5, "m": 7, "after": "another"}, 1 + 5 + 10 + 10 * 5 + 1 + 7),
+        ({"n": 2}, 1 + 2 + 10 + 10 * 2 + 1 + 1000),
+        ({"n": "ten"}, None),
+    ]
+    # When it is counted with each in turn, then the same again
+    for variables, expected in [*asked, *asked]:
+        # Then every count is the walk's
+        assert query_nodes(SCHEMA, document, None, variables) == expected, variables
+    # and the document was walked once per list sizes met (5, 5, 7 and 2, 2, 1000)
+    assert len(walks) == 2
 
 
 def test_variables_that_do_not_coerce_leave_nothing_to_count() -> None:

@@ -31,6 +31,7 @@ a bound on size instead would have to build the export to learn it.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -95,6 +96,32 @@ class Budget:
     page_size: int = UNPAGED_LIST
 
 
+# Walks kept across requests (the ParserCache hands every request of the same
+# text the same document): at most KEPT_WALKS documents, most recently used,
+# and per document at most KEPT_COUNTS counts, one per list sizes met.
+KEPT_WALKS = 256
+KEPT_COUNTS = 64
+
+
+@dataclass
+class _Walk:
+    """What counting one operation of a document visits, and its counts so far.
+
+    The fields the walk sizes (every list and connection, from its arguments)
+    are the same whatever the variables: only their sizes change the count.
+    So a count is kept per tuple of sizes, and a request whose lists have the
+    sizes of an earlier one (every page of a paged read) takes that count
+    after reading only its lists' arguments. Holds the schema and the
+    document, so their ids (the key) are not reused while it is kept."""
+
+    held: tuple[GraphQLSchema, DocumentNode]
+    sized: list[tuple[FieldNode, GraphQLNamedType, str, Any]]
+    counts: dict[tuple[int, ...], int]
+
+
+_walks: OrderedDict[tuple[int, int, str | None, int], _Walk] = OrderedDict()
+
+
 def query_nodes(
     schema: GraphQLSchema,
     document: DocumentNode,
@@ -114,11 +141,27 @@ def query_nodes(
     )
     if root is None or not isinstance(coerced, VariableValues):
         return None
+    key = (id(schema), id(document), operation_name, page_size)
+    walk = _walks.get(key)
+    if walk is not None:
+        _walks.move_to_end(key)
+        sizer = _Counter(schema, {}, coerced, page_size)
+        sizes = tuple(sizer._size(*visited) for visited in walk.sized)
+        found = walk.counts.get(sizes)
+        if found is not None:
+            return found
     fragments = {
         d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)
     }
-    counter = _Counter(schema, fragments, coerced, page_size)
-    return counter.count(operation.selection_set, root, 1, page=1)
+    counter = _Counter(schema, fragments, coerced, page_size, sized=[])
+    total = counter.count(operation.selection_set, root, 1, page=1)
+    if walk is None:
+        walk = _walks[key] = _Walk((schema, document), [v for v, _ in counter.sized or ()], {})
+        if len(_walks) > KEPT_WALKS:
+            _walks.popitem(last=False)
+    if len(walk.counts) < KEPT_COUNTS:
+        walk.counts[tuple(size for _, size in counter.sized or ())] = total
+    return total
 
 
 def query_exports(
@@ -147,6 +190,9 @@ class _Counter:
     fragments: Mapping[str, FragmentDefinitionNode]
     variables: VariableValues
     page_size: int
+    # When a list: each sized field visited (its ``_size`` arguments), in
+    # order, with its size (``_Walk``).
+    sized: list[tuple[tuple[FieldNode, GraphQLNamedType, str, Any], int]] | None = None
 
     def count(
         self, selections: SelectionSetNode | None, parent: GraphQLNamedType, items: int, page: int
@@ -184,6 +230,14 @@ class _Counter:
 
     def _size(self, node: FieldNode, parent: GraphQLNamedType, name: str, definition: Any) -> int:
         """The largest page a list field can return, from its arguments."""
+        size = self._page_size(node, parent, name, definition)
+        if self.sized is not None:
+            self.sized.append(((node, parent, name, definition), size))
+        return size
+
+    def _page_size(
+        self, node: FieldNode, parent: GraphQLNamedType, name: str, definition: Any
+    ) -> int:
         try:
             arguments = get_argument_values(definition, node, self.variables)
         except GraphQLError:
