@@ -111,15 +111,17 @@ class _Walk:
     are the same whatever the variables: only their sizes change the count.
     So a count is kept per tuple of sizes, and a request whose lists have the
     sizes of an earlier one (every page of a paged read) takes that count
-    after reading only its lists' arguments. Holds the schema and the
-    document, so their ids (the key) are not reused while it is kept."""
+    after reading only its lists' arguments. Holds the document, so its id
+    (the key) is not reused while it is kept; the schema holds the walks."""
 
-    held: tuple[GraphQLSchema, DocumentNode]
+    document: DocumentNode
     sized: list[tuple[FieldNode, GraphQLNamedType, str, Any]]
     counts: dict[tuple[int, ...], int]
 
 
-_walks: OrderedDict[tuple[int, int, str | None, int], _Walk] = OrderedDict()
+# Where a schema keeps its walks: on the schema itself, so that they go with
+# it (a test builds many).
+WALKS_ON_SCHEMA = "_smriti_cost_walks"
 
 
 def query_nodes(
@@ -141,10 +143,16 @@ def query_nodes(
     )
     if root is None or not isinstance(coerced, VariableValues):
         return None
-    key = (id(schema), id(document), operation_name, page_size)
-    walk = _walks.get(key)
+    walks: OrderedDict[tuple[int, str | None, int], _Walk] | None = getattr(
+        schema, WALKS_ON_SCHEMA, None
+    )
+    if walks is None:
+        walks = OrderedDict()
+        setattr(schema, WALKS_ON_SCHEMA, walks)
+    key = (id(document), operation_name, page_size)
+    walk = walks.get(key)
     if walk is not None:
-        _walks.move_to_end(key)
+        walks.move_to_end(key)
         sizer = _Counter(schema, {}, coerced, page_size)
         sizes = tuple(sizer._size(*visited) for visited in walk.sized)
         found = walk.counts.get(sizes)
@@ -156,9 +164,9 @@ def query_nodes(
     counter = _Counter(schema, fragments, coerced, page_size, sized=[])
     total = counter.count(operation.selection_set, root, 1, page=1)
     if walk is None:
-        walk = _walks[key] = _Walk((schema, document), [v for v, _ in counter.sized or ()], {})
-        if len(_walks) > KEPT_WALKS:
-            _walks.popitem(last=False)
+        walk = walks[key] = _Walk(document, [v for v, _ in counter.sized or ()], {})
+        if len(walks) > KEPT_WALKS:
+            walks.popitem(last=False)
     if len(walk.counts) < KEPT_COUNTS:
         walk.counts[tuple(size for _, size in counter.sized or ())] = total
     return total

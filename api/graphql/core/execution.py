@@ -396,7 +396,7 @@ def _not_awaitable(func: Callable[[Any], Any]) -> Callable[[Any], Any]:
     return read
 
 
-# Plans kept across requests: per operation as parsed (Strawberry's
+# Plans kept across requests: per schema, per operation as parsed (Strawberry's
 # ParserCache hands every request of the same text the same nodes), at most
 # KEPT_OPERATIONS of them, most recently used; per operation, per values of the
 # variables its directives read (@include, @skip, @defer…), at most KEPT_VARIANTS.
@@ -413,19 +413,16 @@ class KeptPlans:
     field set, a field's merged nodes): within one operation and one set of
     values of the variables its directives read, graphql-core's field
     collection gives the same fields for the same nodes. The entry holds the
-    schema, the operation and its fragments, so no id of theirs can be reused
-    by another object while it is kept.
+    operation and its fragments, so no id of theirs can be reused by another
+    object while it is kept; the schema holds the entries.
     """
 
     __slots__ = ("_held", "names", "variants")
 
     def __init__(
-        self,
-        schema: GraphQLSchema,
-        operation: OperationDefinitionNode,
-        fragments: Mapping[str, FragmentDetails],
+        self, operation: OperationDefinitionNode, fragments: Mapping[str, FragmentDetails]
     ) -> None:
-        self._held = (schema, operation, tuple(fragments.values()))
+        self._held = (operation, tuple(fragments.values()))
         self.names = _directive_variables(operation, fragments)
         # variable values -> (field set plans, object plans)
         self.variants: dict[tuple[Any, ...], tuple[dict[Any, Any], dict[Any, Any]]] = {}
@@ -449,7 +446,9 @@ class KeptPlans:
         return found
 
 
-_kept: OrderedDict[tuple[int, int], KeptPlans] = OrderedDict()
+# Where a schema keeps its operations' plans: on the schema itself, so that
+# they go with it (a test builds many).
+KEPT_ON_SCHEMA = "_smriti_kept_plans"
 
 
 def kept_plans(
@@ -459,14 +458,18 @@ def kept_plans(
     variables: VariableValues,
 ) -> tuple[dict[Any, Any], dict[Any, Any]] | None:
     """The plans kept for this operation and these variable values."""
-    key = (id(schema), id(operation))
-    entry = _kept.get(key)
+    kept: OrderedDict[int, KeptPlans] | None = getattr(schema, KEPT_ON_SCHEMA, None)
+    if kept is None:
+        kept = OrderedDict()
+        setattr(schema, KEPT_ON_SCHEMA, kept)
+    key = id(operation)
+    entry = kept.get(key)
     if entry is None:
-        entry = _kept[key] = KeptPlans(schema, operation, fragments)
-        if len(_kept) > KEPT_OPERATIONS:
-            _kept.popitem(last=False)
+        entry = kept[key] = KeptPlans(operation, fragments)
+        if len(kept) > KEPT_OPERATIONS:
+            kept.popitem(last=False)
     else:
-        _kept.move_to_end(key)
+        kept.move_to_end(key)
     return entry.plans(variables)
 
 
