@@ -43,6 +43,11 @@ class Loaders:
     # each was made from (``checkpoints.types.node_of``): a lineage page's node
     # is also the next node's ``parent``, converted once.
     checkpoint_nodes: dict[int, Any] = field(default_factory=dict)
+    # Checkpoints the request has read (the actor may read them: a page, its
+    # parents, children, ancestors), by id: ``checkpoint_by_id`` answers them
+    # without a statement. A dict, not the loader's primed futures: a page of
+    # 1,000 made 1,000 futures, most never awaited.
+    checkpoints_read: dict[int, Checkpoint] = field(default_factory=dict)
 
 
 def make_loaders(actor: Actor) -> Loaders:
@@ -56,9 +61,12 @@ def make_loaders(actor: Actor) -> Loaders:
         found = await reading.sessions_by_id(actor, ids)
         return [found.get(i) for i in ids]
 
+    read: dict[int, Checkpoint] = {}
+
     async def load_checkpoints(ids: Sequence[int]) -> list[Checkpoint | None]:
-        found = await reading.checkpoints_by_id(actor, ids)
-        return [found.get(i) for i in ids]
+        missing = [i for i in ids if i not in read]
+        found = await reading.checkpoints_by_id(actor, missing) if missing else {}
+        return [read[i] if i in read else found.get(i) for i in ids]
 
     async def load_children(ids: Sequence[int]) -> list[list[Checkpoint]]:
         found = await reading.children(actor, ids)
@@ -104,6 +112,7 @@ def make_loaders(actor: Actor) -> Loaders:
         exchange_by_anchor=DataLoader(load_exchanges),
         tags_by_session_id=DataLoader(load_tags),
         family_size_by_root_id=DataLoader(load_family_sizes),
+        checkpoints_read=read,
     )
 
 

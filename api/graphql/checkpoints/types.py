@@ -245,7 +245,7 @@ class Checkpoint(relay.Node):
 def prime(info: Info, found: Iterable[domain.Checkpoint]) -> None:
     """Checkpoints the request has read (the actor may read them), kept by id:
     their children's ``parent`` then needs no statement and no await."""
-    info.context.loaders.checkpoint_by_id.prime_many({c.id: c for c in found})
+    info.context.loaders.checkpoints_read.update({c.id: c for c in found})
 
 
 def node_of(info: Info, found: domain.Checkpoint) -> Checkpoint:
@@ -268,7 +268,9 @@ def by_id(info: Info, checkpoint_id: int | None) -> Checkpoint | None:
     if node is not None:  # made by node_of from what the loader holds for this id
         return cast(Checkpoint, node)
     loader = loaders.checkpoint_by_id
-    found = held(loader, checkpoint_id)
+    found = loaders.checkpoints_read.get(checkpoint_id, MISSING)
+    if found is MISSING:
+        found = held(loader, checkpoint_id)
     if found is MISSING:
         return cast("Checkpoint | None", _load(loader, checkpoint_id))
     return node_of(info, found) if found else None
