@@ -123,17 +123,18 @@ async def test_ancestors_and_nested_parents(gql: GraphQLClient) -> None:
         {"title": "C0"},
     ]
     assert data["checkpoint"]["parent"] == {"parent": {"parent": {"title": "C1"}}}
-    _, longer = await build_lineage(gql, 9)
+    _, longer = await build_lineage(gql, 24)
     with count_statements() as more:
         await gql(ANCESTORS, id=longer[-1]["id"])
-    # Constant in the lineage's length: the checkpoint and its space, the ancestors' one
-    # recursive statement, and the three nested parents. A parent the ancestors' read has
-    # not primed yet when it is asked for is read by itself with its space (which of them
-    # depends on timing: on PostgreSQL a level sometimes comes first), so 6 to 8, never
-    # one a checkpoint of the lineage.
+    # Not one a checkpoint of the lineage: the checkpoint and its space, the ancestors'
+    # one recursive statement, and the three nested parents. A nested parent the
+    # ancestors' read has not primed yet when it is asked for is read by itself with its
+    # space; how many of the three come first depends on timing (on a loaded PostgreSQL
+    # all three can), so 6 to 10 whatever the length, where reading the 23 ancestors one
+    # by one would take more than 23.
     assert sum("WITH RECURSIVE" in s for s in more) == 1
-    assert 6 <= len(statements) <= 8
-    assert 6 <= len(more) <= 8
+    assert 6 <= len(statements) <= 10
+    assert 6 <= len(more) <= 10
 
 
 async def test_checkpoint_by_hash_prefix(gql: GraphQLClient) -> None:
