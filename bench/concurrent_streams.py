@@ -5,6 +5,7 @@
     python -m bench.concurrent_streams --drip 0.2 --pieces 100
     python -m bench.concurrent_streams --quick              # 50,100,200 streams, 5 s each
     python -m bench.concurrent_streams --quick --profile /tmp/s.prof   # cProfile Smriti's runs
+    python -m bench.concurrent_streams --gc /tmp/gc.jsonl     # its garbage collections
 
 What runs (see bench/README.md, "Concurrent streams"):
 
@@ -30,7 +31,11 @@ deltas joined are the expected text: Smriti sends pieces that were waiting
 together as one StreamDelta; CPU per piece counts the provider's pieces). For
 Smriti the replies are then read back through GraphQL: a reply counts only when
 it is stored whole (content equal to the expected text, finishReason STOP).
-Meanwhile a probe sends a trivial query (``{ viewer { name } }``) every 100 ms.
+Meanwhile a probe sends a trivial query (``{ viewer { name } }``) every 100 ms:
+its percentiles over the run (none excluded), by phase (the start burst, the
+steady pieces, the end burst: ``probe_phases``) and its slowest answers with
+their send times. ``--gc FILE``: the server's garbage collections too, by
+generation, the longest with their times (``bench/profiled_serve.py``).
 The server's CPU time (/proc/PID/stat utime + stime) and RSS are read before
 and after each run.
 
@@ -63,7 +68,7 @@ import httpx
 
 from bench.databases import temporary_database
 from bench.drip import WARM, expected_text
-from bench.profiled_serve import PROFILE_VARIABLE
+from bench.profiled_serve import GC_VARIABLE, PROFILE_VARIABLE
 from bench.side_by_side import (
     CLIENT_CORE,
     SERVER_CORE,
@@ -124,6 +129,7 @@ PROBE = "{ viewer { name } }"
 class Stream:
     started: float = 0.0
     ended: float | None = None  # the stream completed (event: complete)
+    first_piece: float | None = None  # the first delta arrived
     last_piece: float | None = None  # the last delta arrived
     pieces: list[str] = field(default_factory=list)  # the deltas, as received
     failure: str | None = None
@@ -167,6 +173,8 @@ async def read_events(reader: asyncio.StreamReader, stream: Stream) -> None:
             if "delta" in event:
                 stream.pieces.append(event["delta"])
                 stream.last_piece = time.perf_counter()
+                if stream.first_piece is None:
+                    stream.first_piece = stream.last_piece
             elif event.get("__typename") == "StreamFailed":
                 stream.failure = f"StreamFailed: {event.get('errors')}"
     stream.failure = stream.failure or "the stream ended before it was complete"
@@ -199,8 +207,9 @@ async def one_stream(port: int, session_id: str, content: str, stream: Stream) -
 # --- the probe --------------------------------------------------------------------------
 
 
-async def probe(port: int, latencies: list[float], errors: list[str]) -> None:
-    """``{ viewer { name } }`` every PROBE_EVERY seconds until cancelled."""
+async def probe(port: int, samples: list[tuple[float, float]], errors: list[str]) -> None:
+    """``{ viewer { name } }`` every PROBE_EVERY seconds until cancelled; ``samples``
+    gets each one's send time (perf_counter) and latency (ms)."""
     connection = Connection(port)
     try:
         next_at = time.perf_counter()
@@ -214,7 +223,7 @@ async def probe(port: int, latencies: list[float], errors: list[str]) -> None:
                 errors.append(f"{type(exc).__name__}: {exc}")
                 connection.close()
                 connection = Connection(port)
-            latencies.append((time.perf_counter() - started) * MS)
+            samples.append((started, (time.perf_counter() - started) * MS))
             next_at += PROBE_EVERY
             await asyncio.sleep(max(0.0, next_at - time.perf_counter()))
     finally:
@@ -242,8 +251,19 @@ class Run:
     slowest_seconds: float | None = None  # the longest complete stream
     # Start -> last piece, the slowest stream that received every piece (ended or not).
     last_piece_seconds: float | None = None
-    probe_ms: dict[str, float] = field(default_factory=dict)
+    probe_ms: dict[str, float] = field(default_factory=dict)  # every probe, none excluded
+    # The same by phase of the run (see ``probe_phases``): the start burst (until
+    # the last stream's first piece), the end burst (from the first stream's
+    # last piece) and the steady state between.
+    probe_by_phase: dict[str, dict[str, float]] = field(default_factory=dict)
+    # The slowest probes: (seconds from the run's start to the probe's send, ms).
+    probe_worst: list[tuple[float, float]] = field(default_factory=list)
     probe_errors: int = 0
+    # --gc: the server's collections in the run, by generation ({count, ms, max_ms}),
+    # and its longest pauses (seconds from the run's start, ms, generation).
+    gc: dict[str, dict[str, float]] = field(default_factory=dict)
+    gc_longest: list[tuple[float, float, int]] = field(default_factory=list)
+    began: float = 0.0  # the run's start, on perf_counter's clock
     # The other side's CPU in the run, on the client's core: is it the bottleneck?
     client_cpu_seconds: float = 0.0
     provider_cpu_seconds: float = 0.0
@@ -269,6 +289,36 @@ def percentiles(samples: list[float]) -> dict[str, float]:
         return cut[point - 1] if cut else ordered[0]
 
     return {"p50": at(50), "p95": at(95), "p99": at(99), "max": ordered[-1], "n": len(ordered)}
+
+
+START, STEADY, END = "start", "steady", "end"
+WORST_PROBES = 10
+
+
+def probe_phases(
+    samples: list[tuple[float, float]], streams: list[Stream], began: float
+) -> tuple[dict[str, dict[str, float]], list[tuple[float, float]]]:
+    """The probe's latencies by phase of the run, and the slowest probes with
+    their send times (seconds from the run's start).
+
+    Start: sent until the last stream's first piece (every start's work is
+    done); end: answered after the first stream's last piece (the saves
+    begin); steady: the others.
+    """
+    firsts = [s.first_piece for s in streams if s.first_piece is not None]
+    lasts = [s.last_piece for s in streams if s.last_piece is not None]
+    start_until = max(firsts) if firsts else float("inf")
+    end_from = min(lasts) if lasts else float("inf")
+    phases: dict[str, list[float]] = {START: [], STEADY: [], END: []}
+    for sent, ms in samples:
+        answered = sent + ms / MS
+        phase = START if sent <= start_until else END if answered >= end_from else STEADY
+        phases[phase].append(ms)
+    worst = sorted(samples, key=lambda sample: sample[1], reverse=True)[:WORST_PROBES]
+    return (
+        {phase: percentiles(values) for phase, values in phases.items() if values},
+        [(round(sent - began, 2), round(ms, 1)) for sent, ms in worst],
+    )
 
 
 def cpu_seconds(pid: int) -> float:
@@ -350,11 +400,11 @@ async def one_run(
     limit = ON_TIME * pieces * drip
     rss_before, cpu_before = server_rss(pid), cpu_seconds(pid)
     client_before, provider_before = cpu_seconds(os.getpid()), cpu_seconds(provider_pid)
-    latencies: list[float] = []
+    samples: list[tuple[float, float]] = []
     probe_errors: list[str] = []
-    prober = asyncio.create_task(probe(port, latencies, probe_errors))
+    prober = asyncio.create_task(probe(port, samples, probe_errors))
     streams = [Stream() for _ in range(count)]
-    began = time.perf_counter()
+    began = run.began = time.perf_counter()
     tasks = [
         asyncio.create_task(one_stream(port, sid, f"message {n}", stream))
         for n, (sid, stream) in enumerate(zip(sessions, streams, strict=True))
@@ -374,7 +424,8 @@ async def one_run(
     run.client_cpu_seconds = cpu_seconds(os.getpid()) - client_before
     run.provider_cpu_seconds = cpu_seconds(provider_pid) - provider_before
     run.rss_mb_before, run.rss_mb_after = rss_before, server_rss(pid)
-    run.probe_ms = percentiles(latencies)
+    run.probe_ms = percentiles([ms for _, ms in samples])
+    run.probe_by_phase, run.probe_worst = probe_phases(samples, streams, began)
     run.probe_errors = len(probe_errors)
     durations = []
     for stream in streams:
@@ -420,6 +471,16 @@ def describe(run: Run, pieces: int, drip: float) -> str:
         else "no probe"
     )
     errors = f" ({run.probe_errors} probe errors)" if run.probe_errors else ""
+    phases = "; ".join(
+        f"{phase} p99 {values['p99']:.0f} ms (n {values['n']:.0f})"
+        for phase, values in run.probe_by_phase.items()
+    )
+    worst = ", ".join(f"{ms:.0f} ms at {sent:.1f} s" for sent, ms in run.probe_worst[:5])
+    collections = ", ".join(
+        f"gen {gen} {c['count']:.0f}x {c['ms']:.0f} ms (max {c['max_ms']:.0f})"
+        for gen, c in run.gc.items()
+    )
+    longest = ", ".join(f"{ms:.0f} ms (gen {gen}) at {at:.1f} s" for at, ms, gen in run.gc_longest)
     failures = "; ".join(f"{n}x {k}" for k, n in run.failures.items())
     return (
         f"{run.system:9}{run.streams:5} streams: on time {run.on_time}, whole {run.complete}"
@@ -430,6 +491,8 @@ def describe(run: Run, pieces: int, drip: float) -> str:
         f" {probe_text}{errors}; load {run.load[0]:.2f} -> {run.load[1]:.2f}; client + provider"
         f" CPU {run.client_cpu_seconds:.1f} + {run.provider_cpu_seconds:.1f} s"
         f" in {run.wall_seconds:.1f} s"
+        + (f"\n             probe by phase: {phases}; slowest: {worst}" if phases else "")
+        + (f"\n             GC: {collections}; longest: {longest}" if run.gc else "")
         + (f"\n             failures: {failures}" if failures else "")
     )
 
@@ -451,6 +514,7 @@ class Args:
     pieces: int
     drip: float
     profile: Path | None = None
+    gc: Path | None = None
 
 
 @dataclass
@@ -498,12 +562,21 @@ async def run_database(kind: str, args: Args, pinned: bool) -> Result:
         )
         stack.callback(raw_log.close)
         stack.callback(stop, raw_floor)
-        # --profile: cProfile (CPU time) over Smriti's runs only, not its start or warm-up.
-        module = "bench.profiled_serve" if args.profile else "api"
+        # --profile: cProfile (CPU time) over Smriti's runs only, not its start or warm-up;
+        # --gc: its garbage collections, the same way.
+        recorded = args.profile is not None or args.gc is not None
+        module = "bench.profiled_serve" if recorded else "api"
         command = [sys.executable, "-m", module, "serve", "--port", str(smriti_port)]
         command += ["--database", database_url, "--providers", str(providers)]
         command += ["--log-level", "warning", "--workers", "1"]
-        env = {**environment(), PROFILE_VARIABLE: str(args.profile)} if args.profile else None
+        env = None
+        if recorded:
+            env = environment()
+            if args.profile:
+                env[PROFILE_VARIABLE] = str(args.profile)
+            if args.gc:
+                args.gc.unlink(missing_ok=True)
+                env[GC_VARIABLE] = str(args.gc)
         smriti, smriti_log = spawn(command, cwd=ROOT, cores=server_core, env=env)
         stack.callback(smriti_log.close)
         stack.callback(stop, smriti)
@@ -522,12 +595,15 @@ async def run_database(kind: str, args: Args, pinned: bool) -> Result:
                     (FLOOR_RAW, raw_port, raw_floor.pid),
                     (SMRITI, smriti_port, smriti.pid),
                 ):
-                    profiled = args.profile is not None and system == SMRITI
+                    profiled = recorded and system == SMRITI
                     if profiled:
                         smriti.send_signal(signal.SIGUSR1)
                     run = await one_run(system, port, pid, drip_pid, count, args.pieces, args.drip)
                     if profiled:
                         smriti.send_signal(signal.SIGUSR2)  # written after every run: cumulative
+                    if profiled and args.gc:
+                        await asyncio.sleep(0.5)  # the server writes them
+                        read_collections(args.gc, run)
                     runs.append(run)
                     print(describe(run, args.pieces, args.drip), flush=True)
         except Exception:
@@ -536,6 +612,21 @@ async def run_database(kind: str, args: Args, pinned: bool) -> Result:
             print(f"--- raw floor output ---\n{output(raw_log)}", file=sys.stderr)
             raise
     return Result(kind, version, runs)
+
+
+def read_collections(path: Path, run: Run) -> None:
+    """The collections recorded during ``run`` (the file's lines since the last
+    run's, which this empties), summed by generation, the longest kept."""
+    lines = path.read_text().splitlines() if path.exists() else []
+    path.write_text("")
+    pauses = [json.loads(line) for line in lines]
+    for gen in sorted({p["generation"] for p in pauses}):
+        mine = [p["ms"] for p in pauses if p["generation"] == gen]
+        run.gc[str(gen)] = {"count": len(mine), "ms": sum(mine), "max_ms": max(mine)}
+    longest = sorted(pauses, key=lambda p: p["ms"], reverse=True)[:5]
+    run.gc_longest = [
+        (round(p["at"] - run.began, 2), round(p["ms"], 1), p["generation"]) for p in longest
+    ]
 
 
 # --- the verdict --------------------------------------------------------------------------
@@ -694,6 +785,12 @@ def parse(argv: list[str] | None) -> Args:
         type=Path,
         help="cProfile Smriti's worker over its runs (pstats file; its CPU figures inflate)",
     )
+    parser.add_argument(
+        "--gc",
+        type=Path,
+        help="record Smriti's garbage collections over its runs (a JSON-lines file, "
+        "emptied each run): by generation, and the longest pauses with their offsets",
+    )
     parsed = parser.parse_args(argv)
     ladder = list(QUICK_LADDER if parsed.quick else LADDER)
     if parsed.streams:
@@ -701,7 +798,7 @@ def parse(argv: list[str] | None) -> Args:
     pieces = parsed.pieces or (QUICK_PIECES if parsed.quick else 100)
     drip = parsed.drip or (QUICK_DRIP if parsed.quick else 0.2)
     databases = ["sqlite", "postgres"] if parsed.db == "both" else [parsed.db]
-    return Args(databases, ladder, pieces, drip, parsed.profile)
+    return Args(databases, ladder, pieces, drip, parsed.profile, parsed.gc)
 
 
 def main(argv: list[str] | None = None) -> int:
