@@ -6,7 +6,7 @@ import json
 import logging
 import os
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -22,7 +22,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 
-from . import __version__, graphiql
+from . import __version__, graphiql, heap
 from .bundled import WEBUI_DIR
 from .graphql.view import graphql_view
 from .http.auth import auth_routes
@@ -62,10 +62,14 @@ def create_app(
     registry: ProviderRegistry | None = None,
     graphiql_vendor_dir: Path = graphiql.VENDOR_DIR,
     migrate: bool = True,
+    freeze_heap: bool = False,
 ) -> Starlette:
     """Build the app. A malformed providers file raises ConfigError here,
     before anything listens. ``migrate=False``: the database is already up to
-    date (`smriti serve` migrates once, before its workers start)."""
+    date (`smriti serve` migrates once, before its workers start).
+    ``freeze_heap``: once started (the providers' libraries loaded, when they
+    are preloaded), keep what is alive out of later full collections
+    (``api.heap``); for a server process, not for an app built in a test."""
     if registry is None:
         registry = provider_registry(settings)
     services = Services(settings=settings, registry=registry)
@@ -80,7 +84,12 @@ def create_app(
             # LiteLLM takes seconds to import; do it now, off the event loop, so the
             # server answers at once and the first message does not pay for it
             # (unless the operator would rather keep the memory until it is used).
-            app.state.warm_up = warm_up(registry) if settings.preload_providers else None
+            settle = heap.settle if freeze_heap else None
+            app.state.warm_up = (
+                warm_up(registry, then=settle) if settings.preload_providers else None
+            )
+            if settle is not None and app.state.warm_up is None:
+                settle()
             # Open websockets and streams end with their credentials, even one
             # revoked by another worker or process: stopped before the database closes.
             async with services.connections.watching(), mcp.running():
@@ -113,8 +122,11 @@ def create_app(
     return app
 
 
-def warm_up(registry: ProviderRegistry) -> threading.Thread:
-    """Load the providers' libraries in a daemon thread that nobody waits for.
+def warm_up(
+    registry: ProviderRegistry, *, then: Callable[[], None] | None = None
+) -> threading.Thread:
+    """Load the providers' libraries in a daemon thread that nobody waits for;
+    ``then`` runs there afterwards, whether they loaded or not.
 
     An import cannot be interrupted, and it took 15 to 18 s on a busy machine:
     a stop (SIGTERM, `docker stop`) that waited for it outlived Docker's 10 s.
@@ -127,6 +139,8 @@ def warm_up(registry: ProviderRegistry) -> threading.Thread:
             registry.warm_up()
         except Exception:  # a failed preload must never take the server down
             log.exception("loading the providers' libraries at start failed")
+        if then is not None:
+            then()
 
     thread = threading.Thread(target=run, name="warm-up-providers", daemon=True)
     thread.start()
@@ -146,4 +160,4 @@ def serve_app() -> Starlette:
     the database and applied its migrations, so no worker migrates again.
     """
     flags = json.loads(os.environ.get(SERVE_FLAGS_VARIABLE, "{}"))
-    return create_app(Settings.from_environment(**flags), migrate=False)
+    return create_app(Settings.from_environment(**flags), migrate=False, freeze_heap=True)

@@ -256,7 +256,7 @@ def _serve(args: argparse.Namespace) -> int:
 
     try:
         # Workers build their own app; the parent only checks what would stop them.
-        app = create_app(settings, migrate=False) if workers == 1 else None
+        app = create_app(settings, migrate=False, freeze_heap=True) if workers == 1 else None
         if app is None:
             provider_registry(settings)
     except ConfigError as exc:
