@@ -261,6 +261,8 @@ class Run:
     probe_errors: int = 0
     # --gc: the server's collections in the run, by generation ({count, ms, max_ms}),
     # and its longest pauses (seconds from the run's start, ms, generation).
+    # "heap": the objects a full pass walked at the run's end ("tracked"), and
+    # those frozen out of it ("frozen").
     gc: dict[str, dict[str, float]] = field(default_factory=dict)
     gc_longest: list[tuple[float, float, int]] = field(default_factory=list)
     began: float = 0.0  # the run's start, on perf_counter's clock
@@ -478,6 +480,8 @@ def describe(run: Run, pieces: int, drip: float) -> str:
     worst = ", ".join(f"{ms:.0f} ms at {sent:.1f} s" for sent, ms in run.probe_worst[:5])
     collections = ", ".join(
         f"gen {gen} {c['count']:.0f}x {c['ms']:.0f} ms (max {c['max_ms']:.0f})"
+        if gen != "heap"
+        else f"heap {c['tracked']:.0f} objects tracked, {c['frozen']:.0f} frozen"
         for gen, c in run.gc.items()
     )
     longest = ", ".join(f"{ms:.0f} ms (gen {gen}) at {at:.1f} s" for at, ms, gen in run.gc_longest)
@@ -602,8 +606,7 @@ async def run_database(kind: str, args: Args, pinned: bool) -> Result:
                     if profiled:
                         smriti.send_signal(signal.SIGUSR2)  # written after every run: cumulative
                     if profiled and args.gc:
-                        await asyncio.sleep(0.5)  # the server writes them
-                        read_collections(args.gc, run)
+                        await read_collections(args.gc, run)
                     runs.append(run)
                     print(describe(run, args.pieces, args.drip), flush=True)
         except Exception:
@@ -614,12 +617,23 @@ async def run_database(kind: str, args: Args, pinned: bool) -> Result:
     return Result(kind, version, runs)
 
 
-def read_collections(path: Path, run: Run) -> None:
+async def read_collections(path: Path, run: Run, wait: float = 30.0) -> None:
     """The collections recorded during ``run`` (the file's lines since the last
-    run's, which this empties), summed by generation, the longest kept."""
-    lines = path.read_text().splitlines() if path.exists() else []
+    run's, which this empties), summed by generation, the longest kept. The
+    server writes them on SIGUSR2, its heap's line last: waited for."""
+    deadline = time.perf_counter() + wait
+    text = ""
+    while time.perf_counter() < deadline:
+        text = path.read_text() if path.exists() else ""
+        if '"tracked"' in text and text.endswith("\n"):
+            break
+        await asyncio.sleep(0.2)
+    lines = text.splitlines()
     path.write_text("")
-    pauses = [json.loads(line) for line in lines]
+    records = [json.loads(line) for line in lines]
+    pauses = [r for r in records if "generation" in r]
+    for heap in (r for r in records if "tracked" in r):
+        run.gc["heap"] = {"tracked": heap["tracked"], "frozen": heap["frozen"]}
     for gen in sorted({p["generation"] for p in pauses}):
         mine = [p["ms"] for p in pauses if p["generation"] == gen]
         run.gc[str(gen)] = {"count": len(mine), "ms": sum(mine), "max_ms": max(mine)}

@@ -11,7 +11,9 @@ stops it and writes what was recorded:
 * ``$SMRITI_BENCH_GC``: every garbage collection (``gc.callbacks``) as JSON lines
   ``{"generation", "at", "ms", "collected"}``, ``at`` on ``time.perf_counter``'s
   clock (CLOCK_MONOTONIC: the benchmark's own clock, so a pause can be set beside
-  the requests it held up), appended run after run.
+  the requests it held up), appended run after run, then one line
+  ``{"tracked", "frozen"}``: the objects a full collection walks at the run's
+  end and those frozen out of it (``gc.freeze``).
 
 Nothing is recorded until SIGUSR1, so start-up and warm-up stay out of the figures.
 """
@@ -59,8 +61,11 @@ class GcRecorder:
 
     def stop(self) -> None:
         gc.callbacks.remove(self)
+        # What a full pass walks now, and what it no longer does (gc.freeze).
+        heap = {"tracked": len(gc.get_objects()), "frozen": gc.get_freeze_count()}
         with open(self.out, "a") as file:
             file.writelines(json.dumps(pause) + "\n" for pause in self.pauses)
+            file.write(json.dumps(heap) + "\n")
 
 
 def main(argv: list[str]) -> int:

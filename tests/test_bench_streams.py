@@ -19,6 +19,7 @@ from bench.concurrent_streams import (
     Run,
     Stream,
     pieces_in,
+    probe_phases,
     read_events,
     verdict,
 )
@@ -116,3 +117,26 @@ def test_pieces_are_counted_in_the_text_whatever_the_events() -> None:
     # Smriti joins pieces waiting together into one StreamDelta.
     assert pieces_in("".join(["w0.w1.", "w2."])) == 3
     assert pieces_in(expected_text(100)) == 100
+
+
+def test_the_probes_are_told_apart_by_phase_with_the_slowest_placed_in_time() -> None:
+    # Two streams started at 100 s: first pieces by 101 s, last pieces from 120 s.
+    streams = [
+        Stream(started=100.0, first_piece=100.5, last_piece=120.0),
+        Stream(started=100.0, first_piece=101.0, last_piece=121.0),
+    ]
+    samples = [
+        (100.2, 300.0),  # sent during the starts
+        (101.0, 5.0),  # sent as the last stream got its first piece: still the start
+        (110.0, 800.0),  # steady
+        (119.5, 600.0),  # sent before the first end, answered after it: the end
+        (120.5, 7.0),
+    ]
+    phases, worst = probe_phases(samples, streams, began=100.0)
+    assert {phase: values["n"] for phase, values in phases.items()} == {
+        "start": 2,
+        "steady": 1,
+        "end": 2,
+    }
+    assert phases["steady"]["max"] == 800.0
+    assert worst[:3] == [(10.0, 800.0), (19.5, 600.0), (0.2, 300.0)]
