@@ -1,3 +1,3 @@
 """Smriti: a self-hosted workspace for thinking with language models."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
