@@ -87,9 +87,7 @@ async def test_edit_and_resend_payload_names_the_turns_it_wrote(
 ) -> None:
     turns = await conversation(gql, fake_openai, 3)
     fake_openai.reply("b2")
-    done = (await gql(EDIT, input={"turnId": turns[3], "content": "q2 edited"}))[
-        "editAndResend"
-    ]
+    done = (await gql(EDIT, input={"turnId": turns[3], "content": "q2 edited"}))["editAndResend"]
     assert done["errors"] == []
     # The branch after 2, the new message at 3, its reply at 4 (the origin has 6).
     assert done["session"]["lastSequenceNumber"] == 4
