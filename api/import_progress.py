@@ -22,8 +22,8 @@ def describe(state: ImportProgress) -> str:
     """One progress sentence (no clock: the state says how long it has run)."""
     if state.reading:
         return (
-            f"Reading: {state.conversations:,} conversations, "
-            f"{state.messages:,} messages so far ({_seconds(state.seconds)})."
+            f"Reading: {_count(state.conversations, 'conversation')}, "
+            f"{_count(state.messages, 'message')} so far ({_seconds(state.seconds)})."
         )
     rate = state.messages_done / state.seconds if state.seconds > 0 else 0.0
     left = (state.messages - state.messages_done) / rate if rate > 0 else None
@@ -33,6 +33,10 @@ def describe(state: ImportProgress) -> str:
         f"{rate:,.0f} messages/s, "
         + (f"{_seconds(left)} left." if left is not None else "time left unknown yet.")
     )
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number:,} {noun}{'' if number == 1 else 's'}"
 
 
 def _seconds(value: float) -> str:
