@@ -34,7 +34,7 @@ import ijson
 from ..domain import imports
 from ..domain.accounts import Actor
 from ..domain.export_format import Export
-from ..domain.types import Session
+from ..domain.types import Session, Space
 from ..errors import ErrorCode, InputError
 from ..providers import ProviderRegistry
 from ..store import transfer as store
@@ -80,7 +80,7 @@ async def import_file(
     ref = registry.resolve(None, require_available=False)
     found, conversations, messages = _check(file, progress, clock)
     file.seek(0)
-    spaces: list[tuple[Any, bool]] = []
+    spaces: list[tuple[Space, bool]] = []
     sessions: list[tuple[Session, bool]] = []
     branches: list[int] = []
     done_messages = 0
