@@ -97,7 +97,10 @@ IMPORT_JSON = """--json prints {"format": "smriti", "chatgpt", "claude" or "open
   "spaces": [...], "sessions": [...]}, each as {"id": global id, "number", "name" (a
   space) or "title" (a session), "imported": false if it was already here}; a session
   also has "branches": how many conversation branches of it this import created (the
-  other lines of another app's conversation)."""
+  other lines of another app's conversation).
+Another app's export is read a conversation at a time and each conversation written
+  in a transaction of its own: stopped half-way, run it again to import the rest.
+  Progress goes to stderr (one line rewritten in place on a terminal)."""
 
 
 def _serve_command(commands: Any) -> None:

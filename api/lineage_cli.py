@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import shutil
 import sys
-from collections.abc import AsyncIterator
+import tempfile
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from . import console, exits
 from .domain.accounts import Actor
@@ -159,22 +162,24 @@ async def _readable(owner: Actor, args: argparse.Namespace) -> str:
 
 
 async def _import(db_url: str, args: argparse.Namespace) -> int:
+    from .app import provider_registry
+    from .import_progress import Printer
     from .services import operator
-    from .services import transfer as service
+    from .services.import_stream import import_file
 
     file = args.file
-    try:
-        text = sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise InputError(f"Cannot read {file}: {reason}.") from None
-    from .app import provider_registry
-
     registry = provider_registry(Settings.from_environment(database_url=db_url))
-    # Importing adds data: a new database may be made for it.
-    async with operator.opened(db_url, create=True):
-        owner = await _owner(args.user)
-        imported = await service.import_document(owner, text, registry)
+    progress = Printer(sys.stderr, in_place=sys.stderr.isatty())
+    with _opened(file) as document:
+        # Importing adds data: a new database may be made for it.
+        async with operator.opened(db_url, create=True):
+            owner = await _owner(args.user)
+            try:
+                imported = await import_file(owner, document, registry, progress)
+            except UnicodeDecodeError as exc:  # a document read whole, not UTF-8
+                raise _unreadable(file, exc) from None
+            finally:
+                progress.end()
     branches = dict(zip((s.id for s, _ in imported.sessions), imported.branches, strict=True))
     if args.json:
         console.print_json(
@@ -215,6 +220,29 @@ async def _import(db_url: str, args: argparse.Namespace) -> int:
                 "(edited messages or regenerated replies) as alternatives"
             )
     return exits.OK
+
+
+@contextlib.contextmanager
+def _opened(file: str) -> Iterator[IO[bytes]]:
+    """The document to import, as a binary file that can seek (the import reads
+    a list of conversations twice): standard input is copied to a temporary
+    file first, a chunk at a time."""
+    with contextlib.ExitStack() as stack:
+        try:
+            if file == "-":
+                opened: IO[bytes] = stack.enter_context(tempfile.TemporaryFile())
+                shutil.copyfileobj(sys.stdin.buffer, opened)
+                opened.seek(0)
+            else:
+                opened = stack.enter_context(Path(file).open("rb"))
+        except OSError as exc:
+            raise _unreadable(file, exc) from None
+        yield opened
+
+
+def _unreadable(file: str, exc: OSError | UnicodeDecodeError) -> InputError:
+    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    return InputError(f"Cannot read {file}: {reason}.")
 
 
 async def _verify(db_url: str, args: argparse.Namespace) -> int:

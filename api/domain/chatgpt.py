@@ -27,11 +27,12 @@ PROVIDER = "chatgpt"  # what an imported reply's provider says it came from
 
 def looks_like_chatgpt(document: Any) -> bool:
     """A ChatGPT export is a list of conversations, each with a ``mapping``."""
-    return (
-        isinstance(document, list)
-        and bool(document)
-        and all(isinstance(c, Mapping) and "mapping" in c for c in document)
-    )
+    return isinstance(document, list) and bool(document) and all(map(is_conversation, document))
+
+
+def is_conversation(value: Any) -> bool:
+    """One conversation of a ChatGPT export (an object with a ``mapping``)."""
+    return isinstance(value, Mapping) and "mapping" in value
 
 
 def conversations(

@@ -35,11 +35,12 @@ _SENDERS = {"human": Role.USER, "assistant": Role.ASSISTANT}
 
 def looks_like_claude(document: Any) -> bool:
     """A Claude export is a list of conversations, each with ``chat_messages``."""
-    return (
-        isinstance(document, list)
-        and bool(document)
-        and all(isinstance(c, Mapping) and "chat_messages" in c for c in document)
-    )
+    return isinstance(document, list) and bool(document) and all(map(is_conversation, document))
+
+
+def is_conversation(value: Any) -> bool:
+    """One conversation of a Claude export (an object with ``chat_messages``)."""
+    return isinstance(value, Mapping) and "chat_messages" in value
 
 
 def conversations(

@@ -32,15 +32,15 @@ def _is_chat(value: Any) -> bool:
     )
 
 
-def _is_entry(value: Any) -> bool:
+def is_entry(value: Any) -> bool:
     return isinstance(value, Mapping) and _is_chat(value.get("chat"))
 
 
 def looks_like_openwebui(document: Any) -> bool:
     """A list of exported chats, one exported chat, or one bare chat."""
     if isinstance(document, list):
-        return bool(document) and all(_is_entry(entry) for entry in document)
-    return _is_entry(document) or (
+        return bool(document) and all(is_entry(entry) for entry in document)
+    return is_entry(document) or (
         isinstance(document, Mapping) and "format" not in document and _is_chat(document)
     )
 
@@ -53,9 +53,9 @@ def conversations(
     count_tokens: Callable[[str], int],
 ) -> import_tree.Read:
     if isinstance(document, list):
-        trees = [_entry(c, f"chats[{i}]") for i, c in enumerate(document)]
-    elif _is_entry(document):
-        trees = [_entry(document, "chat")]
+        trees = [entry_tree(c, f"chats[{i}]") for i, c in enumerate(document)]
+    elif is_entry(document):
+        trees = [entry_tree(document, "chat")]
     else:
         trees = [tree(document, "chat", None, None, None)]
     return import_tree.read(
@@ -63,8 +63,8 @@ def conversations(
     )
 
 
-def _entry(entry: Any, path: str) -> import_tree.Conversation:
-    if not _is_entry(entry):
+def entry_tree(entry: Any, path: str) -> import_tree.Conversation:
+    if not is_entry(entry):
         raise invalid(f"{path}.chat", "a chat with its history")
     return tree(
         entry["chat"],

@@ -59,7 +59,7 @@ async def regenerate(
 ) -> Branched:
     """Answer a reply's question again, in a branch that leaves the reply out."""
     prepared = await _regenerating(services, actor, turn_id, model, "regenerate")
-    return Branched(prepared.session, await chat.answer(services, prepared))
+    return await _answered(services, prepared)
 
 
 async def stream_regenerate(
@@ -122,7 +122,17 @@ async def edit_and_resend(services: Services, actor: Actor, edit: Edit) -> Branc
     """Send new content in place of a sent message, in a branch that leaves
     the message (and what followed it) out."""
     prepared = await _editing(services, actor, edit, "editAndResend")
-    return Branched(prepared.session, await chat.answer(services, prepared))
+    return await _answered(services, prepared)
+
+
+async def _answered(services: Services, prepared: Prepared) -> Branched:
+    """The exchange, and the branch as it left it. ``prepared.session`` was
+    read when the branch was made, before the exchange wrote its turns: its
+    ``last_sequence_number`` is the branch point's (3 for a reply regenerated
+    at 4), so the branch is read again, once its turns are written."""
+    exchange = await chat.answer(services, prepared)
+    made = prepared.session
+    return Branched(await sessions.get(made.owner_id, made.id), exchange)
 
 
 async def stream_edit_and_resend(
