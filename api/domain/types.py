@@ -310,6 +310,9 @@ class ContentField:
     # The heading of its items in a checkpoint shown to the chat model:
     # "" is the label and a colon; None leaves the field out of that prompt.
     prompt: str | None = ""
+    # The web form's word for ticking an item off, which leaves it out of the
+    # next checkpoint ("Done" for a task); None: its items are not ticked off.
+    done: str | None = None
 
     @property
     def item_attr(self) -> str:
@@ -323,6 +326,11 @@ class ContentField:
         """Its items with their ids, in GraphQL: open_questions → openQuestionItems."""
         first, *rest = self.item_attr.split("_")
         return first + "".join(word.title() for word in rest)
+
+    @property
+    def member(self) -> str:
+        """Its GraphQL enum value (CheckpointListField): open_questions → OPEN_QUESTIONS."""
+        return self.attr.upper()
 
     @property
     def api_phrase(self) -> str:
@@ -353,7 +361,13 @@ CONTENT_LIST_FIELDS = (
         prompt="Key Decisions:",
     ),
     ContentField(
-        "tasks", "tasks", "Tasks", "Open tasks.", phrase="Open tasks", prompt="Open Tasks:"
+        "tasks",
+        "tasks",
+        "Tasks",
+        "Open tasks.",
+        phrase="Open tasks",
+        prompt="Open Tasks:",
+        done="Done",
     ),
     ContentField(
         "open_questions",
@@ -361,6 +375,7 @@ CONTENT_LIST_FIELDS = (
         "Open questions",
         "Questions still unanswered.",
         prompt="Open Questions:",
+        done="Resolved",
     ),
     ContentField(
         "entities", "entities", "Entities", "People, places and things discussed.", prompt=None

@@ -50,7 +50,7 @@ else:
         enum.Enum(
             "CheckpointListField",
             {
-                f.attr.upper(): strawberry.enum_value(f.attr, description=f"{f.api_phrase}.")
+                f.member: strawberry.enum_value(f.attr, description=f"{f.api_phrase}.")
                 for f in CONTENT_LIST_FIELDS
             },
             module=__name__,
