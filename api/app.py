@@ -25,6 +25,7 @@ from starlette.staticfiles import StaticFiles
 from . import __version__, graphiql, heap
 from .bundled import WEBUI_DIR
 from .graphql.view import graphql_view
+from .http import checkpoint_fields
 from .http.auth import auth_routes
 from .http.headers import SecurityHeaders
 from .http.hosts import trusted_hosts
@@ -105,6 +106,7 @@ def create_app(
         WebSocketRoute("/graphql", graphql),
         Route("/mcp", mcp, methods=["GET", "POST", "DELETE"]),
         Route("/healthz", health),
+        Route(checkpoint_fields.URL, checkpoint_fields.checkpoint_fields),
         *auth_routes(graphql.auth),
     ]
     if graphql.local_ide_html:

@@ -1,5 +1,6 @@
 // The only module that talks to the network. Every GraphQL document is a named
 // constant; the functions below return plain data (payload errors included).
+import { LIST_FIELDS } from "./checkpoint-fields.js";
 import { graphqlSse, StreamUnavailable } from "./stream.js";
 
 export { StreamUnavailable };
@@ -23,12 +24,15 @@ const SESSION_FIELDS = `id title familyId branchName model memoryScope lastSeque
   forkedFrom { id shortHash }
   branchedFrom { afterSequence session { id title } }
   alternatives { sequenceNumber index count sessions { id } }`;
+// A checkpoint's list fields (served by the server from its field registry),
+// and `select` asking each of them for `what` ("decisions { onlyA … }").
+const LISTS = LIST_FIELDS.map((field) => field.name).join(" ");
+const select = (what) => LIST_FIELDS.map((field) => `${field.name} { ${what} }`).join(" ");
 // Each list's items with their ids: the checkpoint form sends them back so an
 // edited item keeps its identity (issue 18).
-const ITEM_FIELDS = `decisionItems { id text } taskItems { id text }
-  openQuestionItems { id text } entityItems { id text }`;
-const CHECKPOINT_FIELDS = `id shortHash hash title objective summary decisions tasks
-  openQuestions entities ${ITEM_FIELDS} branchName createdAt baseSequence parent { id shortHash }
+const ITEM_FIELDS = LIST_FIELDS.map((field) => `${field.items} { id text }`).join(" ");
+const CHECKPOINT_FIELDS = `id shortHash hash title objective summary ${LISTS}
+  ${ITEM_FIELDS} branchName createdAt baseSequence parent { id shortHash }
   mergeParent { id shortHash } sourceSession { id title } sourceTurnRange { first last }
   author { name viaToken }`;
 
@@ -66,8 +70,7 @@ export const CONTEXT_PREVIEW = `query($input: ContextPreviewInput!) {
     settings { temperature topP maxOutputTokens stop } } }`;
 export const COMPARE = `query($a: ID!, $b: ID!) { compareCheckpoints(a: $a, b: $b) {
   a { id shortHash title } b { id shortHash title } commonAncestor { id shortHash title }
-  decisions { onlyA shared onlyB } tasks { onlyA shared onlyB }
-  openQuestions { onlyA shared onlyB } entities { onlyA shared onlyB } } }`;
+  ${select("onlyA shared onlyB")} } }`;
 
 const MERGE_FIELD = `items { id text origin matchedBy }
   itemConflicts { id ancestorText intoBranch intoText intoChange fromBranch fromText fromChange
@@ -76,8 +79,7 @@ const MERGE_FIELD = `items { id text origin matchedBy }
 export const PREVIEW_MERGE = `query($input: PreviewMergeInput!) { previewMerge(input: $input) {
   into fastForward upToDate conflictCount suggestedTitle suggestedObjective suggestedSummary
   ours { id shortHash title } theirs { id shortHash title branchName } commonAncestor { id shortHash title }
-  decisions { ${MERGE_FIELD} } tasks { ${MERGE_FIELD} }
-  openQuestions { ${MERGE_FIELD} } entities { ${MERGE_FIELD} }
+  ${select(MERGE_FIELD)}
   warnings { field intoText fromText reason source } warningsNote } }`;
 
 const mutation = (name, type, result) =>
@@ -137,10 +139,8 @@ export const CONTINUE_STREAM = `subscription($input: ContinueReplyInput!) {
     ... on StreamAssistantTurn { assistantTurn { ...TurnFields } }
     ... on StreamFailed { ${ERRORS} partialReply { ...TurnFields } } } }`;
 export const DRAFT_CHECKPOINT = mutation("draftCheckpoint", "DraftCheckpointInput",
-  `extracted { title objective summary decisions tasks openQuestions entities
-    sourceTurnRange { first last } model }
-  carried { checkpoint { id shortHash title } objective decisions tasks openQuestions entities
-    ${ITEM_FIELDS} }`);
+  `extracted { title objective summary ${LISTS} sourceTurnRange { first last } model }
+  carried { checkpoint { id shortHash title } objective ${LISTS} ${ITEM_FIELDS} }`);
 export const CREATE_CHECKPOINT = mutation("createCheckpoint", "CreateCheckpointInput",
   `checkpoint { ${CHECKPOINT_FIELDS} }`);
 const MEMBER_RESULT = `space { id name ${SPACE_ACCESS} }`;

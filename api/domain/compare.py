@@ -9,8 +9,9 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from .types import CONTENT_LIST_FIELDS, Checkpoint
+from .types import CONTENT_LIST_FIELDS, ByListField, Checkpoint, gather_lists
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,15 +21,28 @@ class FieldComparison:
     shared: tuple[str, ...]  # in a's order and spelling
 
 
-@dataclass(frozen=True, slots=True)
-class Comparison:
+@dataclass(frozen=True, slots=True, init=False)
+class Comparison(ByListField[FieldComparison]):
+    """Two checkpoints, each list field compared (``comparison.decisions``)."""
+
     a: Checkpoint
     b: Checkpoint
-    decisions: FieldComparison
-    tasks: FieldComparison
-    open_questions: FieldComparison
-    entities: FieldComparison
+    lists: tuple[tuple[str, FieldComparison], ...]
     common_ancestor: Checkpoint | None
+
+    def __init__(
+        self,
+        a: Checkpoint,
+        b: Checkpoint,
+        common_ancestor: Checkpoint | None,
+        *,
+        lists: Any = None,  # the pairs, as dataclasses.replace passes them back
+        **by_attr: FieldComparison,
+    ) -> None:
+        object.__setattr__(self, "a", a)
+        object.__setattr__(self, "b", b)
+        object.__setattr__(self, "lists", gather_lists(by_attr, lists, None, "Comparison"))
+        object.__setattr__(self, "common_ancestor", common_ancestor)
 
 
 def compare_checkpoints(

@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .merge import LIST_FIELDS, Merge, Origin
-from .types import ChatMessage
+from .types import ChatMessage, list_field
 
 CONTRADICTION_INSTRUCTIONS = """\
 You check a merge of two lines of work for likely contradictions.
@@ -93,8 +93,7 @@ def merge_sides(merge: Merge) -> tuple[Side, ...]:
         into = tuple((i.id, i.text) for i in items if i.origin == Origin.OURS)
         other = tuple((i.id, i.text) for i in items if i.origin == Origin.THEIRS)
         if into and other:
-            head, *rest = name.split("_")
-            sides.append(Side(name, head + "".join(p.title() for p in rest), into, other))
+            sides.append(Side(name, list_field(name).name, into, other))
     return tuple(sides)
 
 

@@ -35,7 +35,7 @@ from typing import Any
 
 from ..errors import ErrorCode, InputError
 from .chat_settings import ANY_MODEL_OUTPUT_LIMIT, validate
-from .hashing import utc_timestamp
+from .hashing import FIRST_FIELDS, utc_timestamp
 from .identity import ID_PATTERN
 from .tags import validate_tags
 from .types import (
@@ -570,13 +570,18 @@ def _read_checkpoint(reader: _Reader, space_id: int) -> Checkpoint:
 
 
 def _read_content(reader: _Reader) -> CheckpointContent:
+    # A list field added after the format's first release may be absent (an
+    # older export): then it has no items, as its hash says (FIRST_FIELDS).
+    def strings(name: str, of: _Reader) -> tuple[str, ...]:
+        return of.strings(name) if name in FIRST_FIELDS or of.later(name) else ()
+
     content = CheckpointContent.from_columns(
         {
             **{
                 f.attr: reader.text(f.name, max_chars=NAME_CHARS if f.attr == "title" else None)
                 for f in CONTENT_TEXT_FIELDS
             },
-            **{f.attr: reader.strings(f.name) for f in CONTENT_LIST_FIELDS},
+            **{f.attr: strings(f.name, reader) for f in CONTENT_LIST_FIELDS},
         }
     )
     # Absent or null: saved before items had ids (an older export too).
@@ -586,7 +591,7 @@ def _read_content(reader: _Reader) -> CheckpointContent:
     assert ids is not None
     found: dict[str, tuple[str, ...]] = {}
     for f in CONTENT_LIST_FIELDS:
-        values = ids.strings(f.name)
+        values = strings(f.name, ids)
         path = f"{ids.path}.{f.name}"
         if len(values) != len(getattr(content, f.attr)):
             raise invalid(path, f"as many ids as {reader.path}.{f.name} has items")

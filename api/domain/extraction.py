@@ -18,10 +18,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from ..errors import ErrorCode, InputError, ProviderError
-from .types import ChatMessage, CheckpointContent, Role, Turn
+from .types import CONTENT_LIST_FIELDS, ChatMessage, CheckpointContent, Role, Turn, quoted_names
 from .validation import CHECKPOINT_FIELDS, FieldProblem, clean_checkpoint_fields
 
-EXTRACTION_INSTRUCTIONS = """\
+EXTRACTION_INSTRUCTIONS = f"""\
 You extract a checkpoint from a conversation.
 
 The user message is the transcript of the conversation, one turn after another. \
@@ -36,11 +36,11 @@ options or suggestions.
 entities are the named things that matter (people, places, projects, tools, files).
 - Use an empty list when nothing fits.
 - Answer with a single JSON object with exactly these keys: "title" (a short \
-title, a string), "objective" (a string), "summary" (a string), "decisions", \
-"tasks", "openQuestions" and "entities" (each a list of strings).
+title, a string), "objective" (a string), "summary" (a string), \
+{quoted_names(CONTENT_LIST_FIELDS)} (each a list of strings).
 - No prose, no Markdown: only the JSON object, for example
-{"title": "...", "objective": "...", "summary": "...", "decisions": [], \
-"tasks": [], "openQuestions": [], "entities": []}"""
+{{"title": "...", "objective": "...", "summary": "...", \
+{", ".join(f'"{f.name}": []' for f in CONTENT_LIST_FIELDS)}}}"""
 
 TITLE_INSTRUCTIONS = """\
 You write a short title for a conversation.

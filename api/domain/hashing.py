@@ -16,8 +16,10 @@ exist) has the key ``itemIds``: per list field (by its GraphQL name,
 ``decisions``, ``entities``, ``openQuestions``, ``tasks``) the list of its
 items' ids, in the items' order. A checkpoint saved before has no stored ids
 (its implicit ids are not hashed) and no ``itemIds`` key, so its hash is
-unchanged. Anyone holding the checkpoints can recompute the chain with
-``verify_chain``.
+unchanged. A list field added to the registry after these (``FIRST_FIELDS``)
+is in the encoding, and in ``itemIds``, only when it has items: every hash
+made before the field existed stays the same. Anyone holding the checkpoints
+can recompute the chain with ``verify_chain``.
 """
 
 from __future__ import annotations
@@ -30,6 +32,12 @@ from datetime import UTC, datetime
 
 from ..errors import ErrorCode, InputError
 from .types import Checkpoint, CheckpointContent
+
+# The content keys every hash has held since the first checkpoint: history,
+# like a migration, so never derived from the registry.
+FIRST_FIELDS = frozenset(
+    ("title", "objective", "summary", "decisions", "tasks", "openQuestions", "entities")
+)
 
 _HASH_PREFIX = re.compile(r"[0-9a-f]{4,64}")
 
@@ -45,18 +53,23 @@ def canonical_encoding(
     merge_parent_hash: str | None = None,
 ) -> bytes:
     """The exact bytes ``checkpoint_hash`` digests."""
+    fields = {
+        name: value for name, value in content.by_name().items() if name in FIRST_FIELDS or value
+    }
     document = {
         "authorAgent": author_agent,
         "branchName": branch_name,
         "createdAt": utc_timestamp(created_at),
-        **content.by_name(),
+        **fields,
         "parentHash": parent_hash,
         "spaceId": space_id,
     }
     if merge_parent_hash is not None:
         document["mergeParentHash"] = merge_parent_hash
     if content.item_ids is not None:
-        document["itemIds"] = content.item_ids.by_name()
+        document["itemIds"] = {
+            name: ids for name, ids in content.item_ids.by_name().items() if name in fields
+        }
     text = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return text.encode("utf-8")
 

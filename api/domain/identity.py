@@ -89,7 +89,7 @@ def assign_ids(
         for item_id, text in parent_pairs:
             by_text.setdefault(normalize_item(text), item_id)
         sent = list(given.get(f.attr, [None] * len(texts)))
-        field = _items_input(f.name)
+        field = f.item_name
         for named in sent:
             if named is None:
                 continue
@@ -138,12 +138,6 @@ def given_ids(
                 by_text[key] = item_id
         found[attr] = [by_text.get(text) for text in getattr(content, attr)]
     return found
-
-
-def _items_input(name: str) -> str:
-    """The input naming a field's items: decisions → decisionItems."""
-    stem = name[:-1] if name.endswith("s") else name
-    return {"entities": "entityItems"}.get(name, f"{stem}Items")
 
 
 def words(text: str) -> frozenset[str]:

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from itertools import groupby
 from typing import TYPE_CHECKING
 
-from .types import ChatMessage, Checkpoint, ContextMode, Role
+from .types import CONTENT_LIST_FIELDS, ChatMessage, Checkpoint, ContextMode, Role
 
 if TYPE_CHECKING:  # the context rules render through this module
     from .context import ContextPlan
@@ -170,12 +170,9 @@ def _render_checkpoint(number: int, checkpoint: Checkpoint) -> str:
         lines.append(f"Objective: {content.objective.strip()}")
     if content.summary.strip():
         lines += ["Summary:", content.summary.strip()]
-    for heading, items in (
-        ("Key Decisions:", content.decisions),
-        ("Open Tasks:", content.tasks),
-        ("Open Questions:", content.open_questions),
-    ):
-        if items:
+    for f in CONTENT_LIST_FIELDS:
+        heading, items = f.prompt_heading, getattr(content, f.attr)
+        if heading is not None and items:
             lines.append(heading)
             lines += [f"- {item}" for item in items]
     return "\n".join(lines)

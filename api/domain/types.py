@@ -8,10 +8,10 @@ a provider or a schema.
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 
 class Role(enum.StrEnum):
@@ -292,39 +292,182 @@ class TurnRange:
 
 @dataclass(frozen=True, slots=True)
 class ContentField:
-    """One field of a checkpoint's content, as each layer spells it."""
+    """One field of a checkpoint's content, as each layer spells it.
+
+    A list field is the unit a checkpoint grows by: its entry here is all the
+    code needs (every layer iterates CONTENT_LIST_FIELDS), and a migration adds
+    its column. Only ``attr``, ``name``, ``label`` and ``about`` have to be
+    written; the rest default from them.
+    """
 
     attr: str  # the CheckpointContent attribute and the database column: "open_questions"
     name: str  # the GraphQL field, the export's and the hash's key: "openQuestions"
     label: str  # a heading for people: "Open questions"
+    # What the field holds, said once for the API's and the model's readers.
+    about: str = ""
+    # How the API's descriptions name the field ("Open tasks"): the label by default.
+    phrase: str = ""
+    # The heading of its items in a checkpoint shown to the chat model:
+    # "" is the label and a colon; None leaves the field out of that prompt.
+    prompt: str | None = ""
+    # The web form's word for ticking an item off, which leaves it out of the
+    # next checkpoint ("Done" for a task); None: its items are not ticked off.
+    done: str | None = None
+
+    @property
+    def item_attr(self) -> str:
+        """Its items with their ids, as an attribute: open_questions → open_question_items."""
+        plural = self.attr
+        stem = plural[:-3] + "y" if plural.endswith("ies") else plural.removesuffix("s")
+        return f"{stem}_items"
+
+    @property
+    def item_name(self) -> str:
+        """Its items with their ids, in GraphQL: open_questions → openQuestionItems."""
+        first, *rest = self.item_attr.split("_")
+        return first + "".join(word.title() for word in rest)
+
+    @property
+    def member(self) -> str:
+        """Its GraphQL enum value (CheckpointListField): open_questions → OPEN_QUESTIONS."""
+        return self.attr.upper()
+
+    @property
+    def api_phrase(self) -> str:
+        return self.phrase or self.label
+
+    @property
+    def prompt_heading(self) -> str | None:
+        return f"{self.label}:" if self.prompt == "" else self.prompt
 
 
 # The checkpoint's content fields, written once: the store, the export and
-# import, the hash and the GraphQL types iterate these (tests/domain checks that
-# CheckpointContent and the schema hold exactly them). Order is display order.
+# import, the hash, the prompts, the GraphQL types, the MCP tools and the web UI
+# iterate these (tests/test_checkpoint_fields.py checks that every layer holds
+# exactly them). Order is display order, and the hash's list order.
 CONTENT_TEXT_FIELDS = (
-    ContentField("title", "title", "Title"),
-    ContentField("objective", "objective", "Objective"),
-    ContentField("summary", "summary", "Summary"),
+    ContentField("title", "title", "Title", "A one-line name (the seed's message)."),
+    ContentField(
+        "objective", "objective", "Objective", "What the conversation is trying to achieve."
+    ),
+    ContentField("summary", "summary", "Summary", "What was understood so far."),
 )
 CONTENT_LIST_FIELDS = (
-    ContentField("decisions", "decisions", "Decisions"),
-    ContentField("tasks", "tasks", "Tasks"),
-    ContentField("open_questions", "openQuestions", "Open questions"),
-    ContentField("entities", "entities", "Entities"),
+    ContentField(
+        "decisions",
+        "decisions",
+        "Decisions",
+        "Explicit choices that were made.",
+        prompt="Key Decisions:",
+    ),
+    ContentField(
+        "tasks",
+        "tasks",
+        "Tasks",
+        "Open tasks.",
+        phrase="Open tasks",
+        prompt="Open Tasks:",
+        done="Done",
+    ),
+    ContentField(
+        "open_questions",
+        "openQuestions",
+        "Open questions",
+        "Questions still unanswered.",
+        prompt="Open Questions:",
+        done="Resolved",
+    ),
+    ContentField(
+        "entities", "entities", "Entities", "People, places and things discussed.", prompt=None
+    ),
 )
 CONTENT_FIELDS = (*CONTENT_TEXT_FIELDS, *CONTENT_LIST_FIELDS)
 
 
-@dataclass(frozen=True, slots=True)
-class ItemIds:
-    """Per list field, the identity of each item: the same length and order
-    as the field's texts."""
+def list_field(attr: str) -> ContentField:
+    """The list field with attribute name ``attr`` (KeyError for none)."""
+    for f in CONTENT_LIST_FIELDS:
+        if f.attr == attr:
+            return f
+    raise KeyError(attr)
 
-    decisions: tuple[str, ...] = ()
-    tasks: tuple[str, ...] = ()
-    open_questions: tuple[str, ...] = ()
-    entities: tuple[str, ...] = ()
+
+def quoted_names(fields: Iterable[ContentField]) -> str:
+    """The fields' GraphQL names as a prompt lists them: '"a", "b" and "c"'."""
+    names = [f'"{f.name}"' for f in fields]
+    return ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else "".join(names)
+
+
+V = TypeVar("V")
+
+
+class ByListField(Generic[V]):
+    """A value holding one ``V`` per list field, read as attributes
+    (``content.open_questions``) so that no class spells the list fields out.
+
+    Subclasses are frozen dataclasses with a ``lists`` field: the pairs
+    (attribute, value) in CONTENT_LIST_FIELDS order, built by ``gather_lists``.
+    """
+
+    __slots__ = ()
+
+    if TYPE_CHECKING:
+        lists: tuple[tuple[str, V], ...]
+
+    def __getattr__(self, attr: str) -> V:
+        # Only reached when ordinary lookup fails: a list field, or a mistake.
+        if attr != "lists" and not attr.startswith("__"):
+            for key, value in self.lists:
+                if key == attr:
+                    return value
+        raise AttributeError(f"{type(self).__name__} has no attribute {attr!r}")
+
+    def by_attr(self) -> dict[str, V]:
+        return dict(self.lists)
+
+
+def gather_lists(
+    given: Mapping[str, V],
+    earlier: tuple[tuple[str, V], ...] | None,
+    default: Callable[[], V] | None,
+    owner: str,
+) -> tuple[tuple[str, V], ...]:
+    """The pairs of a ``ByListField``: ``given`` by attribute, over ``earlier``
+    (what ``dataclasses.replace`` passes), else ``default()``."""
+    attrs = [f.attr for f in CONTENT_LIST_FIELDS]
+    unknown = set(given) - set(attrs)
+    if unknown:
+        raise TypeError(f"{owner} has no list field {sorted(unknown)[0]!r}")
+    before = dict(earlier or ())
+    pairs: list[tuple[str, V]] = []
+    for attr in attrs:
+        if attr in given:
+            pairs.append((attr, given[attr]))
+        elif attr in before:
+            pairs.append((attr, before[attr]))
+        elif default is not None:
+            pairs.append((attr, default()))
+        else:
+            raise TypeError(f"{owner} needs the list field {attr!r}")
+    return tuple(pairs)
+
+
+@dataclass(frozen=True, slots=True, init=False)
+class ItemIds(ByListField[tuple[str, ...]]):
+    """Per list field, the identity of each item: the same length and order
+    as the field's texts. ``ItemIds(decisions=("…",))``; a field not given
+    has none."""
+
+    lists: tuple[tuple[str, tuple[str, ...]], ...]
+
+    def __init__(
+        self,
+        *,
+        lists: Any = None,  # the pairs, as dataclasses.replace passes them back
+        **by_attr: Iterable[str],
+    ) -> None:
+        given = {attr: tuple(ids) for attr, ids in by_attr.items()}
+        object.__setattr__(self, "lists", gather_lists(given, lists, tuple, "ItemIds"))
 
     def by_name(self) -> dict[str, list[str]]:
         """Keyed by GraphQL name (the hash's and the export's ``itemIds``)."""
@@ -335,21 +478,37 @@ class ItemIds:
         return {f.attr: list(getattr(self, f.attr)) for f in CONTENT_LIST_FIELDS}
 
 
-@dataclass(frozen=True, slots=True)
-class CheckpointContent:
-    """The part of a checkpoint a user writes (or a draft proposes)."""
+@dataclass(frozen=True, slots=True, init=False)
+class CheckpointContent(ByListField[tuple[str, ...]]):
+    """The part of a checkpoint a user writes (or a draft proposes): the
+    text fields as attributes, and each list field (``decisions=("…",)``,
+    read as ``content.decisions``) held in ``lists``."""
 
     title: str
-    objective: str = ""
-    summary: str = ""
-    decisions: tuple[str, ...] = ()
-    tasks: tuple[str, ...] = ()
-    open_questions: tuple[str, ...] = ()
-    entities: tuple[str, ...] = ()
+    objective: str
+    summary: str
+    lists: tuple[tuple[str, tuple[str, ...]], ...]
     # Each list item's identity (``api.domain.identity``), beside the texts;
     # None for a checkpoint saved before items had identities (its ids are
     # implicit, derived from its hash) and for content not yet saved.
-    item_ids: ItemIds | None = None
+    item_ids: ItemIds | None
+
+    def __init__(
+        self,
+        title: str,
+        objective: str = "",
+        summary: str = "",
+        *,
+        item_ids: ItemIds | None = None,
+        lists: Any = None,  # the pairs, as dataclasses.replace passes them back
+        **by_attr: Iterable[str],
+    ) -> None:
+        object.__setattr__(self, "title", title)
+        object.__setattr__(self, "objective", objective)
+        object.__setattr__(self, "summary", summary)
+        given = {attr: tuple(items) for attr, items in by_attr.items()}
+        object.__setattr__(self, "lists", gather_lists(given, lists, tuple, "CheckpointContent"))
+        object.__setattr__(self, "item_ids", item_ids)
 
     def columns(self) -> dict[str, Any]:
         """Every field by attribute name, lists as lists: a row's columns, a GraphQL
@@ -367,9 +526,13 @@ class CheckpointContent:
     def from_columns(cls, values: Mapping[str, Any]) -> CheckpointContent:
         """From values keyed by attribute name (a row, an input); a list field
         that is None or missing is empty, and so is a missing text field."""
-        found: dict[str, Any] = {f.attr: values.get(f.attr) or "" for f in CONTENT_TEXT_FIELDS}
-        found.update({f.attr: tuple(values.get(f.attr) or ()) for f in CONTENT_LIST_FIELDS})
-        return cls(**found)
+        lists = {f.attr: tuple(values.get(f.attr) or ()) for f in CONTENT_LIST_FIELDS}
+        return cls(
+            values.get("title") or "",
+            values.get("objective") or "",
+            values.get("summary") or "",
+            lists=gather_lists(lists, None, None, cls.__name__),
+        )
 
 
 @dataclass(frozen=True, slots=True)

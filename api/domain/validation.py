@@ -129,21 +129,15 @@ def validate_checkpoint_content(
     title: str,
     objective: str | None = None,
     summary: str | None = None,
-    decisions: Sequence[str] | None = None,
-    tasks: Sequence[str] | None = None,
-    open_questions: Sequence[str] | None = None,
-    entities: Sequence[str] | None = None,
+    **lists: Sequence[str] | None,
 ) -> CheckpointContent:
-    """The content ``createCheckpoint`` saves; omitted fields are empty."""
-    given: dict[str, object] = {
-        "title": title,
-        "objective": objective,
-        "summary": summary,
-        "decisions": decisions,
-        "tasks": tasks,
-        "open_questions": open_questions,
-        "entities": entities,
-    }
+    """The content ``createCheckpoint`` saves, each list field by attribute name
+    (``decisions=[…]``); omitted fields are empty."""
+    unknown = set(lists) - {f.attr for f in CONTENT_LIST_FIELDS}
+    if unknown:
+        raise TypeError(f"no checkpoint list field {sorted(unknown)[0]!r}")
+    given: dict[str, object] = {"title": title, "objective": objective, "summary": summary}
+    given.update({f.attr: lists.get(f.attr) for f in CONTENT_LIST_FIELDS})
     empty = {f.attr: [] if f in CONTENT_LIST_FIELDS else "" for f in CONTENT_FIELDS}
     fields = {
         f.name: empty[f.attr] if given[f.attr] is None else given[f.attr] for f in CONTENT_FIELDS
@@ -155,7 +149,7 @@ def validate_checkpoint_content(
 
 
 def clean_checkpoint_fields(fields: Mapping[str, object], *, lenient: bool) -> CheckpointContent:
-    """Check and tidy the seven checkpoint fields, keyed by GraphQL name.
+    """Check and tidy the checkpoint fields (CONTENT_FIELDS), keyed by GraphQL name.
 
     In both modes strings are stripped, list items deduplicated (first spelling
     and order kept) and a blank title refused. Strictly (a user's input) a

@@ -46,8 +46,9 @@ their system message:
 * "You write a short title for a conversation." → a plain title: the first
   sentence of the first user turn, cut to 8 words, trailing punctuation removed.
 * anything else (normally "You extract a checkpoint from a conversation.") → a
-  JSON object with keys title, objective, summary, decisions, tasks,
-  openQuestions, entities, built from the transcript in the last user message.
+  JSON object with a key for every checkpoint field (CONTENT_FIELDS), built
+  from the transcript in the last user message (a list field without a
+  heuristic below is empty).
 
 The transcript format is turns separated by a blank line, each turn a header
 line ``[USER #3]`` or ``[ASSISTANT #4]`` followed by its content lines. Text
@@ -362,7 +363,7 @@ def _draft(turns: list[_Turn], title: str) -> dict[str, object]:
                 questions.append(sentence)
     entities = _entities([s for turn in turns for s in _sentences(turn.text)])
     objective_sentences = _sentences(first_user.text) if first_user else []
-    return {
+    found: dict[str, object] = {
         "title": title,
         "objective": objective_sentences[0] if objective_sentences else "",
         "summary": _truncate(" ".join(firsts), SUMMARY_LIMIT),
@@ -371,6 +372,9 @@ def _draft(turns: list[_Turn], title: str) -> dict[str, object]:
         "openQuestions": _dedupe(questions),
         "entities": _dedupe(entities)[:ENTITY_LIMIT],
     }
+    # Every field of the registry, in its order: one without a heuristic
+    # above is drafted empty.
+    return {name: found.get(name, []) for name in DRAFT_KEYS}
 
 
 def _title(turns: list[_Turn]) -> str:

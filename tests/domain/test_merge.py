@@ -230,7 +230,7 @@ def test_resolve_takes_a_side_keeps_or_drops_each_conflict_in_place() -> None:
     from api.domain.merge import Merge
 
     empty = FieldMerge(())
-    merge = Merge(CONFLICTED, empty, empty, empty)
+    merge = Merge(decisions=CONFLICTED, tasks=empty, open_questions=empty, entities=empty)
     assert merge.conflict_count == 2
     lists = resolve(
         merge,
@@ -254,7 +254,7 @@ def test_resolve_refuses_an_undecided_conflict_and_a_vague_or_stray_resolution()
     from api.domain.merge import Merge
 
     empty = FieldMerge(())
-    merge = Merge(empty, CONFLICTED, empty, empty)
+    merge = Merge(decisions=empty, tasks=CONFLICTED, open_questions=empty, entities=empty)
 
     def refused(resolutions: list[Resolution]) -> tuple[ErrorCode, str]:
         with pytest.raises(InputError) as caught:

@@ -1,10 +1,10 @@
 // A checkpoint shown in the notebook where it was saved; collapsible. `options`:
 // {byline: who saved it, shown ("by ana"), readOnly: someone else's session (no Mount)}.
+import { LIST_FIELDS } from "../checkpoint-fields.js";
 import { emit, h } from "../dom.js";
 import { byline } from "../format.js";
 
-const LISTS = [["decisions", "Decisions"], ["tasks", "Tasks"],
-  ["openQuestions", "Open questions"], ["entities", "Entities"]];
+const LISTS = LIST_FIELDS.map((field) => [field.name, field.label]);
 
 /** The body shared by notebook cells and the lineage details panel. */
 export function checkpointBody(checkpoint) {

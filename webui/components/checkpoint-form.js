@@ -9,14 +9,14 @@
 // On a line that fails verification (`broken`: a checkpoint the save extends was
 // altered behind Smriti) the form says so and Save reads "Save anyway": saving is
 // still possible, but only by pressing that button (Ctrl+Enter moves to it).
+import { LIST_FIELDS } from "../checkpoint-fields.js";
 import { emit, h, replace } from "../dom.js";
 import { sameItem } from "./list-editor.js";
 
-const LISTS = [["decisions", "Decisions", null], ["tasks", "Tasks", "Done"],
-  ["openQuestions", "Open questions", "Resolved"], ["entities", "Entities", null]];
+// Each list: its field, label and word for ticking an item off (null: not ticked off).
+const LISTS = LIST_FIELDS.map((field) => [field.name, field.label, field.done]);
 // Each list's items with their ids, as the API names them (read and sent).
-const ITEMS = { decisions: "decisionItems", tasks: "taskItems",
-  openQuestions: "openQuestionItems", entities: "entityItems" };
+const ITEMS = Object.fromEntries(LIST_FIELDS.map((field) => [field.name, field.items]));
 
 export class CheckpointForm extends HTMLElement {
   connectedCallback() {

@@ -1,9 +1,9 @@
 // Two checkpoints side by side: only in A / shared / only in B for every list
 // field, and their common ancestor. A modal <dialog>; Esc closes it.
+import { LIST_FIELDS } from "../checkpoint-fields.js";
 import { h, replace } from "../dom.js";
 
-const FIELDS = [["decisions", "Decisions"], ["tasks", "Tasks"],
-  ["openQuestions", "Open questions"], ["entities", "Entities"]];
+const FIELDS = LIST_FIELDS.map((field) => [field.name, field.label]);
 
 const list = (items) => items.length
   ? h("ul", {}, items.map((item) => h("li", {}, item))) : h("p", { class: "muted" }, "—");

@@ -4,11 +4,11 @@
 // all of them), the title, objective and summary to write, then Save (mergeCheckpoints). A modal <dialog> like Compare; Esc closes it.
 // Likely contradictions between the two branches' items are warnings above the
 // fields: each can be dismissed (that only hides it) and none blocks Save merge.
+import { LIST_FIELDS } from "../checkpoint-fields.js";
 import { emit, h, replace } from "../dom.js";
 import { name } from "./compare-view.js";
 
-const FIELDS = [["decisions", "Decisions", "DECISIONS"], ["tasks", "Tasks", "TASKS"],
-  ["openQuestions", "Open questions", "OPEN_QUESTIONS"], ["entities", "Entities", "ENTITIES"]];
+const FIELDS = LIST_FIELDS.map((field) => [field.name, field.label, field.member]);
 /** Where a merged item comes from, in branch names rather than ours/theirs. */
 function origin(value, into, from) {
   return { ANCESTOR: "kept", OURS: `from ${into}`, THEIRS: `from ${from}`, BOTH: "both" }[value];

@@ -7,6 +7,7 @@ import strawberry
 from ...domain.compare import Comparison as DomainComparison
 from ...domain.compare import FieldComparison as DomainField
 from ...domain.types import CONTENT_LIST_FIELDS
+from .fields import list_fields
 from .types import Checkpoint
 
 
@@ -24,13 +25,18 @@ class FieldComparison:
 
 
 @strawberry.type(description="What two checkpoints share and where they differ.")
+@list_fields(
+    after="b",
+    make=lambda f: (
+        f.attr,
+        FieldComparison,
+        strawberry.field(description=f"{f.label} compared."),
+    ),
+)
 class Comparison:
     a: Checkpoint = strawberry.field(description="The first checkpoint.")
     b: Checkpoint = strawberry.field(description="The second checkpoint.")
-    decisions: FieldComparison = strawberry.field(description="Decisions compared.")
-    tasks: FieldComparison = strawberry.field(description="Tasks compared.")
-    open_questions: FieldComparison = strawberry.field(description="Open questions compared.")
-    entities: FieldComparison = strawberry.field(description="Entities compared.")
+    # Here: each list field compared (``list_fields``).
     common_ancestor: Checkpoint | None = strawberry.field(
         description="The nearest checkpoint both descend from (or are)."
     )

@@ -11,6 +11,7 @@ from ...domain.types import (
     CONTENT_FIELDS,
     CONTENT_LIST_FIELDS,
     CheckpointContent,
+    ContentField,
     TurnRange,
 )
 from ...domain.validation import (
@@ -27,7 +28,8 @@ from ..core import ids
 from ..core.common import TurnRange as TurnRangeType
 from ..core.common import TurnRangeInput
 from ..core.errors import MutationError, retry_after_field
-from .types import ITEMS_ATTR, Checkpoint, CheckpointItem, CheckpointItemInput, items_of
+from .fields import Made, last_list_attr, list_fields
+from .types import Checkpoint, CheckpointItem, CheckpointItemInput, items_of
 
 
 @strawberry.type(description="A reason `draftCheckpoint` did not succeed.")
@@ -40,34 +42,37 @@ class CreateCheckpointError(MutationError):
     pass
 
 
+def _carried_value(f: ContentField) -> Made:
+    return f.attr, list[str], strawberry.field(description=f"Its {f.api_phrase.lower()}.")
+
+
+def _carried_items(f: ContentField) -> Made:
+    label = f.label.lower()
+    # The first field's description says why; the others only what.
+    if f == CONTENT_LIST_FIELDS[0]:
+        about = (
+            f"Its {label} with their ids: send them back as `{f.item_name}` to keep each "
+            "item's identity."
+        )
+    else:
+        about = f"Its {label} with their ids (send back as `{f.item_name}`)."
+    return f.item_attr, list[CheckpointItem], strawberry.field(description=about)
+
+
 @strawberry.type(
     description="The state a new checkpoint starts from: the items of the checkpoint it will "
     "continue (the head of the session's branch, its parent once saved). A checkpoint is a "
     "snapshot of the whole state, so these are carried forward unless the user drops them."
 )
+@list_fields(after=last_list_attr(), make=_carried_items)
+@list_fields(after="objective", make=_carried_value)
 class CarriedState:
     checkpoint: Checkpoint | None = strawberry.field(
         description="Where the items come from: the head of the session's branch (none when "
         "the branch has no checkpoint yet, and then every list is empty)."
     )
     objective: str = strawberry.field(description="Its objective.")
-    decisions: list[str] = strawberry.field(description="Its decisions.")
-    tasks: list[str] = strawberry.field(description="Its open tasks.")
-    open_questions: list[str] = strawberry.field(description="Its open questions.")
-    entities: list[str] = strawberry.field(description="Its entities.")
-    decision_items: list[CheckpointItem] = strawberry.field(
-        description="Its decisions with their ids: send them back as `decisionItems` to keep "
-        "each item's identity."
-    )
-    task_items: list[CheckpointItem] = strawberry.field(
-        description="Its tasks with their ids (send back as `taskItems`)."
-    )
-    open_question_items: list[CheckpointItem] = strawberry.field(
-        description="Its open questions with their ids (send back as `openQuestionItems`)."
-    )
-    entity_items: list[CheckpointItem] = strawberry.field(
-        description="Its entities with their ids (send back as `entityItems`)."
-    )
+    # Here: each list field, then each one's items with ids (``list_fields``).
 
     @classmethod
     def from_domain(cls, carried: DomainCarriedState) -> CarriedState:
@@ -83,14 +88,19 @@ class CarriedState:
     description="An unsaved checkpoint proposed by the background model from the turn window "
     "alone (no checkpoint fields reach its prompt)."
 )
+@list_fields(
+    after="summary",
+    make=lambda f: (
+        f.attr,
+        list[str],
+        strawberry.field(description=f"Proposed {f.label.lower()}."),
+    ),
+)
 class CheckpointDraft:
     title: str = strawberry.field(description="Proposed title.")
     objective: str = strawberry.field(description="Proposed objective.")
     summary: str = strawberry.field(description="Proposed summary.")
-    decisions: list[str] = strawberry.field(description="Proposed decisions.")
-    tasks: list[str] = strawberry.field(description="Proposed tasks.")
-    open_questions: list[str] = strawberry.field(description="Proposed open questions.")
-    entities: list[str] = strawberry.field(description="Proposed entities.")
+    # Here: each list field (``list_fields``).
     source_turn_range: TurnRangeType | None = strawberry.field(
         description="The turns it was drafted from (the next message's window)."
     )
@@ -132,7 +142,23 @@ _ITEMS = (
 )
 
 
+def _input_value(f: ContentField) -> Made:
+    about = f"{f.api_phrase}{_LIST}"
+    return f.attr, list[str] | None, strawberry.field(default=None, description=about)
+
+
+def _input_items(f: ContentField) -> Made:
+    about = f"{f.api_phrase} with their ids, instead of `{f.name}`{_LIST}"
+    # The first field's description says the rules of all.
+    if f == CONTENT_LIST_FIELDS[0]:
+        about += f" {_ITEMS}"
+    made = strawberry.field(default=None, description=about)
+    return f.item_attr, list[CheckpointItemInput] | None, made
+
+
 @strawberry.input(description="A checkpoint to save on the session's branch.")
+@list_fields(after=last_list_attr(), make=_input_items)
+@list_fields(after="summary", make=_input_value)
 class CreateCheckpointInput:
     session_id: strawberry.ID = strawberry.field(description="The session it is saved from.")
     title: str = strawberry.field(
@@ -144,26 +170,7 @@ class CreateCheckpointInput:
     summary: str | None = strawberry.field(
         default=None, description=f"The summary (at most {SUMMARY_MAX_CHARS:,} characters)."
     )
-    decisions: list[str] | None = strawberry.field(default=None, description=f"Decisions{_LIST}")
-    tasks: list[str] | None = strawberry.field(default=None, description=f"Open tasks{_LIST}")
-    open_questions: list[str] | None = strawberry.field(
-        default=None, description=f"Open questions{_LIST}"
-    )
-    entities: list[str] | None = strawberry.field(default=None, description=f"Entities{_LIST}")
-    decision_items: list[CheckpointItemInput] | None = strawberry.field(
-        default=None,
-        description=f"Decisions with their ids, instead of `decisions`{_LIST} {_ITEMS}",
-    )
-    task_items: list[CheckpointItemInput] | None = strawberry.field(
-        default=None, description=f"Open tasks with their ids, instead of `tasks`{_LIST}"
-    )
-    open_question_items: list[CheckpointItemInput] | None = strawberry.field(
-        default=None,
-        description=f"Open questions with their ids, instead of `openQuestions`{_LIST}",
-    )
-    entity_items: list[CheckpointItemInput] | None = strawberry.field(
-        default=None, description=f"Entities with their ids, instead of `entities`{_LIST}"
-    )
+    # Here: each list field, then each one's items with ids (``list_fields``).
     source_turn_range: TurnRangeInput | None = strawberry.field(
         default=None,
         description="The turns it was made from (default: the current window to the last turn).",
@@ -239,20 +246,15 @@ def content_input(
     values = {f.attr: getattr(input, f.attr) for f in CONTENT_FIELDS}
     items: dict[str, list[tuple[str | None, str]]] = {}
     for f in CONTENT_LIST_FIELDS:
-        sent: list[CheckpointItemInput] | None = getattr(input, ITEMS_ATTR[f.attr])
+        sent: list[CheckpointItemInput] | None = getattr(input, f.item_attr)
         if sent is None:
             continue
         if values[f.attr] is not None:
             raise InputError(
-                f"Give {f.name} or {_camel(ITEMS_ATTR[f.attr])}, not both.",
+                f"Give {f.name} or {f.item_name}, not both.",
                 code=ErrorCode.INVALID,
-                field=_camel(ITEMS_ATTR[f.attr]),
+                field=f.item_name,
             )
         items[f.attr] = [(item.id, item.text) for item in sent]
         values[f.attr] = [item.text for item in sent]
     return CheckpointContent.from_columns(values), items
-
-
-def _camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(part.title() for part in rest)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any, cast
 
@@ -20,6 +20,7 @@ from ..core.common import TurnRange
 from ..core.execution import reads_context_only
 from ..loaders import MISSING, held
 from ..members.types import Author, author
+from .fields import Made, last_list_attr, list_fields
 
 if TYPE_CHECKING:
     from ..sessions.types import Session
@@ -29,14 +30,6 @@ SessionRef = Annotated["Session", strawberry.lazy("..sessions.types")]
 SpaceRef = Annotated["Space", strawberry.lazy("..spaces.types")]
 
 MAX_ANCESTORS = 1000
-
-# A list field's attribute → its items' attribute (decisions → decision_items).
-ITEMS_ATTR = {
-    "decisions": "decision_items",
-    "tasks": "task_items",
-    "open_questions": "open_question_items",
-    "entities": "entity_items",
-}
 
 _ID = (
     "The item's identity: an opaque string the server gives a new item, kept while the "
@@ -67,7 +60,7 @@ class CheckpointItemInput:
 def items_of(ids: domain.ItemIds, content: domain.CheckpointContent | object) -> dict[str, Any]:
     """Each list field's items with their ids, by items attribute."""
     return {
-        ITEMS_ATTR[f.attr]: [
+        f.item_attr: [
             CheckpointItem(id=i, text=t)
             for i, t in zip(getattr(ids, f.attr), getattr(content, f.attr), strict=True)
         ]
@@ -75,7 +68,34 @@ def items_of(ids: domain.ItemIds, content: domain.CheckpointContent | object) ->
     }
 
 
+def _items_resolver(attr: str) -> Callable[[Checkpoint], list[CheckpointItem]]:
+    def resolve(root: Checkpoint) -> list[CheckpointItem]:
+        return root._items(attr)
+
+    return resolve
+
+
+def _value_field(f: domain.ContentField) -> Made:
+    return f.attr, list[str], strawberry.field(description=f.about)
+
+
+def _items_field(f: domain.ContentField) -> Made:
+    # The items with their ids are made when asked (``_items``): a checkpoint
+    # saved before ids existed derives them (a SHA-256 per item), which cost
+    # more than the rest of the node in a lineage page that never shows them.
+    return (
+        f.item_attr,
+        list[CheckpointItem],
+        strawberry.field(
+            resolver=_items_resolver(f.attr),
+            description=f"`{f.name}` with each item's identity (the same order).",
+        ),
+    )
+
+
 @strawberry.type(description="An immutable snapshot of what a conversation decided and understood.")
+@list_fields(after=last_list_attr(), make=_items_field)
+@list_fields(after="summary", make=_value_field)
 class Checkpoint(relay.Node):
     id: relay.NodeID[int]
     hash: str = strawberry.field(
@@ -86,30 +106,7 @@ class Checkpoint(relay.Node):
     title: str = strawberry.field(description="A one-line name (the seed's message).")
     objective: str = strawberry.field(description="What the conversation is trying to achieve.")
     summary: str = strawberry.field(description="What was understood so far.")
-    decisions: list[str] = strawberry.field(description="Explicit choices that were made.")
-    tasks: list[str] = strawberry.field(description="Open tasks.")
-    open_questions: list[str] = strawberry.field(description="Questions still unanswered.")
-    entities: list[str] = strawberry.field(description="People, places and things discussed.")
-
-    # The items with their ids are made when asked (``_items``): a checkpoint
-    # saved before ids existed derives them (a SHA-256 per item), which cost
-    # more than the rest of the node in a lineage page that never shows them.
-    decision_items: list[CheckpointItem] = strawberry.field(
-        resolver=lambda root: root._items("decisions"),
-        description="`decisions` with each item's identity (the same order).",
-    )
-    task_items: list[CheckpointItem] = strawberry.field(
-        resolver=lambda root: root._items("tasks"),
-        description="`tasks` with each item's identity (the same order).",
-    )
-    open_question_items: list[CheckpointItem] = strawberry.field(
-        resolver=lambda root: root._items("open_questions"),
-        description="`openQuestions` with each item's identity (the same order).",
-    )
-    entity_items: list[CheckpointItem] = strawberry.field(
-        resolver=lambda root: root._items("entities"),
-        description="`entities` with each item's identity (the same order).",
-    )
+    # Here: each list field (``list_fields``), then each one's items with ids.
     author_agent: str = strawberry.field(description='Who saved it ("user" or an agent name).')
     source_turn_range: TurnRange | None = strawberry.field(
         description="The turns of the source session it was made from."

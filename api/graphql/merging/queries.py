@@ -7,6 +7,7 @@ from typing import Annotated
 import strawberry
 
 from ...services import merging
+from ..checkpoints.fields import list_field_count
 from ..context import Info
 from ..core import ids
 from .types import MergePreview
@@ -30,7 +31,8 @@ class PreviewMergeInput:
 @strawberry.type
 class MergeQuery:
     @strawberry.field(
-        description="What merging a checkpoint into a branch would give: the four list "
+        description="What merging a checkpoint into a branch would give: the "
+        f"{list_field_count()} list "
         "fields merged three-way against the common ancestor, each item with its origin, "
         "the conflicts, whether it is a fast-forward, and a draft title, objective and "
         "summary. Writes nothing; null when the space, the branch or the checkpoint (in that "

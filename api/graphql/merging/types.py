@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from typing import TYPE_CHECKING
 
 import strawberry
 
@@ -15,6 +16,7 @@ from ...domain.merge import MergedItem as DomainMergedItem
 from ...domain.merge import SimilarityMatch as DomainSimilarityMatch
 from ...domain.types import CONTENT_LIST_FIELDS
 from ...services.merging import MergePlan
+from ..checkpoints.fields import list_field_count, list_fields
 from ..checkpoints.types import Checkpoint
 
 
@@ -36,12 +38,25 @@ class MergeOrigin(enum.Enum):
     BOTH = strawberry.enum_value("BOTH", description="Added by both sides independently.")
 
 
-@strawberry.enum(description="A list field of a checkpoint.")
-class CheckpointListField(enum.Enum):
-    DECISIONS = strawberry.enum_value("decisions", description="Decisions.")
-    TASKS = strawberry.enum_value("tasks", description="Open tasks.")
-    OPEN_QUESTIONS = strawberry.enum_value("open_questions", description="Open questions.")
-    ENTITIES = strawberry.enum_value("entities", description="Entities.")
+if TYPE_CHECKING:
+
+    class CheckpointListField(enum.Enum):
+        """For the type checker: the members are made from the registry."""
+
+else:
+    # A list field of a checkpoint, by attribute name: DECISIONS = "decisions",
+    # one member per list field of the registry.
+    CheckpointListField = strawberry.enum(
+        enum.Enum(
+            "CheckpointListField",
+            {
+                f.member: strawberry.enum_value(f.attr, description=f"{f.api_phrase}.")
+                for f in CONTENT_LIST_FIELDS
+            },
+            module=__name__,
+        ),
+        description="A list field of a checkpoint.",
+    )
 
 
 @strawberry.enum(description="How a merge matched an item across the two sides.")
@@ -281,6 +296,14 @@ class MergeWarning:
 
 
 @strawberry.type(description="What mergeCheckpoints would do; previewMerge writes nothing.")
+@list_fields(
+    after="up_to_date",
+    make=lambda f: (
+        f.attr,
+        MergedField,
+        strawberry.field(description=f"{f.label} merged."),
+    ),
+)
 class MergePreview:
     into: str = strawberry.field(description="The branch merged into.")
     ours: Checkpoint = strawberry.field(description="The head of `into` (the first parent).")
@@ -299,12 +322,9 @@ class MergePreview:
         description="`from` is already `into`'s head or an ancestor of it: there is nothing "
         "to merge."
     )
-    decisions: MergedField = strawberry.field(description="Decisions merged.")
-    tasks: MergedField = strawberry.field(description="Tasks merged.")
-    open_questions: MergedField = strawberry.field(description="Open questions merged.")
-    entities: MergedField = strawberry.field(description="Entities merged.")
+    # Here: each list field merged (``list_fields``).
     conflict_count: int = strawberry.field(
-        description="Conflicts over all four fields: how many are left to decide."
+        description=f"Conflicts over all {list_field_count()} fields: how many are left to decide."
     )
     suggested_title: str = strawberry.field(description="A draft title, for the user to edit.")
     suggested_objective: str = strawberry.field(
