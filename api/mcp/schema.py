@@ -141,11 +141,19 @@ def _input_error(model: type[BaseModel], exc: ValidationError) -> InputError:
             said = found
         current = _model_in(info.annotation)
     name = ".".join(path)
-    if error["type"] == "missing" and len(path) == len(loc):
+    if len(path) == len(loc) and (
+        error["type"] == "missing" or (error["input"] is None and _required(model, path))
+    ):
         return InputError(f"`{name}` is required.", field=name)
     if said is None:  # every field says what it is; pydantic's words as a last resort
         return InputError(f"`{name}`: {error['msg']}.", field=name)
     return InputError(said.message(name, error["type"]), field=name)
+
+
+def _required(model: type[BaseModel], path: list[str]) -> bool:
+    """Null for a required field is the field left out (as it always was)."""
+    info = _field(model, path[0]) if len(path) == 1 else None
+    return info is not None and info.is_required()
 
 
 def _field(model: type[BaseModel] | None, alias: str) -> FieldInfo | None:

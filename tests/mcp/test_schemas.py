@@ -98,6 +98,8 @@ def test_the_checkpoint_fields_are_the_registrys() -> None:
         ("list_spaces", {"first": "5"}, "`first` is a whole number from 1 to 100.", "first"),
         ("show_checkpoint", {"checkpointId": True}, "`checkpointId` is a positive whole number.", "checkpointId"),
         ("verify_lineage", {}, "`spaceId` is required.", "spaceId"),
+        ("verify_lineage", {"spaceId": None}, "`spaceId` is required.", "spaceId"),
+        ("fork", {"checkpointId": 1, "branch": 7}, "`branch` is a string.", "branch"),
         ("search", {"query": "a", "kinds": ["turn", "x"]}, "`kinds` is a list of turn, checkpoint, session, space.", "kinds"),
         ("search", {"query": "a", "kinds": []}, "`kinds` is a list of turn, checkpoint, session, space.", "kinds"),
         ("space_state", {"spaceId": 1, "since": "yesterday"}, "`since` is a checkpoint id or an ISO 8601 time.", "since"),
