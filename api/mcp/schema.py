@@ -3,10 +3,14 @@ Schemas are derived and by which the arguments are checked: one declaration
 per field, so a schema and its validator cannot disagree.
 
 Portable schemas: a host may map each field to one type (a form, a function
-declaration), so no schema here has a list of types, nor `anyOf` with null.
-An argument that may be left out is simply not required (null counts as left
-out, as it always has); an answer's field that may be null carries the
-keywords of its type but no `type` (which would refuse the null).
+declaration), so no schema here has a list of types. An argument that may be
+left out is simply not required, with one type (null counts as left out, as
+it always has): no argument schema names null. An answer's field that may be
+null (`headId` before the first checkpoint) is `anyOf` a branch of its one
+type and `{"type": "null"}` — left out would be another contract, absent is
+not null — which is the form the MCP Inspector's portability lint
+(`--strict`) recommends: it warns on a type list, and on a schema with no
+type at all (which accepts anything).
 
 A mistake in the arguments is an InputError naming the field (`settings.topP`
 inside an object) in words a model can act on, GraphQL's INVALID: each field
@@ -217,7 +221,8 @@ def _portable(model: type[BaseModel], *, nullable: bool) -> dict[str, Any]:
 
 def _rewritten(node: Any, defs: dict[str, Any], nullable: bool) -> Any:
     """Refs inlined (a host may not follow them), titles dropped (pydantic's,
-    from the attribute names), and each nullable field made single-typed."""
+    from the attribute names), an argument that may be null made single-typed
+    and an answer's that may be null a union of single-typed branches."""
     if isinstance(node, list):
         return [_rewritten(one, defs, nullable) for one in node]
     if not isinstance(node, dict):
@@ -229,13 +234,11 @@ def _rewritten(node: Any, defs: dict[str, Any], nullable: bool) -> Any:
     if "anyOf" in node and {"type": "null"} in node["anyOf"]:
         others = [one for one in node["anyOf"] if one != {"type": "null"}]
         rest = {k: v for k, v in node.items() if k != "anyOf"}
+        if nullable:  # each branch of one type, null the last (the Inspector's advice)
+            branches = [_rewritten(one, defs, nullable) for one in others]
+            return {**_rewritten(rest, defs, nullable), "anyOf": [*branches, {"type": "null"}]}
         merged = {**others[0], **rest} if len(others) == 1 else {"anyOf": others, **rest}
-        merged = _rewritten(merged, defs, nullable)
-        if nullable:
-            merged.pop("type", None)
-            if "enum" in merged:
-                merged["enum"] = [*merged["enum"], None]
-        return merged
+        return _rewritten(merged, defs, nullable)
     if node.get("default", 0) is None:
         node = {k: v for k, v in node.items() if k != "default"}  # left out: no default to state
     return {

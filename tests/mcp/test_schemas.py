@@ -18,35 +18,64 @@ from api.mcp.server import BY_NAME, TOOLS
 SCHEMA = Path(__file__).resolve().parents[2] / "schema.graphql"
 
 
-def unportable(node: Any, path: str = "") -> list[str]:
-    """Where a schema has a list of types, or a union with null."""
+NULL = {"type": "null"}
+# What makes a schema check anything (the MCP Inspector's lint warns on one without).
+CONSTRAINING = {"type", "enum", "const", "anyOf", "oneOf", "allOf", "not", "$ref"}
+
+
+def subschemas(node: dict[str, Any], path: str) -> list[tuple[str, dict[str, Any]]]:
+    found = [(f"{path}/properties/{n}", one) for n, one in node.get("properties", {}).items()]
+    found += [
+        (f"{path}/{k}/{i}", one)
+        for k in ("anyOf", "oneOf")
+        for i, one in enumerate(node.get(k, []))
+    ]
+    found += [
+        (f"{path}/{k}", node[k])
+        for k in ("items", "additionalProperties")
+        if isinstance(node.get(k), dict)
+    ]
+    return found  # fmt: skip
+
+
+def unportable(node: dict[str, Any], *, answer: bool, path: str = "") -> list[str]:
+    """Where a schema has a list of types; a union with null (an answer's field
+    may be null only as `anyOf` branches of one type each); no check at all."""
     found: list[str] = []
-    if isinstance(node, dict):
-        if isinstance(node.get("type"), list):
-            found.append(f"{path}: type {node['type']}")
-        for key in ("anyOf", "oneOf"):
-            if any(one == {"type": "null"} for one in node.get(key, [])):
-                found.append(f"{path}: {key} with null")
-        for key, value in node.items():
-            found += unportable(value, f"{path}/{key}")
-    elif isinstance(node, list):
-        for i, value in enumerate(node):
-            found += unportable(value, f"{path}/{i}")
+    if isinstance(node.get("type"), list):
+        found.append(f"{path}: type {node['type']}")
+    for key in ("anyOf", "oneOf"):
+        branches = node.get(key, [])
+        single = all(isinstance(one.get("type"), str) for one in branches)
+        if NULL in branches and not (answer and key == "anyOf" and single):
+            found.append(f"{path}: {key} with null")
+    if not CONSTRAINING & set(node):
+        found.append(f"{path}: no type")
+    for where, one in subschemas(node, path):
+        found += unportable(one, answer=answer, path=where)
     return found
 
 
 def test_the_walk_finds_what_it_looks_for() -> None:
-    nested = {"properties": {"a": {"items": {"anyOf": [{"type": "integer"}, {"type": "null"}]}}}}
-    assert unportable({"type": ["string", "null"]}) == [": type ['string', 'null']"]
-    assert unportable(nested) == ["/properties/a/items: anyOf with null"]
-    assert unportable({"oneOf": [{"type": "null"}]}) == [": oneOf with null"]
-    assert unportable({"type": "string", "enum": ["A", None]}) == []
+    items = {"anyOf": [{"type": "integer"}, NULL]}
+    nested = {"type": "object", "properties": {"a": {"type": "array", "items": items}}}
+    assert unportable({"type": ["string", "null"]}, answer=True) == [": type ['string', 'null']"]
+    assert unportable(nested, answer=False) == ["/properties/a/items: anyOf with null"]
+    assert unportable(nested, answer=True) == []
+    assert unportable({"anyOf": [{"minimum": 1}, NULL]}, answer=True) == [
+        ": anyOf with null",
+        "/anyOf/0: no type",
+    ]
+    assert unportable({"oneOf": [{"type": "integer"}, NULL]}, answer=True) == [": oneOf with null"]
+    assert unportable({"type": "object", "properties": {"b": {}}}, answer=True) == [
+        "/properties/b: no type"
+    ]
 
 
 @pytest.mark.parametrize("tool", TOOLS, ids=lambda tool: tool.name)
 def test_every_schema_is_single_typed(tool: Any) -> None:
-    assert unportable(tool.input_schema) == []
-    assert unportable(tool.output_schema) == []
+    assert unportable(tool.input_schema, answer=False) == []
+    assert unportable(tool.output_schema, answer=True) == []
 
 
 def test_an_optional_argument_is_not_required_and_has_one_type() -> None:
@@ -68,15 +97,14 @@ def test_an_optional_argument_is_not_required_and_has_one_type() -> None:
     }
 
 
-def test_a_nullable_answer_keeps_its_types_keywords_without_a_type() -> None:
+def test_a_nullable_answer_is_its_type_or_null() -> None:
     state = BY_NAME["space_state"].output_schema
-    assert state["properties"]["headId"] == {"minimum": 1}
+    assert state["properties"]["headId"] == {"anyOf": [{"type": "integer", "minimum": 1}, NULL]}
     assert "headId" in state["required"]
     sent = BY_NAME["send_message"].output_schema["properties"]
     finish = ["STOP", "LENGTH", "CONTENT_FILTER", "TOOL_CALLS", "INTERRUPTED", "LOST_CONNECTION"]
-    assert sent["finishReason"] == {"enum": [*finish, "OTHER", None]}
-    assert sent["userTurn"]["type"] == "object"
-    assert "type" not in sent["reply"] and sent["reply"]["required"] == sent["userTurn"]["required"]
+    assert sent["finishReason"] == {"anyOf": [{"type": "string", "enum": [*finish, "OTHER"]}, NULL]}
+    assert sent["reply"] == {"anyOf": [sent["userTurn"], NULL]}
 
 
 def test_the_checkpoint_fields_are_the_registrys() -> None:
