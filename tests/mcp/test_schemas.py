@@ -301,3 +301,18 @@ def test_send_message_takes_graphqls_context() -> None:
     context = BY_NAME["send_message"].input_schema["properties"]["context"]
     assert list(context["properties"]) == list(schema.get_type("ContextInput").fields)  # type: ignore[union-attr]
     assert context["properties"]["memoryScope"]["enum"] == ["LATEST_1", "LATEST_3"]
+
+
+@pytest.mark.parametrize("tool", TOOLS, ids=lambda tool: tool.name)
+def test_every_argument_says_what_it_is(tool: Any) -> None:
+    """A value no argument takes (a list holding a list) is refused in the
+    field's own words, never pydantic's; the required others well given."""
+    schema = tool.input_schema
+    sample = {"integer": 1, "string": "x", "object": {}}
+    given = {n: sample[schema["properties"][n]["type"]] for n in schema["required"]}
+    tool.arguments.parse(given)
+    for name in schema["properties"]:
+        with pytest.raises(InputError) as raised:
+            tool.arguments.parse({**given, name: [[]]})
+        assert raised.value.field == name, name
+        assert raised.value.message.startswith((f"`{name}` is ", "A resolution is {")), name
