@@ -12,43 +12,60 @@ send_message's carries its user turn); continue_reply writes nothing."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from typing import Annotated
+
+from pydantic import Field
 
 from ..domain.accounts import Actor
-from ..domain.validation import IDEMPOTENCY_KEY_MAX_CHARS, validate_title
+from ..domain.validation import validate_title
 from ..services import branching, continuation, sessions
 from ..services.base import Services
-from .conversation import _TEXT, _TURN, turn_json
-from .session import SESSION, branched_json
-from .tools import _ID, Result, Tool, ToolFailure, _id, _no_others, _object, _text
+from .conversation import IdempotencyKey, Model
+from .schema import Answer, Arguments, Id, Text, advertised
+from .shapes import BranchedSession, Finish, TurnJson, branched_json, exchange_json, turn_json
+from .tool import Result, ToolFailure, tool
+
+TurnId = Annotated[Id, Field(description="A turn's id (send_message's and show_session's `id`).")]
 
 
-def _optional_text(args: Mapping[str, Any], name: str) -> str | None:
-    return None if args.get(name) is None else _text(args, name)
+class BranchSession(Arguments):
+    at_turn_id: TurnId
+    title: Text | None = None
 
 
-def _turn_id(args: Mapping[str, Any]) -> int:
-    found = _id(args, "turnId")
-    assert found is not None
-    return found
-
-
-async def branch_session(services: Services, actor: Actor, args: Mapping[str, Any]) -> Result:
-    _no_others(args, {"atTurnId", "title"})
-    title = _optional_text(args, "title")
+@tool(
+    "branch_session",
+    title="Branch a conversation at a turn",
+    description="A new session holding a copy of a session's turns up to and including "
+    "`atTurnId`, to go on differently from there (the old line is kept). Its "
+    "`branchedFrom` says where it left. (To branch a space's lineage from a checkpoint, "
+    "use fork.)",
+    arguments=BranchSession,
+    answer=BranchedSession,
+    writes=True,
+)
+async def branch_session(services: Services, actor: Actor, args: BranchSession) -> Result:
     created = await sessions.fork_either(
         services,
         actor,
         checkpoint_id=None,
-        at_turn_id=_id(args, "atTurnId"),
+        at_turn_id=args.at_turn_id,
         branch_name=None,
-        title=validate_title(title) if title else None,
+        title=validate_title(args.title) if args.title else None,
     )
     answer = branched_json(created)
     point = created.branched_from
     after = point.after_sequence if point else created.last_sequence_number
     return answer, f"Session {created.id}: a branch holding turns 1..{after}."
+
+
+class Branched(Answer):
+    """The new branch, the message sent there and its reply (as send_message's)."""
+
+    session: BranchedSession
+    user_turn: TurnJson
+    reply: TurnJson | None
+    finish_reason: Finish | None
 
 
 def _branched(done: branching.Branched) -> Result:
@@ -65,37 +82,84 @@ def _branched(done: branching.Branched) -> Result:
         }
         raise ToolFailure(exchange.error, kept)
     reply = exchange.assistant_turn
-    answer = {
-        "session": session,
-        "userTurn": user_turn,
-        "reply": turn_json(reply) if reply else None,
-        "finishReason": reply.finish_reason.value if reply and reply.finish_reason else None,
-    }
+    answer = {"session": session, **exchange_json(user_turn, reply)}
     return answer, reply.content if reply else "No reply."
 
 
-async def regenerate(services: Services, actor: Actor, args: Mapping[str, Any]) -> Result:
-    _no_others(args, {"turnId", "model"})
-    done = await branching.regenerate(
-        services, actor, _turn_id(args), model=_optional_text(args, "model")
-    )
-    return _branched(done)
+class Regenerate(Arguments):
+    turn_id: TurnId
+    model: Model = None
 
 
-async def edit_and_resend(services: Services, actor: Actor, args: Mapping[str, Any]) -> Result:
-    _no_others(args, {"turnId", "content", "model", "idempotencyKey"})
+@tool(
+    "regenerate",
+    title="Regenerate a reply",
+    description="Answer a reply's question again: a new branch holding the turns before "
+    "the reply (the old line is kept), and a new reply in it. If the model call fails, "
+    "the branch and its copy of the question are kept (the error carries them): "
+    "regenerate that question's reply in the branch later, or send again.",
+    arguments=Regenerate,
+    answer=Branched,
+    writes=True,
+)
+async def regenerate(services: Services, actor: Actor, args: Regenerate) -> Result:
+    return _branched(await branching.regenerate(services, actor, args.turn_id, model=args.model))
+
+
+class EditAndResend(Arguments):
+    turn_id: TurnId
+    content: Annotated[Text, advertised(minLength=1)]
+    model: Model = None
+    idempotency_key: IdempotencyKey = None
+
+
+@tool(
+    "edit_and_resend",
+    title="Edit a message and send it again",
+    description="Replace a message you sent: a new branch holding the turns before it "
+    "(the old line is kept), the new content sent there as send_message sends it, and "
+    "its reply. If the model call fails the branch and the new message are kept: call "
+    "again with the same `idempotencyKey` to ask for the reply without a second branch.",
+    arguments=EditAndResend,
+    answer=Branched,
+    writes=True,
+)
+async def edit_and_resend(services: Services, actor: Actor, args: EditAndResend) -> Result:
     edit = branching.Edit(
-        turn_id=_turn_id(args),
-        content=_text(args, "content"),
-        model=_optional_text(args, "model"),
-        idempotency_key=_optional_text(args, "idempotencyKey"),
+        turn_id=args.turn_id,
+        content=args.content,
+        model=args.model,
+        idempotency_key=args.idempotency_key,
     )
     return _branched(await branching.edit_and_resend(services, actor, edit))
 
 
-async def continue_reply(services: Services, actor: Actor, args: Mapping[str, Any]) -> Result:
-    _no_others(args, {"turnId", "model"})
-    request = continuation.Continue(turn_id=_turn_id(args), model=_optional_text(args, "model"))
+class ContinueReply(Arguments):
+    turn_id: TurnId
+    model: Annotated[
+        Text | None, Field(description='"provider/model" (default: the reply\'s own).')
+    ] = None
+
+
+class Continued(Answer):
+    continued: TurnJson
+    continuation: TurnJson
+    finish_reason: Finish | None
+
+
+@tool(
+    "continue_reply",
+    title="Continue a cut-off reply",
+    description="Ask the model to go on from a reply cut off before its end "
+    "(finishReason LENGTH or a lost connection; the session's last reply). What it "
+    "writes is saved as a new reply right after it; a reply continued already answers "
+    "its continuation again without a model call. A failed model call writes nothing.",
+    arguments=ContinueReply,
+    answer=Continued,
+    writes=True,
+)
+async def continue_reply(services: Services, actor: Actor, args: ContinueReply) -> Result:
+    request = continuation.Continue(turn_id=args.turn_id, model=args.model)
     done = await continuation.continue_reply(services, actor, request)
     if done.error is not None:  # nothing was written; when to try again, as GraphQL says
         raise ToolFailure(done.error, {"retryAfterSeconds": done.error.retry_after})
@@ -109,86 +173,4 @@ async def continue_reply(services: Services, actor: Actor, args: Mapping[str, An
     return answer, went_on.content
 
 
-_MODEL = {**_TEXT, "description": '"provider/model" (default: the session\'s).'}
-_TURN_ID = {**_ID, "description": "A turn's id (send_message's and show_session's `id`)."}
-_BRANCHED = _object(
-    {
-        "session": SESSION,
-        "userTurn": _TURN,
-        "reply": {**_TURN, "type": ["object", "null"]},
-        "finishReason": {"type": ["string", "null"]},
-    },
-    ["session", "userTurn", "reply", "finishReason"],
-)
-
-BRANCH_TOOLS: tuple[Tool, ...] = (
-    Tool(
-        name="branch_session",
-        title="Branch a conversation at a turn",
-        description="A new session holding a copy of a session's turns up to and including "
-        "`atTurnId`, to go on differently from there (the old line is kept). Its "
-        "`branchedFrom` says where it left. (To branch a space's lineage from a checkpoint, "
-        "use fork.)",
-        input_schema=_object({"atTurnId": _TURN_ID, "title": _TEXT}, ["atTurnId"]),
-        output_schema=SESSION,
-        run=branch_session,
-        writes=True,
-    ),
-    Tool(
-        name="regenerate",
-        title="Regenerate a reply",
-        description="Answer a reply's question again: a new branch holding the turns before "
-        "the reply (the old line is kept), and a new reply in it. If the model call fails, "
-        "the branch and its copy of the question are kept (the error carries them): "
-        "regenerate that question's reply in the branch later, or send again.",
-        input_schema=_object({"turnId": _TURN_ID, "model": _MODEL}, ["turnId"]),
-        output_schema=_BRANCHED,
-        run=regenerate,
-        writes=True,
-    ),
-    Tool(
-        name="edit_and_resend",
-        title="Edit a message and send it again",
-        description="Replace a message you sent: a new branch holding the turns before it "
-        "(the old line is kept), the new content sent there as send_message sends it, and "
-        "its reply. If the model call fails the branch and the new message are kept: call "
-        "again with the same `idempotencyKey` to ask for the reply without a second branch.",
-        input_schema=_object(
-            {
-                "turnId": _TURN_ID,
-                "content": {**_TEXT, "minLength": 1},
-                "model": _MODEL,
-                "idempotencyKey": {**_TEXT, "minLength": 1, "maxLength": IDEMPOTENCY_KEY_MAX_CHARS},
-            },
-            ["turnId", "content"],
-        ),
-        output_schema=_BRANCHED,
-        run=edit_and_resend,
-        writes=True,
-    ),
-    Tool(
-        name="continue_reply",
-        title="Continue a cut-off reply",
-        description="Ask the model to go on from a reply cut off before its end "
-        "(finishReason LENGTH or a lost connection; the session's last reply). What it "
-        "writes is saved as a new reply right after it; a reply continued already answers "
-        "its continuation again without a model call. A failed model call writes nothing.",
-        input_schema=_object(
-            {
-                "turnId": _TURN_ID,
-                "model": {**_TEXT, "description": '"provider/model" (default: the reply\'s own).'},
-            },
-            ["turnId"],
-        ),
-        output_schema=_object(
-            {
-                "continued": _TURN,
-                "continuation": _TURN,
-                "finishReason": {"type": ["string", "null"]},
-            },
-            ["continued", "continuation", "finishReason"],
-        ),
-        run=continue_reply,
-        writes=True,
-    ),
-)
+BRANCH_TOOLS = (branch_session, regenerate, edit_and_resend, continue_reply)

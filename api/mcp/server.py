@@ -24,14 +24,21 @@ from ..domain.accounts import Actor
 from ..domain.brief import continuation_prompt
 from ..errors import ErrorCode, SmritiError
 from ..services.base import Services
-from . import resources, tools
+from . import resources
 from .branches import BRANCH_TOOLS
 from .conversation import CONVERSATION_TOOLS
 from .session import SESSION_TOOLS
+from .tool import Tool, ToolFailure
 from .tools import TOOLS as READING_TOOLS
 from .writing import WRITING_TOOLS
 
-TOOLS = (*READING_TOOLS, *WRITING_TOOLS, *CONVERSATION_TOOLS, *SESSION_TOOLS, *BRANCH_TOOLS)
+TOOLS: tuple[Tool[Any], ...] = (
+    *READING_TOOLS,
+    *WRITING_TOOLS,
+    *CONVERSATION_TOOLS,
+    *SESSION_TOOLS,
+    *BRANCH_TOOLS,
+)
 BY_NAME = {tool.name: tool for tool in TOOLS}
 _T = TypeVar("_T")
 CONTINUE = "continue_from_checkpoint"
@@ -108,10 +115,10 @@ async def call_tool_as(
     if tool is None:
         return tool_error(ErrorCode.INVALID, f"No tool named {name[:100]!r}.")
     try:
-        answer, text = await tool.run(services, actor, arguments)
+        answer, text = await tool.call(services, actor, arguments)
     except SmritiError as exc:
         return tool_error(exc.code, exc.message, exc.field)
-    except tools.ToolFailure as failure:
+    except ToolFailure as failure:
         error = failure.error
         return tool_error(error.code, error.message, error.field, failure.done)
     return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=answer)
@@ -227,7 +234,7 @@ def build_server(caller: Caller, services: Services) -> Server[Any]:
             if given.get(name, "").isdecimal():
                 args[name] = int(given[name])
         args.setdefault("spaceId", given.get("spaceId"))
-        _, brief = await _answering(tools.space_state(services, actor, args))
+        _, brief = await _answering(BY_NAME["space_state"].call(services, actor, args))
         return types.GetPromptResult(
             description="Continue from the head of the branch.",
             messages=[

@@ -6,98 +6,98 @@ range is OUT_OF_RANGE naming the field as GraphQL does (`settings.topP`)."""
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping
-from typing import Any
+from typing import Annotated
+
+from pydantic import Field
 
 from ..domain import chat_settings
 from ..domain.accounts import Actor
 from ..domain.chat_settings import INSTRUCTIONS_MAX_CHARS, STOP_MAX_CHARS, STOP_MAX_ITEMS
 from ..domain.pages import PageRequest
-from ..domain.types import ChatSettings, MemoryScope, Session
-from ..errors import InputError, NotFound, SmritiError
+from ..domain.types import ChatSettings
+from ..errors import NotFound, SmritiError
 from ..services import branching, reading, sessions
 from ..services.base import Services
-from .conversation import _TEXT, _TURN, session_json, turn_json
-from .tools import _ID, MAX_PAGE, Result, Tool, _count, _id, _no_others, _object
-
-# GraphQL's ChatSettings fields, in its order: the domain attribute of each.
-_SETTINGS = {
-    "instructions": "instructions",
-    "temperature": "temperature",
-    "topP": "top_p",
-    "maxOutputTokens": "max_output_tokens",
-    "stop": "stop",
-}
+from . import shapes
+from .schema import Answer, Arguments, Count, Id, advertised, says
+from .shapes import BranchedSession, branched_json, settings_json, turn_json
+from .tool import Result, tool
 
 
-def settings_json(settings: ChatSettings) -> dict[str, Any]:
-    return {
-        name: list(value) if isinstance(value := getattr(settings, attr), tuple) else value
-        for name, attr in _SETTINGS.items()
-    }
+class SettingsInput(Arguments):
+    """GraphQL's ChatSettingsInput, each field of the type it declares; a field
+    left out or null is not set. The ranges are the use case's to check (its
+    words name the range and the value)."""
+
+    instructions: Annotated[
+        str | None,
+        advertised(
+            maxLength=INSTRUCTIONS_MAX_CHARS, description="Sent first in the system message."
+        ),
+        says("a string"),
+    ] = None
+    temperature: Annotated[
+        float | None,
+        Field(allow_inf_nan=False),
+        advertised(minimum=0, maximum=chat_settings.TEMPERATURE_MAX),
+        says("a number", finite_number="a finite number"),
+    ] = None
+    top_p: Annotated[
+        float | None,
+        Field(allow_inf_nan=False),
+        advertised(exclusiveMinimum=0, maximum=1),
+        says("a number", finite_number="a finite number"),
+    ] = None
+    max_output_tokens: Annotated[
+        int | None,
+        advertised(minimum=1, description="At most the model's output limit."),
+        says("a whole number"),
+    ] = None
+    stop: Annotated[
+        list[Annotated[str, advertised(maxLength=STOP_MAX_CHARS)]] | None,
+        advertised(maxItems=STOP_MAX_ITEMS),
+        says("a list of strings"),
+    ] = None
+
+    def domain(self) -> ChatSettings:
+        return ChatSettings(
+            instructions=self.instructions,
+            temperature=self.temperature,
+            top_p=self.top_p,
+            max_output_tokens=self.max_output_tokens,
+            stop=tuple(self.stop) if self.stop is not None else None,
+        )
 
 
-def branched_json(session: Session) -> dict[str, Any]:
-    """A session with its own settings and where it left its origin (null:
-    not a conversation branch)."""
-    point = session.branched_from
-    return {
-        **session_json(session),
-        "settings": settings_json(session.settings),
-        "branchedFrom": {"sessionId": point.session_id, "afterSequence": point.after_sequence}
-        if point
-        else None,
-    }
+class UpdateSessionSettings(Arguments):
+    session_id: Id
+    settings: Annotated[SettingsInput, says("an object")]
 
 
-def _settings(args: Mapping[str, Any]) -> ChatSettings:
-    """`settings` as given, each field of the type GraphQL's ChatSettingsInput
-    declares; the ranges are the use case's to check."""
-    given = args.get("settings")
-    if not isinstance(given, dict):
-        raise InputError("`settings` is an object.", field="settings")
-    _no_others({f"settings.{k}": v for k, v in given.items()}, {f"settings.{k}" for k in _SETTINGS})
-    values: dict[str, Any] = {}
-    for name, attr in _SETTINGS.items():
-        value = given.get(name)
-        field = f"settings.{name}"
-        if value is None:
-            continue
-        if name == "instructions" and not isinstance(value, str):
-            raise InputError(f"`{field}` is a string.", field=field)
-        if name in ("temperature", "topP"):
-            if isinstance(value, bool) or not isinstance(value, int | float):
-                raise InputError(f"`{field}` is a number.", field=field)
-            if not math.isfinite(value):
-                raise InputError(f"`{field}` is a finite number.", field=field)
-            value = float(value)
-        if name == "maxOutputTokens" and (isinstance(value, bool) or not isinstance(value, int)):
-            raise InputError(f"`{field}` is a whole number.", field=field)
-        if name == "stop":
-            if not isinstance(value, list) or not all(isinstance(s, str) for s in value):
-                raise InputError(f"`{field}` is a list of strings.", field=field)
-            value = tuple(value)
-        values[attr] = value
-    return ChatSettings(**values)
-
-
+@tool(
+    "update_session_settings",
+    title="Set a session's instructions and parameters",
+    description="Replace a session's own instructions (a system prompt of yours) and "
+    "model parameters whole: a field left out or null is not set (the session then "
+    "takes its space's default), `{}` clears them all. A value out of range is refused "
+    "(OUT_OF_RANGE, naming the field); maxOutputTokens is checked against the session's "
+    "model. Your sessions only.",
+    arguments=UpdateSessionSettings,
+    answer=BranchedSession,
+    writes=True,
+)
 async def update_session_settings(
-    services: Services, actor: Actor, args: Mapping[str, Any]
+    services: Services, actor: Actor, args: UpdateSessionSettings
 ) -> Result:
-    _no_others(args, {"sessionId", "settings"})
-    session_id = _id(args, "sessionId")
-    assert session_id is not None
-    settings = _settings(args)
     try:
         updated = await sessions.update_session(
             services,
             actor,
-            session_id,
+            args.session_id,
             title=None,
             memory_scope=None,
             model=None,
-            settings=settings,
+            settings=args.settings.domain(),
         )
     except SmritiError as exc:
         # updateSession names its session `id`; this tool's argument is `sessionId`.
@@ -109,10 +109,40 @@ async def update_session_settings(
     return answer, f"Session {updated.id} settings: {shown or 'none of its own'}."
 
 
-async def show_session(services: Services, actor: Actor, args: Mapping[str, Any]) -> Result:
-    _no_others(args, {"sessionId", "lastTurns"})
-    session_id = _id(args, "sessionId")
-    assert session_id is not None
+class ShowSession(Arguments):
+    session_id: Id
+    last_turns: Count = 20
+
+
+class Alternative(Answer):
+    sequence_number: shapes.Id
+    session_ids: list[shapes.Id]
+    index: shapes.Count
+
+
+class SessionShown(Answer):
+    session: BranchedSession
+    effective_settings: shapes.Settings
+    alternatives: list[Alternative]
+    turns: list[shapes.TurnJson]
+    has_earlier: bool
+
+
+@tool(
+    "show_session",
+    title="Show a session",
+    description="A session you can read: its model, its own settings and what the next "
+    "message is sent with (effectiveSettings: its own, else its space's defaults), "
+    "where it was branched from (branchedFrom: the session and the last of its turns it "
+    "holds a copy of; null if it is no branch), the positions where its family has "
+    "alternatives (regenerated replies, edited messages: the sessions, oldest first, "
+    "and which one this is), and its last turns with their ids for regenerate, "
+    "edit_and_resend, branch_session and continue_reply.",
+    arguments=ShowSession,
+    answer=SessionShown,
+)
+async def show_session(services: Services, actor: Actor, args: ShowSession) -> Result:
+    session_id = args.session_id
     found = (await reading.sessions_by_id(actor, [session_id])).get(session_id)
     if found is None:
         raise NotFound("No such session.", field="sessionId")
@@ -120,9 +150,7 @@ async def show_session(services: Services, actor: Actor, args: Mapping[str, Any]
     if found.space_id is not None:
         space = (await reading.spaces_by_id(actor, [found.space_id])).get(found.space_id)
         defaults = space.settings if space is not None else None
-    page = await reading.session_turns(
-        actor, found, PageRequest(last=_count(args, "lastTurns", 20))
-    )
+    page = await reading.session_turns(actor, found, PageRequest(last=args.last_turns))
     alternatives = await branching.alternatives(actor, found, None)
     answer = {
         "session": branched_json(found),
@@ -148,110 +176,4 @@ async def show_session(services: Services, actor: Actor, args: Mapping[str, Any]
     return answer, "\n".join(lines)
 
 
-_NUMBER = {"type": ["number", "null"]}
-SETTINGS = {
-    "type": "object",
-    "properties": {
-        "instructions": {
-            "type": ["string", "null"],
-            "maxLength": INSTRUCTIONS_MAX_CHARS,
-            "description": "Sent first in the system message.",
-        },
-        "temperature": {**_NUMBER, "minimum": 0, "maximum": chat_settings.TEMPERATURE_MAX},
-        "topP": {**_NUMBER, "exclusiveMinimum": 0, "maximum": 1},
-        "maxOutputTokens": {
-            "type": ["integer", "null"],
-            "minimum": 1,
-            "description": "At most the model's output limit.",
-        },
-        "stop": {
-            "type": ["array", "null"],
-            "items": {"type": "string", "maxLength": STOP_MAX_CHARS},
-            "maxItems": STOP_MAX_ITEMS,
-        },
-    },
-    "additionalProperties": False,
-}
-_SETTINGS_OUT = {**SETTINGS, "required": list(_SETTINGS)}
-SESSION = _object(
-    {
-        "sessionId": _ID,
-        "spaceId": {"type": ["integer", "null"]},
-        "branchName": _TEXT,
-        "title": _TEXT,
-        "model": _TEXT,
-        "memoryScope": {"enum": list(MemoryScope.__members__)},
-        "settings": _SETTINGS_OUT,
-        "branchedFrom": {
-            "type": ["object", "null"],
-            "properties": {"sessionId": _ID, "afterSequence": {"type": "integer", "minimum": 0}},
-            "required": ["sessionId", "afterSequence"],
-        },
-    },
-    [
-        "sessionId",
-        "spaceId",
-        "branchName",
-        "title",
-        "model",
-        "memoryScope",
-        "settings",
-        "branchedFrom",
-    ],
-)
-
-SESSION_TOOLS: tuple[Tool, ...] = (
-    Tool(
-        name="show_session",
-        title="Show a session",
-        description="A session you can read: its model, its own settings and what the next "
-        "message is sent with (effectiveSettings: its own, else its space's defaults), "
-        "where it was branched from (branchedFrom: the session and the last of its turns it "
-        "holds a copy of; null if it is no branch), the positions where its family has "
-        "alternatives (regenerated replies, edited messages: the sessions, oldest first, "
-        "and which one this is), and its last turns with their ids for regenerate, "
-        "edit_and_resend, branch_session and continue_reply.",
-        input_schema=_object(
-            {
-                "sessionId": _ID,
-                "lastTurns": {"type": "integer", "minimum": 1, "maximum": MAX_PAGE, "default": 20},
-            },
-            ["sessionId"],
-        ),
-        output_schema=_object(
-            {
-                "session": SESSION,
-                "effectiveSettings": _SETTINGS_OUT,
-                "alternatives": {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "sequenceNumber": _ID,
-                            "sessionIds": {"type": "array", "items": _ID},
-                            "index": {"type": "integer", "minimum": 0},
-                        },
-                        "required": ["sequenceNumber", "sessionIds", "index"],
-                    },
-                },
-                "turns": {"type": "array", "items": _TURN},
-                "hasEarlier": {"type": "boolean"},
-            },
-            ["session", "effectiveSettings", "alternatives", "turns", "hasEarlier"],
-        ),
-        run=show_session,
-    ),
-    Tool(
-        name="update_session_settings",
-        title="Set a session's instructions and parameters",
-        description="Replace a session's own instructions (a system prompt of yours) and "
-        "model parameters whole: a field left out or null is not set (the session then "
-        "takes its space's default), `{}` clears them all. A value out of range is refused "
-        "(OUT_OF_RANGE, naming the field); maxOutputTokens is checked against the session's "
-        "model. Your sessions only.",
-        input_schema=_object({"sessionId": _ID, "settings": SETTINGS}, ["sessionId", "settings"]),
-        output_schema=SESSION,
-        run=update_session_settings,
-        writes=True,
-    ),
-)
+SESSION_TOOLS = (show_session, update_session_settings)

@@ -8,83 +8,262 @@ new branch (the way an agent continues from a checkpoint)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+from pydantic import Field, create_model, model_validator
 
 from ..domain.accounts import Actor
 from ..domain.carry import CarriedState
 from ..domain.checkpoint_markdown import parse_checkpoint_markdown
 from ..domain.merge import Conflict, Merge, MergedItem, Origin, Resolution
-from ..domain.types import CONTENT_FIELDS, CONTENT_LIST_FIELDS, CheckpointContent, Session
+from ..domain.types import CONTENT_FIELDS, CONTENT_LIST_FIELDS, CheckpointContent
 from ..errors import InputError
 from ..services import checkpoints, merging, sessions, spaces
 from ..services.base import Services
-from .tools import (
-    _CHECKPOINT,
-    _ID,
-    _STRINGS,
-    Result,
-    Tool,
-    _id,
-    _no_others,
-    _object,
-    _text,
-    checkpoint_json,
-    checkpoint_text,
-    space_json,
-)
+from . import shapes
+from .schema import Answer, Arguments, Flag, Id, Says, Strings, Text, absent, advertised, choice
+from .shapes import CheckpointJson, checkpoint_json, checkpoint_text
+from .tool import Result, tool
 
-_BY_NAME = {f.name: f.attr for f in CONTENT_FIELDS}
 _LISTS = {f.name: f.attr for f in CONTENT_LIST_FIELDS}
 _LIST_NAMES = {f.attr: f.name for f in CONTENT_LIST_FIELDS}
+# A conflict edited on both sides: keep the text of the branch merged into, or of
+# the checkpoint merged in.
+_TAKE = {"INTO": Origin.OURS, "FROM": Origin.THEIRS}
+if TYPE_CHECKING:  # what mypy sees of the types built from the registry below
+    ListName = str
+    ListChoice = str
+    TakeChoice = str
+else:
+    ListName = Literal[tuple(_LISTS)]
+    ListChoice = choice(_LISTS, "a list")
+    TakeChoice = choice(_TAKE, "INTO or FROM")
+
+# --- create_space ----------------------------------------------------------------
 
 
-def _optional_text(args: Mapping[str, Any], name: str) -> str | None:
-    return None if args.get(name) is None else _text(args, name)
+class CreateSpace(Arguments):
+    name: Annotated[Text, advertised(minLength=1)]
+    description: Text | None = None
 
 
-def _strings(args: Mapping[str, Any], name: str) -> list[str]:
-    value = args.get(name, [])
-    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        raise InputError(f"`{name}` is a list of strings.", field=name)
-    return value
+class SpaceMade(Answer):
+    space: shapes.Space
 
 
-def _flag(args: Mapping[str, Any], name: str) -> bool:
-    value = args.get(name, False)
-    if not isinstance(value, bool):
-        raise InputError(f"`{name}` is true or false.", field=name)
-    return value
+@tool(
+    "create_space",
+    title="Create a space",
+    description="Create a space (a project's conversations and its lineage of "
+    "checkpoints), owned by you.",
+    arguments=CreateSpace,
+    answer=SpaceMade,
+    writes=True,
+)
+async def create_space(_services: Services, actor: Actor, args: CreateSpace) -> Result:
+    space = await spaces.create_space(actor, args.name, args.description)
+    return {"space": shapes.space_json(space)}, f"Created space {space.id} {space.name}."
 
 
-def _content(args: Mapping[str, Any]) -> CheckpointContent:
-    """The checkpoint's fields as given; validated by the use case."""
-    given: dict[str, Any] = {"title": _text(args, "title")}
-    for name, attr in _BY_NAME.items():
-        if name == "title" or name not in args:
-            continue
-        given[attr] = tuple(_strings(args, name)) if name in _LISTS else _text(args, name)
-    return CheckpointContent(**given)
+# --- fork ------------------------------------------------------------------------
+
+
+class Fork(Arguments):
+    checkpoint_id: Id
+    branch: Text | None = None
+    title: Text | None = None
+
+
+class Forked(Answer):
+    session_id: shapes.Id
+    space_id: shapes.Id | None
+    branch_name: str
+    title: str
+
+
+@tool(
+    "fork",
+    title="Fork from a checkpoint",
+    description="Start a session continuing from a checkpoint, on a new branch of its "
+    "space (named for you unless you give `branch`). Save checkpoints into the session "
+    "it answers (`sessionId`). A viewer of the space gets a private session outside it.",
+    arguments=Fork,
+    answer=Forked,
+    writes=True,
+)
+async def fork(services: Services, actor: Actor, args: Fork) -> Result:
+    session = await sessions.fork(
+        services, actor, args.checkpoint_id, branch_name=args.branch, title=args.title
+    )
+    where = f"branch {session.branch_name}" if session.space_id else "a private session"
+    answer = {
+        "sessionId": session.id,
+        "spaceId": session.space_id,
+        "branchName": session.branch_name,
+        "title": session.title,
+    }
+    return answer, f"Forked into {where}: session {session.id}."
+
+
+# --- save_checkpoint -------------------------------------------------------------
+
+_DESCRIBED = {"title": "A short title (at most 200 characters)."}
+
+# The checkpoint's fields from the registry, each left out unless given.
+SaveCheckpoint = create_model(  # type: ignore[call-overload]
+    "SaveCheckpoint",
+    __base__=Arguments,
+    session_id=(Id, ...),
+    dry_run=(Flag, False),
+    markdown=(
+        Text | None,
+        Field(None, description="The whole checkpoint as Markdown, instead of the fields."),
+    ),
+    **{
+        f.attr: (
+            (Strings if f in CONTENT_LIST_FIELDS else Text) | None,
+            Field(None, alias=f.name, description=_DESCRIBED.get(f.attr)),
+        )
+        for f in CONTENT_FIELDS
+    },
+)
+
+
+if TYPE_CHECKING:
+    Carried = Answer
+else:  # what the branch head carries into a new checkpoint
+    Carried = create_model(
+        "Carried",
+        __base__=Answer,
+        from_checkpoint_id=(shapes.Id | None, ...),
+        objective=(str, ...),
+        **{f.attr: (list[str], Field(alias=f.name)) for f in CONTENT_LIST_FIELDS},
+    )
+
+
+class Saved(Answer):
+    saved: bool
+    checkpoint: CheckpointJson = absent("What was saved.")
+    content: shapes.CheckpointContent = absent("dryRun: what would be saved.")
+    carried: Carried = absent("dryRun: what the branch head carries.")
 
 
 def _carried_json(carried: CarriedState) -> dict[str, Any]:
     return {
         "fromCheckpointId": carried.checkpoint.id if carried.checkpoint else None,
         "objective": carried.objective,
-        "decisions": list(carried.decisions),
-        "tasks": list(carried.tasks),
-        "openQuestions": list(carried.open_questions),
-        "entities": list(carried.entities),
+        **{f.name: list(getattr(carried, f.attr)) for f in CONTENT_LIST_FIELDS},
     }
 
 
-def _session_json(session: Session) -> dict[str, Any]:
-    return {
-        "sessionId": session.id,
-        "spaceId": session.space_id,
-        "branchName": session.branch_name,
-        "title": session.title,
+def _content(args: Any) -> CheckpointContent:
+    """The structured fields, or the Markdown that holds them: not both. The
+    use case validates what they say."""
+    given = [f for f in CONTENT_FIELDS if args.given(f.attr)]
+    if args.given("markdown"):
+        if given:
+            raise InputError(
+                "Give the checkpoint as `markdown` or as fields, not both: "
+                f"`{given[0].name}` is a field.",
+                field=given[0].name,
+            )
+        return parse_checkpoint_markdown(args.markdown)
+    if not args.given("title"):
+        raise InputError("`title` is required.", field="title")
+    values: dict[str, Any] = {
+        f.attr: tuple(value) if isinstance(value := getattr(args, f.attr), list) else value
+        for f in given
     }
+    return CheckpointContent(**values)
+
+
+async def _save(services: Services, actor: Actor, args: Any) -> Result:
+    content = _content(args)
+    if args.dry_run:
+        checked, carried = await checkpoints.check(actor, args.session_id, content)
+        answer = {"saved": False, "content": checked.by_name(), "carried": _carried_json(carried)}
+        return answer, f"Valid, not saved: {checked.title}"
+    saved = await checkpoints.create(
+        services, actor, args.session_id, content, source_turn_range=None
+    )
+    return {"saved": True, "checkpoint": checkpoint_json(saved)}, checkpoint_text(saved)
+
+
+save_checkpoint = tool(
+    "save_checkpoint",
+    title="Save a checkpoint",
+    description="Save where the work stands as a checkpoint on the session's branch: "
+    "a title, the objective, a summary, and the decisions, tasks, open questions and "
+    "entities as they now stand (the whole lists, not only what changed). Give them "
+    "as fields (`title` at least), or all as `markdown`: `# Title`, then `## Objective`, "
+    "`## Summary` (text under each) and `## Decisions`, `## Tasks`, `## Open questions`, "
+    "`## Entities` (one `- item` a line), as the export writes them. With "
+    "`dryRun` nothing is saved: you get the checkpoint as it would be saved and the "
+    "items the branch head carries, to compare.",
+    arguments=SaveCheckpoint,
+    answer=Saved,
+    writes=True,
+)(_save)
+
+
+# --- merging ---------------------------------------------------------------------
+
+
+class PreviewMerge(Arguments):
+    space_id: Id
+    into: Text
+    from_id: Id
+
+
+class MergeItem(Answer):
+    text: str
+    origin: Literal["ANCESTOR", "OURS", "THEIRS", "BOTH"]
+    # A conflict edited differently on both sides: the other side's text.
+    theirs: str = absent("Origin BOTH: the other side's text.")
+
+
+class MergedField(Answer):
+    items: list[MergeItem]
+    conflicts: list[MergeItem]
+
+
+if TYPE_CHECKING:
+    MergedLists = Answer
+else:  # each list field of the registry
+    MergedLists = create_model(
+        "MergedLists",
+        __base__=Answer,
+        **{f.attr: (MergedField, Field(alias=f.name)) for f in CONTENT_LIST_FIELDS},
+    )
+
+
+class Suggestion(Answer):
+    title: str
+    objective: str
+    summary: str
+
+
+class MergeWarning(Answer):
+    field: ListName
+    into_item_id: str
+    into_text: str
+    from_item_id: str
+    from_text: str
+    reason: str
+    source: Literal["HEURISTIC", "MODEL"]
+
+
+class Preview(Answer):
+    into: str
+    ours_id: shapes.Id
+    theirs_id: shapes.Id
+    ancestor_id: shapes.Id | None
+    fast_forward: bool
+    up_to_date: bool
+    conflict_count: shapes.Count
+    lists: MergedLists
+    suggestion: Suggestion
+    warnings: list[MergeWarning]
 
 
 def _merge_json(merge: Merge) -> dict[str, Any]:
@@ -116,63 +295,19 @@ def _merge_json(merge: Merge) -> dict[str, Any]:
     }
 
 
-# --- the tools ---------------------------------------------------------------
-
-
-async def create_space(_services: Services, actor: Actor, args: Mapping[str, Any]) -> Result:
-    _no_others(args, {"name", "description"})
-    space = await spaces.create_space(
-        actor, _text(args, "name"), _optional_text(args, "description")
-    )
-    return {"space": space_json(space)}, f"Created space {space.id} {space.name}."
-
-
-async def fork(services: Services, actor: Actor, args: Mapping[str, Any]) -> Result:
-    _no_others(args, {"checkpointId", "branch", "title"})
-    checkpoint_id = _id(args, "checkpointId")
-    assert checkpoint_id is not None
-    session = await sessions.fork(
-        services,
-        actor,
-        checkpoint_id,
-        branch_name=_optional_text(args, "branch"),
-        title=_optional_text(args, "title"),
-    )
-    where = f"branch {session.branch_name}" if session.space_id else "a private session"
-    return _session_json(session), f"Forked into {where}: session {session.id}."
-
-
-def _content_or_markdown(args: Mapping[str, Any]) -> CheckpointContent:
-    """The structured fields, or the Markdown that holds them: not both."""
-    if "markdown" not in args:
-        return _content(args)
-    given = next((name for name in _BY_NAME if name in args), None)
-    if given is not None:
-        raise InputError(
-            f"Give the checkpoint as `markdown` or as fields, not both: `{given}` is a field.",
-            field=given,
-        )
-    return parse_checkpoint_markdown(_text(args, "markdown"))
-
-
-async def save_checkpoint(services: Services, actor: Actor, args: Mapping[str, Any]) -> Result:
-    _no_others(args, {"sessionId", "dryRun", "markdown", *_BY_NAME})
-    session_id = _id(args, "sessionId")
-    assert session_id is not None
-    content = _content_or_markdown(args)
-    if _flag(args, "dryRun"):
-        checked, carried = await checkpoints.check(actor, session_id, content)
-        answer = {"saved": False, "content": checked.by_name(), "carried": _carried_json(carried)}
-        return answer, f"Valid, not saved: {checked.title}"
-    saved = await checkpoints.create(services, actor, session_id, content, source_turn_range=None)
-    return {"saved": True, "checkpoint": checkpoint_json(saved)}, checkpoint_text(saved)
-
-
-async def preview_merge(_services: Services, actor: Actor, args: Mapping[str, Any]) -> Result:
-    _no_others(args, {"spaceId", "into", "fromId"})
-    space_id, from_id = _id(args, "spaceId"), _id(args, "fromId")
-    assert space_id is not None and from_id is not None
-    plan = await merging.preview(actor, space_id, _text(args, "into"), from_id)
+@tool(
+    "preview_merge",
+    title="Preview a merge",
+    description="What merging checkpoint `fromId` into branch `into` would do, nothing "
+    "written: a fast-forward, already contained, or a merge whose lists show each item's "
+    "origin and the conflicts (an item one side removed and the other changed) you must "
+    "keep or drop when you merge; `warnings`: likely contradictions between the sides' "
+    "items (a word-level heuristic, to read: they never block the merge).",
+    arguments=PreviewMerge,
+    answer=Preview,
+)
+async def preview_merge(_services: Services, actor: Actor, args: PreviewMerge) -> Result:
+    plan = await merging.preview(actor, args.space_id, args.into, args.from_id)
     answer = {
         "into": plan.into,
         "oursId": plan.ours.id,
@@ -212,242 +347,75 @@ async def preview_merge(_services: Services, actor: Actor, args: Mapping[str, An
     return answer, text
 
 
-def _resolutions(args: Mapping[str, Any]) -> list[Resolution]:
-    given = args.get("resolutions", [])
-    if not isinstance(given, list):
-        raise InputError("`resolutions` is a list.", field="resolutions")
-    found = []
-    for one in given:
-        if (
-            not isinstance(one, dict)
-            or not isinstance(one.get("item"), str)
-            or not isinstance(one.get("keep", True), bool)
-            or one.get("take", "INTO") not in _TAKE
-            or ("keep" not in one and "take" not in one)
-            or one.get("field") not in _LISTS
-        ):
-            raise InputError(
-                "A resolution is {field: one of "
-                + ", ".join(_LISTS)
-                + ", item, keep} or {field, item, take: INTO or FROM}.",
-                field="resolutions",
-            )
-        take = _TAKE[one["take"]] if "take" in one else None
-        found.append(Resolution(_LISTS[one["field"]], one["item"], one.get("keep"), take=take))
-    return found
+class ResolutionInput(Arguments):
+    """{field, item, keep} or {field, item, take}."""
+
+    field: ListChoice
+    item: str
+    keep: bool | None = None
+    take: TakeChoice | None = None
+
+    @model_validator(mode="after")
+    def _keeps_or_takes(self) -> ResolutionInput:
+        if self.keep is None and self.take is None:
+            raise ValueError("keep or take")
+        return self
 
 
-# A conflict edited on both sides: keep the text of the branch merged into, or of
-# the checkpoint merged in.
-_TAKE = {"INTO": Origin.OURS, "FROM": Origin.THEIRS}
+Resolutions = Annotated[
+    list[ResolutionInput],
+    Says(
+        "A resolution is {field: one of "
+        + ", ".join(_LISTS)
+        + ", item, keep} or {field, item, take: INTO or FROM}."
+    ),
+]
 
 
-async def merge(_services: Services, actor: Actor, args: Mapping[str, Any]) -> Result:
-    _no_others(args, {"spaceId", "into", "fromId", "title", "objective", "summary", "resolutions"})
-    space_id, from_id = _id(args, "spaceId"), _id(args, "fromId")
-    assert space_id is not None and from_id is not None
+class MergeInput(Arguments):
+    space_id: Id
+    into: Text
+    from_id: Id
+    title: Text
+    objective: Text | None = None
+    summary: Text | None = None
+    resolutions: Resolutions = Field(default_factory=list)
+
+
+class Merged(Answer):
+    fast_forward: bool
+    checkpoint: CheckpointJson
+
+
+@tool(
+    "merge",
+    title="Merge a checkpoint into a branch",
+    description="Merge checkpoint `fromId` into branch `into` (or fast-forward it). Every "
+    "conflict of preview_merge needs a resolution {field, item, keep}, or for one edited "
+    "on both sides (origin BOTH) {field, item, take: INTO or FROM}; an unresolved one is "
+    "refused (CONFLICT).",
+    arguments=MergeInput,
+    answer=Merged,
+    writes=True,
+)
+async def merge(_services: Services, actor: Actor, args: MergeInput) -> Result:
     done = await merging.merge(
         actor,
-        space_id,
-        _text(args, "into"),
-        from_id,
-        title=_text(args, "title"),
-        objective=_optional_text(args, "objective"),
-        summary=_optional_text(args, "summary"),
-        resolutions=_resolutions(args),
+        args.space_id,
+        args.into,
+        args.from_id,
+        title=args.title,
+        objective=args.objective,
+        summary=args.summary,
+        resolutions=[
+            Resolution(
+                _LISTS[one.field], one.item, one.keep, take=_TAKE[one.take] if one.take else None
+            )
+            for one in args.resolutions
+        ],
     )
     answer = {"fastForward": done.fast_forward, "checkpoint": checkpoint_json(done.checkpoint)}
     return answer, checkpoint_text(done.checkpoint)
 
 
-_TEXT = {"type": "string"}
-_CONTENT_INPUT = {
-    "title": {**_TEXT, "description": "A short title (at most 200 characters)."},
-    "objective": _TEXT,
-    "summary": _TEXT,
-    "decisions": _STRINGS,
-    "tasks": _STRINGS,
-    "openQuestions": _STRINGS,
-    "entities": _STRINGS,
-}
-_CONTENT_OUTPUT = {
-    "type": "object",
-    "properties": {name: (_STRINGS if name in _LISTS else _TEXT) for name in _BY_NAME},
-}
-_MERGE_ITEMS = {
-    "type": "array",
-    "items": {
-        "type": "object",
-        "properties": {
-            "text": _TEXT,
-            "origin": {"enum": ["ANCESTOR", "OURS", "THEIRS", "BOTH"]},
-            # A conflict edited differently on both sides: the other side's text.
-            "theirs": _TEXT,
-        },
-        "required": ["text", "origin"],
-    },
-}
-_MERGED_FIELD = _object({"items": _MERGE_ITEMS, "conflicts": _MERGE_ITEMS}, ["items", "conflicts"])
-_NULLABLE_ID = {"type": ["integer", "null"]}
-_MERGE_WARNING = _object(
-    {
-        "field": {"enum": list(_LISTS)},
-        "intoItemId": _TEXT,
-        "intoText": _TEXT,
-        "fromItemId": _TEXT,
-        "fromText": _TEXT,
-        "reason": _TEXT,
-        "source": {"enum": ["HEURISTIC", "MODEL"]},
-    },
-    ["field", "intoItemId", "intoText", "fromItemId", "fromText", "reason", "source"],
-)
-
-WRITING_TOOLS: tuple[Tool, ...] = (
-    Tool(
-        name="create_space",
-        title="Create a space",
-        description="Create a space (a project's conversations and its lineage of "
-        "checkpoints), owned by you.",
-        input_schema=_object(
-            {"name": {"type": "string", "minLength": 1}, "description": _TEXT}, ["name"]
-        ),
-        output_schema=_object({"space": {"type": "object"}}, ["space"]),
-        run=create_space,
-        writes=True,
-    ),
-    Tool(
-        name="fork",
-        title="Fork from a checkpoint",
-        description="Start a session continuing from a checkpoint, on a new branch of its "
-        "space (named for you unless you give `branch`). Save checkpoints into the session "
-        "it answers (`sessionId`). A viewer of the space gets a private session outside it.",
-        input_schema=_object(
-            {"checkpointId": _ID, "branch": _TEXT, "title": _TEXT}, ["checkpointId"]
-        ),
-        output_schema=_object(
-            {
-                "sessionId": _ID,
-                "spaceId": _NULLABLE_ID,
-                "branchName": _TEXT,
-                "title": _TEXT,
-            },
-            ["sessionId", "spaceId", "branchName", "title"],
-        ),
-        run=fork,
-        writes=True,
-    ),
-    Tool(
-        name="save_checkpoint",
-        title="Save a checkpoint",
-        description="Save where the work stands as a checkpoint on the session's branch: "
-        "a title, the objective, a summary, and the decisions, tasks, open questions and "
-        "entities as they now stand (the whole lists, not only what changed). Give them "
-        "as fields (`title` at least), or all as `markdown`: `# Title`, then `## Objective`, "
-        "`## Summary` (text under each) and `## Decisions`, `## Tasks`, `## Open questions`, "
-        "`## Entities` (one `- item` a line), as the export writes them. With "
-        "`dryRun` nothing is saved: you get the checkpoint as it would be saved and the "
-        "items the branch head carries, to compare.",
-        input_schema=_object(
-            {
-                "sessionId": _ID,
-                "dryRun": {"type": "boolean", "default": False},
-                "markdown": {
-                    **_TEXT,
-                    "description": "The whole checkpoint as Markdown, instead of the fields.",
-                },
-                **_CONTENT_INPUT,
-            },
-            ["sessionId"],
-        ),
-        output_schema={
-            "type": "object",
-            "properties": {
-                "saved": {"type": "boolean"},
-                "checkpoint": _CHECKPOINT,
-                "content": _CONTENT_OUTPUT,
-                "carried": {"type": "object"},
-            },
-            "required": ["saved"],
-        },
-        run=save_checkpoint,
-        writes=True,
-    ),
-    Tool(
-        name="preview_merge",
-        title="Preview a merge",
-        description="What merging checkpoint `fromId` into branch `into` would do, nothing "
-        "written: a fast-forward, already contained, or a merge whose lists show each item's "
-        "origin and the conflicts (an item one side removed and the other changed) you must "
-        "keep or drop when you merge; `warnings`: likely contradictions between the sides' "
-        "items (a word-level heuristic, to read: they never block the merge).",
-        input_schema=_object(
-            {"spaceId": _ID, "into": _TEXT, "fromId": _ID}, ["spaceId", "into", "fromId"]
-        ),
-        output_schema=_object(
-            {
-                "into": _TEXT,
-                "oursId": _ID,
-                "theirsId": _ID,
-                "ancestorId": _NULLABLE_ID,
-                "fastForward": {"type": "boolean"},
-                "upToDate": {"type": "boolean"},
-                "conflictCount": {"type": "integer", "minimum": 0},
-                "lists": {
-                    "type": "object",
-                    "properties": {name: _MERGED_FIELD for name in _LISTS},
-                },
-                "suggestion": {"type": "object"},
-                "warnings": {"type": "array", "items": _MERGE_WARNING},
-            },
-            [
-                "into",
-                "oursId",
-                "theirsId",
-                "fastForward",
-                "upToDate",
-                "conflictCount",
-                "lists",
-                "warnings",
-            ],
-        ),
-        run=preview_merge,
-        writes=False,
-    ),
-    Tool(
-        name="merge",
-        title="Merge a checkpoint into a branch",
-        description="Merge checkpoint `fromId` into branch `into` (or fast-forward it). Every "
-        "conflict of preview_merge needs a resolution {field, item, keep}, or for one edited "
-        "on both sides (origin BOTH) {field, item, take: INTO or FROM}; an unresolved one is "
-        "refused (CONFLICT).",
-        input_schema=_object(
-            {
-                "spaceId": _ID,
-                "into": _TEXT,
-                "fromId": _ID,
-                "title": _TEXT,
-                "objective": _TEXT,
-                "summary": _TEXT,
-                "resolutions": {
-                    "type": "array",
-                    "items": _object(
-                        {
-                            "field": {"enum": list(_LISTS)},
-                            "item": _TEXT,
-                            "keep": {"type": "boolean"},
-                            "take": {"enum": list(_TAKE)},
-                        },
-                        ["field", "item"],
-                    ),
-                },
-            },
-            ["spaceId", "into", "fromId", "title"],
-        ),
-        output_schema=_object(
-            {"fastForward": {"type": "boolean"}, "checkpoint": _CHECKPOINT},
-            ["fastForward", "checkpoint"],
-        ),
-        run=merge,
-        writes=True,
-    ),
-)
+WRITING_TOOLS = (create_space, fork, save_checkpoint, preview_merge, merge)

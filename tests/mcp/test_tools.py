@@ -126,7 +126,8 @@ async def test_the_tools_are_listed_with_their_schemas(database_url: str, transp
     assert saving["properties"]["markdown"]["type"] == "string"
     assert by_name["start_session"].input_schema["required"] == []
     assert by_name["start_session"].input_schema["properties"]["memoryScope"] == {
-        "enum": ["LATEST_1", "LATEST_3"]
+        "type": "string",
+        "enum": ["LATEST_1", "LATEST_3"],
     }
     assert by_name["send_message"].input_schema["required"] == ["sessionId", "content"]
     sent = by_name["send_message"].output_schema

@@ -225,3 +225,18 @@ def test_a_tool_error_reaches_the_inspector_as_a_tool_error(
         },
         "isError": True,
     }
+
+
+def test_the_tool_schemas_pass_the_inspectors_portability_lint(
+    inspector: Path, database_url: str, tmp_path: Path
+) -> None:
+    """`--strict` lints every tool schema (a list of types, a schema that checks
+    nothing, …) and prints what it finds; it found 92 warnings before the
+    schemas were derived from the tools' models."""
+    with SmritiServer(database_url) as server:
+        done = Inspector(inspector, server, tmp_path / "home").run(
+            "--method", "tools/list", "--strict"
+        )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    assert list(json.loads(done.stdout)) == ["result"]  # no "schemaFindings"
