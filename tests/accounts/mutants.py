@@ -6,14 +6,14 @@ its role one step up or down, ``writes``, ``admin``, ``author`` or
 tests/accounts/test_authorization_matrix.py (those that need no app) run
 in-process against every mutant; with ``--matrix`` each mutant of a field a
 use case reads (role, writes, admin, author) also runs its operation's row of
-the matrix against the app, in a pytest process of its own (about 9 s each).
+the matrix against the app (one pytest run, about 4 s a mutant).
 
     python -m tests.accounts.mutants [--matrix] [OPERATION ...]
 
 Prints one line per mutant: the operation, the change, and the tests that
 failed ("SURVIVED" when none did). As a pytest plugin (``-p
 tests.accounts.mutants``) it applies the mutant named by SMRITI_POLICY_MUTANT
-("operation:field=value") before the tests run.
+("operation:field=value") before the tests run, to run any other test under it.
 """
 
 from __future__ import annotations
@@ -25,9 +25,12 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import pytest
+
 from api.domain.types import SpaceRole
 from api.services import policy
 from api.services.policy import On, Rule
+from api.settings import Settings
 
 ROLES = [None, SpaceRole.VIEWER, SpaceRole.EDITOR, SpaceRole.OWNER]
 # Read by the use cases at run time; the others only by the table tests.
@@ -98,41 +101,70 @@ def table_tests() -> dict[str, Callable[[], None]]:
     }
 
 
-def run_matrix_row(operation: str, spec: str) -> bool:
-    """True when the operation's row of the matrix fails under the mutant."""
-    env = {**os.environ, "SMRITI_POLICY_MUTANT": spec, "SMRITI_TEST_DB": "sqlite"}
-    test = f"tests/accounts/test_authorization_matrix.py::test_matrix[{operation}]"
+# As pytest collects this file when it is named (``--matrix``): one test per
+# mutant in SMRITI_POLICY_MUTANTS, which passes when the operation's row of
+# the matrix fails under the mutant (caught) and fails when the row passes.
+def _specs() -> list[str]:
+    return [spec for spec in os.environ.get("SMRITI_POLICY_MUTANTS", "").split(",") if spec]
+
+
+@pytest.mark.parametrize("spec", _specs())
+async def test_the_matrix_row_fails_under(settings: Settings, spec: str) -> None:
+    from tests.accounts import test_authorization_matrix as matrix
+
+    operation = spec.split(":", 1)[0]
+    original = policy.RULES[operation]
+    apply(spec)
+    try:
+        with pytest.raises(Exception):  # noqa: B017 (an assertion, or a crash: caught either way)
+            await matrix.test_matrix(settings, operation)
+    finally:
+        policy.RULES[operation] = original
+
+
+def run_matrix_rows(specs: list[str]) -> set[str]:
+    """The mutants whose operation's row of the matrix fails, in one pytest run."""
+    env = {**os.environ, "SMRITI_POLICY_MUTANTS": ",".join(specs), "SMRITI_TEST_DB": "sqlite"}
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-x", "-p", "tests.accounts.mutants", test],
+        [sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:randomly", __file__],
         env=env,
         capture_output=True,
         text=True,
     )
-    return done.returncode != 0
+    prefix = "PASSED " + os.path.relpath(__file__) + "::test_the_matrix_row_fails_under["
+    return {
+        line.removeprefix(prefix).removesuffix("]")
+        for line in done.stdout.splitlines()
+        if line.startswith(prefix)
+    }
 
 
 def main(argv: list[str]) -> int:
     with_matrix = "--matrix" in argv
     chosen = [a for a in argv if not a.startswith("--")] or sorted(policy.RULES)
     tests = table_tests()
-    survived = 0
+    results: dict[str, list[str]] = {}
+    runtime: list[str] = []
     for operation in chosen:
         original = policy.RULES[operation]
         for field, value in mutants(original):
             spec = f"{operation}:{field}={label(value)}"
             policy.RULES[operation] = dataclasses.replace(original, **{field: value})
-            caught = []
+            results[spec] = []
             for name, test in tests.items():
                 try:
                     test()
                 except AssertionError:
-                    caught.append(name)
+                    results[spec].append(name)
             policy.RULES[operation] = original
-            if with_matrix and field in RUNTIME_FIELDS and run_matrix_row(operation, spec):
-                caught.append(f"test_matrix[{operation}]")
-            survived += not caught
-            print(spec, ", ".join(caught) or "SURVIVED", flush=True)
-    return 1 if survived else 0
+            if field in RUNTIME_FIELDS:
+                runtime.append(spec)
+    if with_matrix:
+        for spec in run_matrix_rows(runtime):
+            results[spec].append(f"test_matrix[{spec.split(':', 1)[0]}]")
+    for spec, caught in results.items():
+        print(spec, ", ".join(caught) or "SURVIVED")
+    return 1 if any(not caught for caught in results.values()) else 0
 
 
 if __name__ == "__main__":
