@@ -20,7 +20,7 @@ import httpx
 import pytest
 
 from api.store.database import sqlite_path
-from tests.conftest import TEST_DB
+from tests.support.databases import TEST_DB
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.repository import REPOSITORY_ROOT
 from tests.support.servers import SmritiServer
