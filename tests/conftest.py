@@ -14,6 +14,7 @@ many tests that never call a model, and none calls one by accident).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -28,6 +29,7 @@ import pytest
 from starlette.applications import Starlette
 
 from api.app import create_app
+from api.graphql import view as graphql_view
 from api.settings import Settings
 from api.store.database import migrate, normalize_url, sqlite_url
 from tests.support.databases import PG_URL, TEST_DB, admin, check_kind, fresh_database
@@ -136,6 +138,27 @@ def providers_file(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[P
             f"this test called the `lab` provider ({called}) without asking for the "
             "fake_openai fixture: add `fake_openai: FakeOpenAI` to its arguments"
         )
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _one_schema_per_settings() -> Iterator[None]:
+    """Each app builds its GraphQL schema from its settings: a fraction of a second
+    (Strawberry walks every type), paid again by every test that starts an app.
+    The schema depends on the settings' limits only, never on the database or the
+    providers file, so apps whose other settings are equal share one, as the
+    requests of one long-running server do."""
+    built: dict[str, Any] = {}
+    original = graphql_view.build_schema
+
+    def shared(settings: Settings | None = None) -> Any:
+        key = repr(settings and dataclasses.replace(settings, database_url="", providers_file=None))
+        if key not in built:
+            built[key] = original(settings)
+        return built[key]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(graphql_view, "build_schema", shared)
+        yield
 
 
 @pytest.fixture
