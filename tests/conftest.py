@@ -14,9 +14,8 @@ many tests that never call a model, and none calls one by accident).
 
 from __future__ import annotations
 
-import contextlib
+import dataclasses
 import os
-import sqlite3
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -25,38 +24,23 @@ from typing import Any
 os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-import asyncpg
 import httpx
 import pytest
 from starlette.applications import Starlette
 
 from api.app import create_app
+from api.graphql import view as graphql_view
 from api.settings import Settings
-from api.store.database import migrate, normalize_url, sqlite_path, sqlite_url
+from api.store.database import migrate, normalize_url, sqlite_url
+from tests.support.databases import PG_URL, TEST_DB, admin, check_kind, fresh_database
 from tests.support.fake_anthropic import FakeAnthropic
 from tests.support.fake_ollama import FakeOllama
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.graphql import GraphQLClient
 
-TEST_DB = os.environ.get("SMRITI_TEST_DB", "sqlite")
-PG_URL = os.environ.get("SMRITI_TEST_PG_URL", "postgres://postgres@127.0.0.1:5432/postgres")
-
 
 def pytest_report_header() -> str:
     return f"smriti database: {TEST_DB}"
-
-
-async def _admin(statement: str) -> None:
-    conn = await asyncpg.connect(PG_URL.replace("postgres://", "postgresql://", 1))
-    try:
-        await conn.execute(statement)
-    finally:
-        await conn.close()
-
-
-def _check_kind() -> None:
-    if TEST_DB not in ("sqlite", "postgres"):
-        raise RuntimeError(f"SMRITI_TEST_DB must be sqlite or postgres, not {TEST_DB!r}")
 
 
 @pytest.fixture(scope="session")
@@ -65,20 +49,20 @@ async def migrated_template(tmp_path_factory: pytest.TempPathFactory) -> AsyncIt
 
     Never handed to a test: on PostgreSQL a template must have no connections when
     it is copied."""
-    _check_kind()
+    check_kind()
     if TEST_DB == "sqlite":
         url = sqlite_url(tmp_path_factory.mktemp("migrated") / "template.sqlite3")
         await migrate(url)
         yield url
         return
     name = f"smriti_template_{uuid.uuid4().hex[:12]}"
-    await _admin(f'CREATE DATABASE "{name}"')
+    await admin(f'CREATE DATABASE "{name}"')
     try:
         url = normalize_url(f"{PG_URL.rsplit('/', 1)[0]}/{name}")
         await migrate(url)
         yield url
     finally:
-        await _admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @pytest.fixture
@@ -93,35 +77,6 @@ async def empty_database_url(tmp_path: Path) -> AsyncIterator[str]:
     """A database with no tables yet: for tests of the migrations themselves."""
     async with fresh_database(tmp_path / "smriti.sqlite3") as url:
         yield url
-
-
-@contextlib.asynccontextmanager
-async def fresh_database(sqlite_file: Path, *, template: str | None = None) -> AsyncIterator[str]:
-    """A database of the chosen kind (a PostgreSQL one is dropped after): empty, or a
-    copy of ``template`` (the URL ``migrated_template`` gives)."""
-    _check_kind()
-    if TEST_DB == "sqlite":
-        if template is not None:
-            source = sqlite_path(template)
-            assert source is not None
-            # The backup API copies what the file holds, a write-ahead log included.
-            with (
-                contextlib.closing(sqlite3.connect(source)) as src,
-                contextlib.closing(sqlite3.connect(sqlite_file)) as dst,
-            ):
-                src.backup(dst)
-        yield sqlite_url(sqlite_file)
-        return
-    name = f"smriti_test_{uuid.uuid4().hex[:12]}"
-    if template is None:
-        await _admin(f'CREATE DATABASE "{name}"')
-    else:
-        await _admin(f'CREATE DATABASE "{name}" TEMPLATE "{template.rsplit("/", 1)[1]}"')
-    base = PG_URL.rsplit("/", 1)[0]
-    try:
-        yield normalize_url(f"{base}/{name}")
-    finally:
-        await _admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @pytest.fixture
@@ -183,6 +138,27 @@ def providers_file(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[P
             f"this test called the `lab` provider ({called}) without asking for the "
             "fake_openai fixture: add `fake_openai: FakeOpenAI` to its arguments"
         )
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _one_schema_per_settings() -> Iterator[None]:
+    """Each app builds its GraphQL schema from its settings: a fraction of a second
+    (Strawberry walks every type), paid again by every test that starts an app.
+    The schema depends on the settings' limits only, never on the database or the
+    providers file, so apps whose other settings are equal share one, as the
+    requests of one long-running server do."""
+    built: dict[str, Any] = {}
+    original = graphql_view.build_schema
+
+    def shared(settings: Settings | None = None) -> Any:
+        key = repr(settings and dataclasses.replace(settings, database_url="", providers_file=None))
+        if key not in built:
+            built[key] = original(settings)
+        return built[key]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(graphql_view, "build_schema", shared)
+        yield
 
 
 @pytest.fixture

@@ -8,6 +8,7 @@ fails if it calls that model.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import socket
 import sqlite3
@@ -19,8 +20,10 @@ import asyncpg
 import httpx
 import pytest
 
+from api.app import create_app
+from api.settings import Settings
 from api.store.database import sqlite_path
-from tests.conftest import TEST_DB
+from tests.support.databases import TEST_DB
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.repository import REPOSITORY_ROOT
 from tests.support.servers import SmritiServer
@@ -124,3 +127,17 @@ def test_a_server_whose_port_is_taken_before_it_binds_starts_on_another(tmp_path
         with server:
             assert server.port != taken
             assert httpx.get(f"{server.base_url}/healthz", timeout=5).json()["status"] == "ok"
+
+
+def _schema_of(settings: Settings) -> object:
+    app = create_app(settings)
+    return next(r.endpoint for r in app.routes if getattr(r, "path", "") == "/graphql").schema
+
+
+def test_apps_with_the_same_limits_share_one_schema(settings: Settings, tmp_path: Path) -> None:
+    """conftest's ``_one_schema_per_settings``: the schema is built once for equal
+    limits (another database is not another schema), again for other limits."""
+    elsewhere = dataclasses.replace(settings, database_url=f"sqlite:///{tmp_path / 'other.db'}")
+    deeper = dataclasses.replace(settings, max_query_depth=settings.max_query_depth + 1)
+    assert _schema_of(settings) is _schema_of(elsewhere)
+    assert _schema_of(deeper) is not _schema_of(settings)

@@ -297,9 +297,16 @@ export class SmritiApp extends HTMLElement {
   async reloadSession() {
     const asked = this.state.session;
     if (!asked) return;
-    // Meanwhile the user may have opened a space or another session, or changed this
-    // one (shared it, mounted…): then sessionReloaded drops this older answer.
-    this.dispatch(actions.sessionReloaded, await api.loadSession(asked.id), asked);
+    // How many reloads are on their way, on the element (data-reloading): a test waits
+    // for 0 to know that a late answer was handled (applied or dropped), not a delay.
+    this.dataset.reloading = String(Number(this.dataset.reloading ?? 0) + 1);
+    try {
+      // Meanwhile the user may have opened a space or another session, or changed this
+      // one (shared it, mounted…): then sessionReloaded drops this older answer.
+      this.dispatch(actions.sessionReloaded, await api.loadSession(asked.id), asked);
+    } finally {
+      this.dataset.reloading = String(Number(this.dataset.reloading) - 1);
+    }
   }
 
   /** The next older page; while one is loading, that one (callers may loop on it). */

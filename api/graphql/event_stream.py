@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncGenerator, Callable, Mapping
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -47,6 +47,9 @@ class EventStream:
     subscription: Closable
     heartbeat: str
     interval: float
+    # Waits out one interval before a heartbeat: the event loop's clock, or a
+    # test's, which decides exactly when each heartbeat is due.
+    tick: Callable[[float], Awaitable[None]] = asyncio.sleep
 
 
 class EventStreamResponse(Response):
@@ -74,11 +77,13 @@ class EventStreamResponse(Response):
                 body = self.stream.heartbeat.encode()
                 ping = {"type": "http.response.body", "body": body, "more_body": True}
                 while True:
-                    done, _ = await asyncio.wait(
-                        (pump, gone),
-                        timeout=self.stream.interval,
-                        return_when=asyncio.FIRST_COMPLETED,
-                    )
+                    tick = asyncio.ensure_future(self.stream.tick(self.stream.interval))
+                    try:
+                        done, _ = await asyncio.wait(
+                            (pump, gone, tick), return_when=asyncio.FIRST_COMPLETED
+                        )
+                    finally:
+                        tick.cancel()
                     if pump in done:
                         self.failed_here = True
                         pump.result()  # its failure is the response's

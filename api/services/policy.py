@@ -7,8 +7,9 @@ verifyLineage). Every use case in ``api.services`` asks ``allow`` for its rule
 when it runs, before it reads anything, and applies the rest of the rule
 through ``api.services.access`` (the reads that find the actor's role in a
 space or the session's author). The authorization matrix test
-(tests/accounts/test_authorization_matrix.py) derives every expected outcome
-from this table, and fails for an operation of the schema without a rule.
+(tests/accounts/test_authorization_matrix.py) holds this table to a
+hand-written one, cell by cell, and fails for an operation of the schema
+without a rule.
 
 A rule says:
 

@@ -17,7 +17,7 @@ from starlette.applications import Starlette
 from api.graphql.core import ids
 from api.services import accounts, answering, chat
 from api.store import claims
-from tests.conftest import TEST_DB
+from tests.support.databases import TEST_DB
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.graphql import GraphQLClient
 from tests.support.ops import create_session, send

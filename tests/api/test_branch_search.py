@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from api.store import sql
-from tests.api.test_branches import FORK, conversation, turn_id
+from tests.support.conversations import FORK, conversation, turn_id
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.graphql import GraphQLClient
 from tests.support.ops import send

@@ -12,6 +12,18 @@ from typing import Any
 
 import pytest
 
+from tests.support.conversations import (
+    BRANCH,
+    EDIT,
+    ERR,
+    FORK,
+    LAB,
+    REGENERATE,
+    TURN,
+    TURNS,
+    conversation,
+    turn_id,
+)
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.graphql import GraphQLClient
 from tests.support.ops import checkpoint, create_session, create_space, mount, send
@@ -21,46 +33,13 @@ pytestmark = pytest.mark.filterwarnings(
     "ignore:Accessing the .* attribute on the instance is deprecated"
 )
 
-LAB = "lab/my-model"
-ERR = "errors { code message field }"
-TURN = "id role content sequenceNumber replyToSequence"
-BRANCH = (
-    "id title lastSequenceNumber branchName model memoryScope space { id } "
-    "mount { baseSequence checkpoint { id } } branchedFrom { afterSequence session { id } }"
-)
-FORK = f"""mutation($input: ForkSessionInput!) {{ forkSession(input: $input) {{
-  session {{ {BRANCH} }} {ERR} }} }}"""
-REGENERATE = f"""mutation($input: RegenerateInput!) {{ regenerate(input: $input) {{
-  session {{ {BRANCH} }} userTurn {{ {TURN} }} assistantTurn {{ {TURN} }}
-  context {{ mode boundary turns {{ sequenceNumber }} }} {ERR} }} }}"""
-EDIT = f"""mutation($input: EditAndResendInput!) {{ editAndResend(input: $input) {{
-  session {{ {BRANCH} }} userTurn {{ {TURN} }} assistantTurn {{ {TURN} }}
-  context {{ mode boundary turns {{ sequenceNumber }} }} {ERR} }} }}"""
-TURNS = f"""query($id: ID!) {{ session(id: $id) {{ lastSequenceNumber
-  turns(first: 100) {{ nodes {{ {TURN} }} }} }} }}"""
 ALTERNATIVES = """query($id: ID!, $p: Int) { session(id: $id) {
   alternatives(sequenceNumber: $p) { sequenceNumber index count sessions { id } } } }"""
-
-
-async def conversation(gql: GraphQLClient, fake: FakeOpenAI, n: int, **fields: Any) -> str:
-    """A session of ``n`` exchanges: "q1", "a1", "q2", "a2", …"""
-    sid: str = (await create_session(gql, model=LAB, **fields))["id"]
-    for i in range(1, n + 1):
-        fake.reply(f"a{i}")
-        sent = await send(gql, sid, f"q{i}")
-        assert sent["errors"] == [], sent
-    return sid
 
 
 async def turns_of(gql: GraphQLClient, sid: str) -> list[tuple[str, str, int]]:
     data = (await gql(TURNS, id=sid))["session"]
     return [(t["role"], t["content"], t["sequenceNumber"]) for t in data["turns"]["nodes"]]
-
-
-async def turn_id(gql: GraphQLClient, sid: str, sequence: int) -> str:
-    nodes = (await gql(TURNS, id=sid))["session"]["turns"]["nodes"]
-    found: str = next(t["id"] for t in nodes if t["sequenceNumber"] == sequence)
-    return found
 
 
 def line(*contents: str) -> list[tuple[str, str, int]]:

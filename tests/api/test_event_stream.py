@@ -8,6 +8,7 @@ response ends (done, client gone, failed, cancelled).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import AsyncGenerator
 from typing import Any
 
@@ -31,6 +32,7 @@ class Subscription:
         self.then = then  # "end", "wait" (for ever), "fail", or "wait" and "fail" when stopped
         self.log: list[str] = []
         self.waiting = asyncio.Event()
+        self.closed = asyncio.Event()
 
     async def events(self) -> AsyncGenerator[str, None]:
         try:
@@ -53,6 +55,7 @@ class Subscription:
 
     async def aclose(self) -> None:
         self.log.append("subscription closed")
+        self.closed.set()
 
 
 class Client:
@@ -61,6 +64,7 @@ class Client:
     def __init__(self) -> None:
         self.sent: list[dict[str, Any]] = []
         self.gone = asyncio.Event()
+        self.changed = asyncio.Condition()
 
     async def receive(self) -> dict[str, Any]:
         await self.gone.wait()
@@ -68,6 +72,13 @@ class Client:
 
     async def send(self, message: dict[str, Any]) -> None:
         self.sent.append(message)
+        async with self.changed:
+            self.changed.notify_all()
+
+    async def until_sent(self, body: str) -> None:
+        """Returns once exactly ``body`` has been sent."""
+        async with self.changed:
+            await self.changed.wait_for(lambda: self.body() == body)
 
     def leave(self) -> None:
         self.gone.set()
@@ -76,8 +87,24 @@ class Client:
         return "".join(m.get("body", b"").decode() for m in self.sent[1:])
 
 
-def response(subscription: Subscription, interval: float = 60.0) -> EventStreamResponse:
+class Clock:
+    """The heartbeat's clock: an interval ends when the test says so."""
+
+    def __init__(self) -> None:
+        self.due: asyncio.Queue[None] = asyncio.Queue()
+        self.intervals: list[float] = []
+
+    async def tick(self, interval: float) -> None:
+        self.intervals.append(interval)
+        await self.due.get()
+
+
+def response(
+    subscription: Subscription, interval: float = 60.0, clock: Clock | None = None
+) -> EventStreamResponse:
     stream = EventStream(subscription.events, subscription, PING, interval)
+    if clock is not None:
+        stream = dataclasses.replace(stream, tick=clock.tick)
     return EventStreamResponse(stream, status_code=200, headers=HEADERS)
 
 
@@ -100,17 +127,29 @@ async def test_events_go_out_in_order_then_the_end_and_the_subscription_is_close
 
 async def test_an_idle_stream_sends_a_heartbeat_every_interval() -> None:
     subscription = Subscription(["event: next\r\ndata: 1\r\n\r\n"], then="wait")
-    client = Client()
+    client, clock = Client(), Clock()
     task = asyncio.create_task(
-        response(subscription, interval=0.05)({"type": "http"}, client.receive, client.send)
+        response(subscription, interval=0.05, clock=clock)(
+            {"type": "http"}, client.receive, client.send
+        )
     )
     await subscription.waiting.wait()
-    await asyncio.sleep(0.13)
+    await client.until_sent("event: next\r\ndata: 1\r\n\r\n")
+    for _ in range(2):  # two intervals go by
+        clock.due.put_nowait(None)
+    await client.until_sent("event: next\r\ndata: 1\r\n\r\n" + PING * 2)
     client.leave()
     await asyncio.wait_for(task, 5)
 
     assert client.body() == "event: next\r\ndata: 1\r\n\r\n" + PING * 2
+    # Each wait was one interval, and the third was under way when the client left.
+    assert clock.intervals == [0.05, 0.05, 0.05]
     assert subscription.log == ["cancelled", "saved", "events closed", "subscription closed"]
+
+
+def test_the_heartbeat_waits_on_the_event_loops_clock_by_default() -> None:
+    stream = EventStream(Subscription([]).events, Subscription([]), PING, 15.0)
+    assert stream.tick is asyncio.sleep
 
 
 async def test_a_client_that_goes_away_stops_the_subscription_which_saves_first() -> None:
@@ -140,7 +179,8 @@ async def test_a_cancelled_response_still_lets_the_subscription_save() -> None:
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    await asyncio.sleep(0.1)
+    # The close goes on in a task of its own, shielded from the cancellation.
+    await asyncio.wait_for(subscription.closed.wait(), 5)
 
     assert subscription.log == ["cancelled", "saved", "events closed", "subscription closed"]
 

@@ -9,11 +9,12 @@ sequence number", nor nesting depth beyond its own shape, nor NUL).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -434,17 +435,37 @@ def test_the_good_document_matches_the_schema() -> None:
     jsonschema.validate(good_document(), SCHEMA)
 
 
-@pytest.mark.parametrize("case", RANGES, ids=[c.name for c in RANGES])
+# Every case but the one no validator can read: 100,000 levels of nesting are
+# past any JSON parser's recursion (Python's raises RecursionError), so what
+# refuses it is the import's own reader, tested by the cases below.
+SCHEMA_CASES = [c for c in RANGES if c.name != "nested 100,000 deep (past the parser's own limit)"]
+
+
+@contextlib.contextmanager
+def big_numbers() -> Iterator[None]:
+    """Integers of any length, as a validator reads them from a file (Python
+    limits int <-> text to 4,300 digits; a 5,000-digit number is a case)."""
+    limit = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        yield
+    finally:
+        sys.set_int_max_str_digits(limit)
+
+
+def test_every_case_but_the_deepest_is_checked_against_the_schema() -> None:
+    assert len(RANGES) - len(SCHEMA_CASES) == 1
+
+
+@pytest.mark.parametrize("case", SCHEMA_CASES, ids=[c.name for c in SCHEMA_CASES])
 def test_the_schema_refuses_what_it_can_say(case: Case) -> None:
-    if case.text is not None:
-        return  # not a Python value (1e400 is inf, 5,000 digits, 100,000 levels)
-    document = good_document()
-    case.change(document)
-    if case.in_schema:
-        with pytest.raises(jsonschema.ValidationError):
+    with big_numbers():  # the document parsed from its text: 1e400 is infinity
+        document = json.loads(bad_text(case))
+        if case.in_schema:
+            with pytest.raises(jsonschema.ValidationError):
+                jsonschema.validate(document, SCHEMA)
+        else:
             jsonschema.validate(document, SCHEMA)
-    else:
-        jsonschema.validate(document, SCHEMA)
 
 
 async def test_a_bad_number_is_refused_by_name_and_writes_nothing(gql: GraphQLClient) -> None:

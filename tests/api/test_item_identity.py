@@ -12,10 +12,10 @@ import jsonschema
 from api.domain.hashing import checkpoint_hash
 from api.domain.identity import implicit_item_ids
 from api.domain.types import CheckpointContent
-from tests.api.test_merge import fork
-from tests.api.test_transfer import IMPORT, SCHEMA, VERIFY, export_document
 from tests.support.graphql import GraphQLClient
+from tests.support.merging import fork
 from tests.support.ops import ERRORS, create_session, create_space, send
+from tests.support.transfer import IMPORT, SCHEMA, VERIFY, export_document
 
 RENT = "Rent a campervan for the Queensland coast"
 RENT_4WD = "Rent a 4WD campervan for the Queensland coast"

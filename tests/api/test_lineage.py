@@ -9,6 +9,7 @@ from api.settings import Settings
 from api.store import models
 from tests.accounts.world import accounts_app
 from tests.support.graphql import GraphQLClient
+from tests.support.lineage import build_lineage
 from tests.support.ops import checkpoint, create_session, create_space, send
 from tests.support.queries import count_statements
 
@@ -23,16 +24,6 @@ LINEAGE_ONLY = """query($id: ID!) { space(id: $id) {
 } }"""
 ANCESTORS = """query($id: ID!) { checkpoint(id: $id) {
   title ancestors(first: 50) { title } parent { parent { parent { title } } } } }"""
-
-
-async def build_lineage(gql: GraphQLClient, length: int) -> tuple[str, list[dict[str, str]]]:
-    space = await create_space(gql)
-    sid = (await create_session(gql, spaceId=space, title="t"))["id"]
-    saved = []
-    for i in range(length):
-        await send(gql, sid, f"step {i}")
-        saved.append(await checkpoint(gql, sid, f"C{i}"))
-    return space, saved
 
 
 async def test_lineage_and_branches_in_one_request(gql: GraphQLClient) -> None:

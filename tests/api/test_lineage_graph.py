@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.api.test_lineage import build_lineage
-from tests.api.test_merge import MERGE, diverged, merge_input
 from tests.support.graphql import GraphQLClient
+from tests.support.lineage import build_lineage
+from tests.support.merging import MERGE, diverged, merge_input
 from tests.support.queries import count_statements
 
 NODE = "id hash shortHash title branchName parentId mergeParentId createdAt"

@@ -8,6 +8,7 @@ from typing import Any
 from api.domain.hashing import verify_chain
 from api.domain.types import Checkpoint, CheckpointContent, ItemIds
 from tests.support.graphql import GraphQLClient
+from tests.support.merging import MERGE, diverged, fork, merge_input
 from tests.support.ops import ERRORS, checkpoint, create_session, create_space, send
 from tests.support.queries import count_statements
 
@@ -16,72 +17,12 @@ PREVIEW_MERGE = f"""query($input: PreviewMergeInput!) {{ previewMerge(input: $in
   into ours {{ title }} theirs {{ title }} commonAncestor {{ title }} fastForward upToDate
   decisions {{ {FIELD} }} tasks {{ {FIELD} }} openQuestions {{ {FIELD} }} entities {{ {FIELD} }}
   conflictCount suggestedTitle suggestedObjective suggestedSummary }} }}"""
-MERGE = f"""mutation($input: MergeCheckpointsInput!) {{ mergeCheckpoints(input: $input) {{
-  checkpoint {{ id title branchName objective summary decisions tasks openQuestions entities
-    parent {{ title }} mergeParent {{ title }} }}
-  fastForward {ERRORS} }} }}"""
 BRANCH_HEADS = """query($id: ID!) { space(id: $id) { branches { name head { title } } } }"""
 NODE = """id hash title objective summary decisions tasks openQuestions entities branchName
   authorAgent createdAt parent { id } mergeParent { id } decisionItems { id } taskItems { id }
   openQuestionItems { id } entityItems { id }"""
 VERIFY = f"""query($id: ID!) {{ checkpoint(id: $id) {{ {NODE} ancestors(first: 100) {{ {NODE} }}
   mergeParent {{ {NODE} ancestors(first: 100) {{ {NODE} }} }} }} }}"""
-
-
-async def fork(gql: GraphQLClient, checkpoint_id: str, branch: str) -> str:
-    data = await gql(
-        """mutation($c: ID!, $b: String!) {
-           forkSession(input: {checkpointId: $c, branchName: $b}) { session { id } } }""",
-        c=checkpoint_id,
-        b=branch,
-    )
-    session_id: str = data["forkSession"]["session"]["id"]
-    return session_id
-
-
-async def diverged(gql: GraphQLClient) -> dict[str, Any]:
-    """Base on main; main and `alt` each go their own way from it.
-
-    main:  Base → M1 (drops "Use SQLite", adds "Cache in Redis")
-    alt:   Base → A1 (respells "Use Postgres", replaces "Use SQLite" by "Use SQLite 3",
-                      drops task "Pick a host", adds "Write docs" and entity "Redis")
-    """
-    space = await create_space(gql)
-    main = (await create_session(gql, spaceId=space, title="main"))["id"]
-    await send(gql, main, "go")
-    base = await checkpoint(
-        gql,
-        main,
-        "Base",
-        objective="Ship it",
-        decisions=["Use Postgres", "Use SQLite"],
-        tasks=["Pick a host", "Write tests"],
-    )
-    alt = await fork(gql, base["id"], "alt")
-    m1 = await checkpoint(
-        gql,
-        main,
-        "M1",
-        objective="Ship it",
-        decisions=["Use Postgres", "Cache in Redis"],
-        tasks=["Pick a host", "Write tests"],
-    )
-    await send(gql, alt, "alt work")
-    a1 = await checkpoint(
-        gql,
-        alt,
-        "A1",
-        objective="Ship it fast",
-        summary="Docs matter.",
-        decisions=["use postgres", "Use SQLite 3"],
-        tasks=["Write tests", "Write docs"],
-        entities=["Redis"],
-    )
-    return {"space": space, "main": main, "alt": alt, "base": base, "m1": m1, "a1": a1}
-
-
-def merge_input(lab: dict[str, Any], **fields: Any) -> dict[str, Any]:
-    return {"spaceId": lab["space"], "into": "main", "from": lab["a1"]["id"], **fields}
 
 
 async def test_preview_shows_origins_conflicts_and_a_draft(gql: GraphQLClient) -> None:

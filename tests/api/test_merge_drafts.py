@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from api.domain.contradictions import CONTRADICTION_INSTRUCTIONS
-from tests.api.test_merge import diverged, merge_input
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.graphql import GraphQLClient
+from tests.support.merging import diverged, merge_input
 
 QUERY = """query($input: PreviewMergeInput!) { previewMerge(input: $input) {
   suggestedTitle suggestedObjective suggestedSummary suggestionModel conflictCount } }"""

@@ -17,7 +17,7 @@ import pytest
 from starlette.applications import Starlette
 
 from api.settings import Settings
-from tests.conftest import TEST_DB
+from tests.support.databases import TEST_DB
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.graphql import GraphQLClient
 from tests.support.ops import checkpoint, create_session, create_space, preview, send

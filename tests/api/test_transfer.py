@@ -14,18 +14,13 @@ from typing import Any
 import jsonschema
 import pytest
 
-from tests.api.test_merge import MERGE, diverged, merge_input
-from tests.conftest import fresh_database
+from tests.support.databases import fresh_database
 from tests.support.graphql import GraphQLClient
 from tests.support.lineage import forked_space, key
+from tests.support.merging import MERGE, diverged, merge_input
 from tests.support.ops import checkpoint, create_session, send
+from tests.support.transfer import EXPORT, IMPORT, SCHEMA, VERIFY, export_document
 
-SCHEMA = json.loads((Path(__file__).parents[2] / "docs/export.schema.json").read_text())
-EXPORT = """query($s: ID!) { exportSpace(input: {spaceId: $s, format: JSON}) {
-  document mediaType fileName } }"""
-IMPORT = """mutation($d: String!) { importSpace(input: {document: $d}) {
-  spaces { id name } sessions { id } created errors { code message field } } }"""
-VERIFY = "query($s: ID!) { verifyLineage(spaceId: $s) { ok checked } }"
 COUNT = "query { spaces(first: 100) { edges { node { id } } } }"
 
 
@@ -37,15 +32,6 @@ def smriti(*args: str) -> subprocess.CompletedProcess[str]:
         timeout=120,
         env={**os.environ, "LITELLM_OFFLINE_MODE": "true"},
     )
-
-
-async def export_document(gql: GraphQLClient, space: str) -> dict[str, Any]:
-    exported = (await gql(EXPORT, s=space))["exportSpace"]
-    assert exported["mediaType"] == "application/json"
-    document: dict[str, Any] = json.loads(exported["document"])
-    # saved under the space's name (each space here has a plain one)
-    assert exported["fileName"] == f"{document['spaces'][0]['name']}.json"
-    return document
 
 
 def without_ids(document: dict[str, Any]) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from tests.api.test_branches import EDIT, REGENERATE, conversation, turn_id
+from tests.support.conversations import EDIT, REGENERATE, conversation, turn_id
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.graphql import GraphQLClient
 from tests.support.ops import checkpoint, create_space

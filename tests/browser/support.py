@@ -14,6 +14,8 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
+from tests.support.servers import SmritiServer
+
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -262,3 +264,67 @@ def open_lineage(page: Page) -> None:
     if toggle.is_visible():
         toggle.click()
     expect(page.locator("lineage-graph svg")).to_be_visible()
+
+
+def travel_lineage(base_url: str) -> dict[str, Any]:
+    """Base on main; main adds "Rent a campervan for the coast", rail adds "Do not rent
+    a campervan" (a contradiction the offline heuristic flags); sea is forked from Base
+    and has saved nothing."""
+    space_id = gql(base_url, 'mutation { createSpace(input: {name: "Trip"}) { space { id } } }')[
+        "createSpace"
+    ]["space"]["id"]
+    main = gql(
+        base_url,
+        'mutation($s: ID!) { createSession(input: {spaceId: $s, title: "m"}) { session { id } } }',
+        s=space_id,
+    )["createSession"]["session"]["id"]
+
+    def save(session: str, title: str, decisions: list[str]) -> dict[str, Any]:
+        data = gql(
+            base_url,
+            CREATE_CHECKPOINT,
+            input={"sessionId": session, "title": title, "decisions": decisions},
+        )
+        saved: dict[str, Any] = data["createCheckpoint"]["checkpoint"]
+        return saved
+
+    def fork(checkpoint_id: str, branch: str) -> str:
+        forked = gql(
+            base_url,
+            """mutation($c: ID!, $b: String!) { forkSession(input: {checkpointId: $c,
+               branchName: $b}) { session { id } } }""",
+            c=checkpoint_id,
+            b=branch,
+        )
+        session_id: str = forked["forkSession"]["session"]["id"]
+        return session_id
+
+    base = save(main, "Base", ["Go north"])
+    rail = fork(base["id"], "rail")
+    sea = fork(base["id"], "sea")
+    save(main, "M1", ["Go north", "Rent a campervan for the coast"])
+    r1 = save(rail, "R1", ["Go north", "Do not rent a campervan"])
+    return {"space": space_id, "main": main, "rail": rail, "sea": sea, "base": base, "r1": r1}
+
+
+TURNS = """query($s: ID!) { session(id: $s) { turns(first: 50) { edges { node {
+  sequenceNumber role content interrupted replyToSequence finishReason continuesSequence
+} } } } }"""
+
+
+def saved_turns(server: SmritiServer, sid: str) -> list[tuple[str, str, bool]]:
+    edges = gql(server.base_url, TURNS, s=sid)["session"]["turns"]["edges"]
+    return [(e["node"]["role"], e["node"]["content"], e["node"]["interrupted"]) for e in edges]
+
+
+def start(page: Page, server: SmritiServer, model: str = "lab/my-model") -> str:
+    open_app(page, server.base_url)
+    new_session(page, None)
+    page.get_by_label("Model", exact=True).select_option(model)
+    return session_id(page)
+
+
+def type_and_send(page: Page, text: str) -> None:
+    box = page.get_by_label("Message", exact=True)
+    box.fill(text)
+    box.press("Shift+Enter")

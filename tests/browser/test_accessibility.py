@@ -16,6 +16,7 @@ from tests.browser.support import (
     open_lineage,
     save_checkpoint,
     send,
+    travel_lineage,
 )
 from tests.support.servers import SmritiServer
 
@@ -136,8 +137,6 @@ def test_the_compare_dialog_has_no_serious_or_critical_violations(
 def test_a_merge_review_with_a_contradiction_warning_has_no_serious_or_critical_violations(
     browser: Browser, server: SmritiServer, size: str
 ) -> None:
-    from tests.browser.test_merge import travel_lineage
-
     lab = travel_lineage(server.base_url)
     context = browser.new_context(viewport=SIZES[size], color_scheme="light", bypass_csp=True)
     page = context.new_page()

@@ -16,6 +16,7 @@ from tests.browser.support import (
     lineage_with_a_conflict,
     open_app,
     open_lineage,
+    travel_lineage,
 )
 from tests.support.servers import SmritiServer
 
@@ -237,47 +238,6 @@ def test_a_branch_fast_forward_is_said_and_moves_the_head(page: Page, server: Sm
     expect(graph.get_by_role("group", name="Branch main")).to_have_text(
         f"main · head {a1_short} A1 (on alt)Every other branch contains this checkpoint already."
     )
-
-
-def travel_lineage(base_url: str) -> dict[str, Any]:
-    """Base on main; main adds "Rent a campervan for the coast", rail adds "Do not rent
-    a campervan" (a contradiction the offline heuristic flags); sea is forked from Base
-    and has saved nothing."""
-    space_id = gql(base_url, 'mutation { createSpace(input: {name: "Trip"}) { space { id } } }')[
-        "createSpace"
-    ]["space"]["id"]
-    main = gql(
-        base_url,
-        'mutation($s: ID!) { createSession(input: {spaceId: $s, title: "m"}) { session { id } } }',
-        s=space_id,
-    )["createSession"]["session"]["id"]
-
-    def save(session: str, title: str, decisions: list[str]) -> dict[str, Any]:
-        data = gql(
-            base_url,
-            CREATE_CHECKPOINT,
-            input={"sessionId": session, "title": title, "decisions": decisions},
-        )
-        saved: dict[str, Any] = data["createCheckpoint"]["checkpoint"]
-        return saved
-
-    def fork(checkpoint_id: str, branch: str) -> str:
-        forked = gql(
-            base_url,
-            """mutation($c: ID!, $b: String!) { forkSession(input: {checkpointId: $c,
-               branchName: $b}) { session { id } } }""",
-            c=checkpoint_id,
-            b=branch,
-        )
-        session_id: str = forked["forkSession"]["session"]["id"]
-        return session_id
-
-    base = save(main, "Base", ["Go north"])
-    rail = fork(base["id"], "rail")
-    sea = fork(base["id"], "sea")
-    save(main, "M1", ["Go north", "Rent a campervan for the coast"])
-    r1 = save(rail, "R1", ["Go north", "Do not rent a campervan"])
-    return {"space": space_id, "main": main, "rail": rail, "sea": sea, "base": base, "r1": r1}
 
 
 def test_a_contradiction_is_a_warning_that_can_be_dismissed(

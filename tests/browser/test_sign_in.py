@@ -197,8 +197,14 @@ def test_a_request_answering_401_during_sign_out_does_not_come_back_here(
     while not logouts:
         page.wait_for_timeout(20)
     page.route("**/graphql", lambda route: route.fulfill(status=401, body=""))
+    # Every navigation the page asks for fires `navigate` at once (location.assign
+    # included); the query's 401 handler has run when its promise settles.
+    page.evaluate(
+        "() => { window.asked = []; "
+        "navigation.addEventListener('navigate', (e) => window.asked.push(e.destination.url)); }"
+    )
     page.evaluate("() => import('/api.js').then((api) => api.loadSidebar()).catch(() => null)")
-    page.wait_for_timeout(300)
+    assert page.evaluate("window.asked") == []
     assert page.url == server.base_url + "/"
     logouts[0].continue_()
     expect(page).to_have_url(server.base_url + "/login.html")

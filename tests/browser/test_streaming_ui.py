@@ -11,13 +11,15 @@ import pytest
 from playwright.sync_api import Page, Request, Route, expect
 
 from api.domain.continuation import CONTINUE_INSTRUCTION
-from tests.browser.support import gql, new_session, open_app, session_id
+from tests.browser.support import (
+    TURNS,
+    gql,
+    saved_turns,
+    start,
+    type_and_send,
+)
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.servers import SmritiServer
-
-TURNS = """query($s: ID!) { session(id: $s) { turns(first: 50) { edges { node {
-  sequenceNumber role content interrupted replyToSequence finishReason continuesSequence
-} } } } }"""
 
 # In-page: record each new length of the streaming reply's text until it is replaced.
 WATCH_STREAMING_TEXT = """() => {
@@ -39,11 +41,6 @@ def server(lab_server: SmritiServer) -> SmritiServer:
     return lab_server
 
 
-def saved_turns(server: SmritiServer, sid: str) -> list[tuple[str, str, bool]]:
-    edges = gql(server.base_url, TURNS, s=sid)["session"]["turns"]["edges"]
-    return [(e["node"]["role"], e["node"]["content"], e["node"]["interrupted"]) for e in edges]
-
-
 def graphql_posts(page: Page) -> list[tuple[str, str]]:
     """(Accept header, body) of every POST /graphql the page makes from now on."""
     posts: list[tuple[str, str]] = []
@@ -54,19 +51,6 @@ def graphql_posts(page: Page) -> list[tuple[str, str]]:
 
     page.on("request", seen)
     return posts
-
-
-def start(page: Page, server: SmritiServer, model: str = "lab/my-model") -> str:
-    open_app(page, server.base_url)
-    new_session(page, None)
-    page.get_by_label("Model", exact=True).select_option(model)
-    return session_id(page)
-
-
-def type_and_send(page: Page, text: str) -> None:
-    box = page.get_by_label("Message", exact=True)
-    box.fill(text)
-    box.press("Shift+Enter")
 
 
 def test_the_reply_grows_as_it_streams_then_becomes_the_saved_turn(

@@ -6,8 +6,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.support import gql
-from tests.browser.test_streaming_ui import saved_turns, start, type_and_send
+from tests.browser.support import gql, saved_turns, start, type_and_send
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.servers import SmritiServer
 

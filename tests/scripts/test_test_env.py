@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import TEST_DB
+from tests.support.databases import TEST_DB
 from tests.support.repository import REPOSITORY_ROOT
 from tests.support.servers import UNPRIVILEGED
 

@@ -44,3 +44,13 @@ async def tamper(statement: str, params: list[Any]) -> None:
     else:
         await conn.execute_script("DROP TRIGGER checkpoint_immutable")
     await conn.execute_query(sql.translate(conn, statement), params)
+
+
+async def build_lineage(gql: GraphQLClient, length: int) -> tuple[str, list[dict[str, str]]]:
+    space = await create_space(gql)
+    sid = (await create_session(gql, spaceId=space, title="t"))["id"]
+    saved = []
+    for i in range(length):
+        await send(gql, sid, f"step {i}")
+        saved.append(await checkpoint(gql, sid, f"C{i}"))
+    return space, saved

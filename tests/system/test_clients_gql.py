@@ -12,7 +12,7 @@ from gql import Client, GraphQLRequest
 from gql.transport.httpx import HTTPXAsyncTransport
 from gql.transport.websockets import WebsocketsTransport
 
-from tests.conftest import TEST_DB
+from tests.support.databases import TEST_DB
 from tests.support.served import last_sequence, new_session, sqlite_server
 from tests.support.servers import SmritiServer
 

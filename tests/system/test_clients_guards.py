@@ -11,7 +11,7 @@ import pytest
 from httpx_ws import WebSocketUpgradeError, aconnect_ws
 
 from api.store.database import sqlite_url
-from tests.conftest import TEST_DB
+from tests.support.databases import TEST_DB
 from tests.support.served import last_sequence, new_session, sqlite_server
 from tests.support.servers import SmritiServer
 

@@ -20,17 +20,17 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.conftest import TEST_DB
+from tests.support.databases import TEST_DB
 from tests.support.fake_openai import FakeOpenAI
+from tests.support.node_clients import OFFLINE
 from tests.support.served import last_sequence, new_session, sqlite_server
+from tests.support.served_sessions import write_providers_file
 from tests.support.servers import SmritiServer
-from tests.system.test_streaming_serve import write_providers_file
 
 # HTTP behaviour, the same on either database: the servers here use SQLite.
 pytestmark = pytest.mark.skipif(TEST_DB != "sqlite", reason="runs in the SQLite pass")
 
 CLIENTS = Path(__file__).resolve().parent.parent / "clients" / "js"
-OFFLINE = ("ENOTFOUND", "EAI_AGAIN", "ECONNREFUSED", "ETIMEDOUT", "ENETUNREACH")
 URQL_ACCEPT = (
     "application/graphql-response+json, application/graphql+json, application/json, "
     "text/event-stream, multipart/mixed"

@@ -16,15 +16,11 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.support.databases import module_database
 from tests.support.fake_openai import FakeOpenAI
+from tests.support.served_sessions import new_session, read_turns, write_providers_file
 from tests.support.servers import SmritiServer
 from tests.support.streams import STREAM, graphql_ws
-from tests.system.test_streaming_serve import (
-    module_database,
-    new_session,
-    read_turns,
-    write_providers_file,
-)
 
 SEND = """mutation($id: ID!) { sendMessage(input: {sessionId: $id, content: "still there?"}) {
   userTurn { sequenceNumber } assistantTurn { sequenceNumber } errors { code } } }"""

@@ -26,8 +26,8 @@ import pytest
 
 from api.mcp.server import TOOLS
 from tests.support.lineage import key
+from tests.support.node_clients import OFFLINE
 from tests.support.servers import SmritiServer, add_user
-from tests.system.test_clients_js import OFFLINE
 
 HERE = Path(__file__).resolve().parent.parent / "clients" / "inspector"
 PACKAGE = "@modelcontextprotocol/inspector"

@@ -21,16 +21,16 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.support.databases import module_database
 from tests.support.fake_openai import FakeOpenAI
-from tests.support.servers import SmritiServer
-from tests.support.streams import STREAM, graphql_ws
-from tests.system.test_streaming_serve import (
-    module_database,
+from tests.support.served_sessions import (
     new_session,
     read_turns,
     reply_summary,
     write_providers_file,
 )
+from tests.support.servers import SmritiServer
+from tests.support.streams import STREAM, graphql_ws
 
 # One worker: uvicorn shuts down gracefully, then re-raises the signal it caught.
 # Several: the parent passes SIGTERM on to each worker, waits for them, exits 0.

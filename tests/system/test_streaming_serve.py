@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import uuid
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -15,17 +14,16 @@ import httpx
 import pytest
 from httpx_ws import WebSocketUpgradeError
 
-from api.store.database import normalize_url, sqlite_url
-from tests.conftest import PG_URL, TEST_DB, _admin
+from tests.support.databases import module_database
 from tests.support.fake_openai import FakeOpenAI
-from tests.support.ops import TURN
+from tests.support.served_sessions import (
+    new_session,
+    read_turns,
+    reply_summary,
+    write_providers_file,
+)
 from tests.support.servers import SmritiServer
 from tests.support.streams import STREAM, GraphQLWS, graphql_ws, merged
-
-CREATE = """mutation($model: String) { createSession(input: {title: "t", model: $model}) {
-  session { id } } }"""
-SAVED = f"""query($id: ID!) {{ session(id: $id) {{ lastSequenceNumber
-  turns(first: 100) {{ edges {{ node {{ {TURN} }} }} }} }} }}"""
 
 
 @pytest.fixture(scope="module", params=[1, 2], ids=["1-worker", "2-workers"])
@@ -61,34 +59,6 @@ class Served:
 
 
 @asynccontextmanager
-async def module_database(folder: Path) -> AsyncIterator[str]:
-    """A database of the kind under test, as conftest's ``database_url`` makes one."""
-    if TEST_DB == "sqlite":
-        yield sqlite_url(folder / "smriti.sqlite3")
-        return
-    name = f"smriti_test_{uuid.uuid4().hex[:12]}"
-    await _admin(f'CREATE DATABASE "{name}"')
-    try:
-        yield normalize_url(f"{PG_URL.rsplit('/', 1)[0]}/{name}")
-    finally:
-        await _admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
-def write_providers_file(folder: Path, fake: FakeOpenAI) -> Path:
-    path = folder / "providers.yaml"
-    path.write_text(
-        "chat_default: offline/echo\n"
-        "background_intelligence: offline/extractor\n"
-        "providers:\n"
-        "  lab:\n"
-        "    litellm_provider: openai\n"
-        f'    api_base: "{fake.base_url}"\n'
-        "    models: [my-model]\n"
-    )
-    return path
-
-
-@asynccontextmanager
 async def connected(
     server: SmritiServer, headers: dict[str, str] | None = None
 ) -> AsyncIterator[tuple[httpx.AsyncClient, GraphQLWS]]:
@@ -97,22 +67,6 @@ async def connected(
         graphql_ws(http, server.graphql_url, headers=headers) as ws,
     ):
         yield http, ws
-
-
-async def new_session(http: httpx.AsyncClient, server: SmritiServer, model: str | None) -> str:
-    created = await http.post(
-        server.graphql_url, json={"query": CREATE, "variables": {"model": model}}
-    )
-    sid: str = created.json()["data"]["createSession"]["session"]["id"]
-    return sid
-
-
-async def read_turns(
-    http: httpx.AsyncClient, server: SmritiServer, sid: str
-) -> tuple[int, list[dict[str, Any]]]:
-    response = await http.post(server.graphql_url, json={"query": SAVED, "variables": {"id": sid}})
-    session = response.json()["data"]["session"]
-    return session["lastSequenceNumber"], [e["node"] for e in session["turns"]["edges"]]
 
 
 async def saved(http: httpx.AsyncClient, server: SmritiServer, sid: str) -> list[dict[str, Any]]:
@@ -131,16 +85,6 @@ async def saved_when(
             return turns
         await asyncio.sleep(0.02)
     raise AssertionError(f"{count} turns were never saved: {turns}")
-
-
-def reply_summary(found: dict[str, Any]) -> tuple[Any, ...]:
-    return (
-        found["sequenceNumber"],
-        found["role"],
-        found["content"],
-        found["replyToSequence"],
-        found["interrupted"],
-    )
 
 
 async def test_a_websocket_stream_delivers_pieces_as_the_provider_sends_them(

@@ -25,9 +25,9 @@ from api import exits
 from api.app import SERVE_FLAGS_VARIABLE, serve_app
 from api.store.database import sqlite_url
 from tests.support.fake_openai import FakeOpenAI
+from tests.support.served_sessions import write_providers_file
 from tests.support.servers import STARTED, SmritiServer
 from tests.support.streams import STREAM, graphql_ws, sse_events
-from tests.system.test_streaming_serve import write_providers_file
 
 SEND = """mutation($s: ID!, $c: String!, $k: String) {
   sendMessage(input: {sessionId: $s, content: $c, idempotencyKey: $k}) {
