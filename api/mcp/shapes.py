@@ -55,12 +55,7 @@ def space_json(space: DomainSpace) -> dict[str, Any]:
 
 # A list field's attribute → the key of its items with their ids (decisions →
 # decisionItems), as GraphQL's Checkpoint and createCheckpoint's input name them.
-ITEMS_KEYS = {
-    "decisions": "decisionItems",
-    "tasks": "taskItems",
-    "open_questions": "openQuestionItems",
-    "entities": "entityItems",
-}
+ITEMS_KEYS = {f.attr: f.item_name for f in CONTENT_LIST_FIELDS}
 
 
 class Item(Answer):
@@ -138,13 +133,11 @@ def checkpoint_text(checkpoint: Checkpoint) -> str:
         lines += ["", f"Objective: {content.objective}"]
     if content.summary:
         lines += ["", content.summary]
-    for heading, items in (
-        ("Decisions", content.decisions),
-        ("Tasks", content.tasks),
-        ("Open questions", content.open_questions),
-    ):
-        if items:
-            lines += ["", f"{heading}:", *(f"- {item}" for item in items)]
+    # The lists the chat model is shown (the registry leaves entities out), as people name them.
+    for f in CONTENT_LIST_FIELDS:
+        items = getattr(content, f.attr)
+        if f.prompt is not None and items:
+            lines += ["", f"{f.label}:", *(f"- {item}" for item in items)]
     return "\n".join(lines)
 
 
