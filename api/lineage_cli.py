@@ -19,23 +19,19 @@ from . import console, exits
 from .domain.accounts import Actor
 from .domain.verification import Verification
 from .errors import ErrorCode, InputError, NotFound, SmritiError
-from .settings import Settings
-
-
-def database_url(args: argparse.Namespace) -> str:
-    return Settings.from_environment(database_url=args.database).database_url
+from .runtime import Runtime
 
 
 def run(args: argparse.Namespace) -> int:
     from .services.operator import StartupError
 
     try:
-        url = database_url(args)
+        runtime = Runtime.from_environment(database_url=args.database)
         if args.command == "verify":
-            return asyncio.run(_verify(url, args))
+            return asyncio.run(_verify(runtime, args))
         if args.command == "export":
-            return asyncio.run(_export(url, args))
-        return asyncio.run(_import(url, args))
+            return asyncio.run(_export(runtime, args))
+        return asyncio.run(_import(runtime, args))
     except StartupError as exc:
         return console.fail(exits.DATABASE, str(exc))
     except NotFound as exc:
@@ -46,18 +42,6 @@ def run(args: argparse.Namespace) -> int:
             # Where in the document, inside the sentence: "… (at spaces[0].name)."
             return console.fail(status, f"{exc.message.rstrip('.')} (at {exc.field})")
         return console.fail(status, exc.message)
-
-
-async def _owner(user: str | None) -> Actor:
-    """Who the command acts as: the local user, or with accounts the one --user
-    names (required then: InputError; NotFound for a name no account has)."""
-    from .services import operator
-
-    if user is None:
-        if await operator.any_account():
-            raise InputError("This database has accounts: say whose data with --user NAME.")
-        return await operator.acting_locally()
-    return await operator.actor_named(user)
 
 
 def _key(value: str, type_name: str) -> int:
@@ -78,11 +62,9 @@ def _global_id(type_name: str, key: int) -> str:
     return ids.encode(type_name, key)
 
 
-async def _export(db_url: str, args: argparse.Namespace) -> int:
-    from .services import operator
-
-    async with operator.opened(db_url, create=False):
-        owner = await _owner(args.user)
+async def _export(runtime: Runtime, args: argparse.Namespace) -> int:
+    async with runtime.database.opened(create=False):
+        owner = await runtime.acting_as(args.user)
         if args.output:
             path = Path(args.output).absolute()
             await _write_file(path, _document(owner, args))
@@ -158,8 +140,7 @@ async def _readable(owner: Actor, args: argparse.Namespace) -> str:
     raise InputError(f"--format {args.format} writes one document: give {wanted}.")
 
 
-async def _import(db_url: str, args: argparse.Namespace) -> int:
-    from .services import operator
+async def _import(runtime: Runtime, args: argparse.Namespace) -> int:
     from .services import transfer as service
 
     file = args.file
@@ -168,12 +149,10 @@ async def _import(db_url: str, args: argparse.Namespace) -> int:
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise InputError(f"Cannot read {file}: {reason}.") from None
-    from .app import provider_registry
-
-    registry = provider_registry(Settings.from_environment(database_url=db_url))
+    registry = runtime.registry
     # Importing adds data: a new database may be made for it.
-    async with operator.opened(db_url, create=True):
-        owner = await _owner(args.user)
+    async with runtime.database.opened(create=True):
+        owner = await runtime.acting_as(args.user)
         imported = await service.import_document(owner, text, registry)
     branches = dict(zip((s.id for s, _ in imported.sessions), imported.branches, strict=True))
     if args.json:
@@ -217,12 +196,11 @@ async def _import(db_url: str, args: argparse.Namespace) -> int:
     return exits.OK
 
 
-async def _verify(db_url: str, args: argparse.Namespace) -> int:
-    from .services import operator
+async def _verify(runtime: Runtime, args: argparse.Namespace) -> int:
     from .services import transfer as service
 
-    async with operator.opened(db_url, create=False):
-        owner = await _owner(args.user)
+    async with runtime.database.opened(create=False):
+        owner = await runtime.acting_as(args.user)
         if args.space is None:
             targets = await service.space_ids(owner)
         else:
