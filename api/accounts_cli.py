@@ -17,11 +17,13 @@ import getpass
 import re
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import console, exits
 from .errors import SmritiError
-from .settings import Settings
+
+if TYPE_CHECKING:
+    from .runtime import Runtime
 
 ACCOUNT_FIELDS = '{"name", "admin", "disabled", "createdAt": ISO 8601}'
 TOKEN_FIELDS = (
@@ -119,19 +121,20 @@ def add_commands(commands: Any, database_option: Callable[..., None]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from .errors import NotFound
+    from .runtime import Runtime
     from .services.operator import StartupError
 
     try:
-        url = Settings.from_environment(database_url=args.database).database_url
+        runtime = Runtime.from_environment(database_url=args.database)
         if args.command == "tokens":
             if args.tokens_command == "create":
                 days = _days(args.expires)
-                return asyncio.run(_create_token(url, args, days))
-            return asyncio.run(_tokens(url, args))
+                return asyncio.run(_create_token(runtime, args, days))
+            return asyncio.run(_tokens(runtime, args))
         password = None
         if args.users_command in ("add", "passwd"):
             password = _read_password(args.password_stdin)
-        return asyncio.run(_users(url, args, password))
+        return asyncio.run(_users(runtime, args, password))
     except StartupError as exc:
         return console.fail(exits.DATABASE, str(exc))
     except NotFound as exc:
@@ -169,19 +172,12 @@ def _read_password(from_stdin: bool) -> str:
     return line[:-1] if line.endswith("\n") else line
 
 
-async def has_accounts(db_url: str) -> bool:
-    from .services import operator
-
-    async with operator.opened(db_url, create=True):
-        return await operator.any_account()
-
-
-async def _users(db_url: str, args: argparse.Namespace, password: str | None) -> int:
+async def _users(runtime: Runtime, args: argparse.Namespace, password: str | None) -> int:
     from .services import accounts, operator
 
     # The first account may be made on a new database (then `smriti serve`);
     # every other command needs the accounts already there.
-    async with operator.opened(db_url, create=args.users_command == "add"):
+    async with runtime.database.opened(create=args.users_command == "add"):
         if args.users_command == "add":
             assert password is not None
             account, adopted = await accounts.add_user(args.name, password, is_admin=args.admin)
@@ -205,7 +201,7 @@ async def _users(db_url: str, args: argparse.Namespace, password: str | None) ->
                 ]
                 print(f"{account.name}\t{','.join(flags) or '-'}\t{account.created_at:%Y-%m-%d}")
         elif args.users_command == "lockouts":
-            await _lockouts(args)
+            await _lockouts(runtime, args)
         elif args.users_command in ("disable", "enable"):
             changed = await accounts.set_user_disabled(args.name, args.users_command == "disable")
             console.notice(f"{args.users_command.capitalize()}d {changed.name}.")
@@ -253,11 +249,11 @@ def _token_json(token: Any) -> dict[str, Any]:
     }
 
 
-async def _tokens(db_url: str, args: argparse.Namespace) -> int:
+async def _tokens(runtime: Runtime, args: argparse.Namespace) -> int:
     from .errors import InputError, NotFound
-    from .services import accounts, operator
+    from .services import accounts
 
-    async with operator.opened(db_url, create=False):
+    async with runtime.database.opened(create=False):
         if args.tokens_command == "list":
             _, tokens = await accounts.tokens_of(args.user)
             if args.json:
@@ -284,7 +280,7 @@ async def _tokens(db_url: str, args: argparse.Namespace) -> int:
     return exits.OK
 
 
-async def _lockouts(args: argparse.Namespace) -> None:
+async def _lockouts(runtime: Runtime, args: argparse.Namespace) -> None:
     import ipaddress
 
     from .services import accounts
@@ -299,7 +295,7 @@ async def _lockouts(args: argparse.Namespace) -> None:
             console.print_json({"cleared": cleared})
         console.notice(f"Cleared the failed sign-ins of {cleared} name/address pairs.")
         return
-    failures = await accounts.sign_in_failures(Settings.from_environment().sign_in_limits)
+    failures = await accounts.sign_in_failures(runtime.settings.sign_in_limits)
     if args.json:
         rows = [
             {
@@ -316,10 +312,10 @@ async def _lockouts(args: argparse.Namespace) -> None:
         print(f"{f.name}\t{f.address}\t{f.failures}\t{f.last_failed_at:%Y-%m-%d %H:%M:%S}")
 
 
-async def _create_token(db_url: str, args: argparse.Namespace, days: int | None) -> int:
+async def _create_token(runtime: Runtime, args: argparse.Namespace, days: int | None) -> int:
     from .services import accounts, operator
 
-    async with operator.opened(db_url, create=False):
+    async with runtime.database.opened(create=False):
         account = await operator.account(args.user)
         if account.disabled:
             from .errors import InputError

@@ -1,8 +1,7 @@
-"""The application, assembled from plain lists in one place."""
+"""The application, assembled from plain lists in one place, from a Runtime."""
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import threading
@@ -26,35 +25,15 @@ from . import __version__, graphiql, heap
 from .bundled import WEBUI_DIR
 from .graphql.view import graphql_view
 from .http import checkpoint_fields
-from .http.auth import auth_routes
+from .http.auth import Authenticate, auth_routes
 from .http.headers import SecurityHeaders
 from .http.hosts import trusted_hosts
 from .mcp.http import McpEndpoint
-from .providers import (
-    LiteLLMTransport,
-    OfflineTransport,
-    ProviderRegistry,
-    default_config,
-    load_config,
-)
-from .services import operator
-from .services.base import Services
+from .providers import ProviderRegistry
+from .runtime import Runtime
 from .settings import Settings
 
 log = logging.getLogger(__name__)
-
-
-def provider_registry(settings: Settings) -> ProviderRegistry:
-    """The providers the settings name (ConfigError if the file is malformed)."""
-    config = load_config(settings.providers_file) if settings.providers_file else default_config()
-    return ProviderRegistry(
-        config,
-        transport=LiteLLMTransport(
-            timeout=settings.provider_timeout_seconds,
-            max_tokens=settings.answer_reserve_tokens,
-        ),
-        mounts={"offline": OfflineTransport(stream_delay=settings.offline_stream_delay_ms / 1000)},
-    )
 
 
 def create_app(
@@ -65,23 +44,44 @@ def create_app(
     migrate: bool = True,
     freeze_heap: bool = False,
 ) -> Starlette:
+    """The app of a Runtime built from ``settings`` (and ``registry``, else the
+    one the settings name): for tests and benchmarks, which start from settings."""
+    return build_app(
+        Runtime(settings, registry=registry),
+        graphiql_vendor_dir=graphiql_vendor_dir,
+        migrate=migrate,
+        freeze_heap=freeze_heap,
+    )
+
+
+def build_app(
+    runtime: Runtime,
+    *,
+    graphiql_vendor_dir: Path = graphiql.VENDOR_DIR,
+    migrate: bool = True,
+    freeze_heap: bool = False,
+) -> Starlette:
     """Build the app. A malformed providers file raises ConfigError here,
     before anything listens. ``migrate=False``: the database is already up to
     date (`smriti serve` migrates once, before its workers start).
     ``freeze_heap``: once started (the providers' libraries loaded, when they
     are preloaded), keep what is alive out of later full collections
     (``api.heap``); for a server process, not for an app built in a test."""
-    if registry is None:
-        registry = provider_registry(settings)
-    services = Services(settings=settings, registry=registry)
-    graphql = graphql_view(services, vendor_dir=graphiql_vendor_dir)
-    mcp = McpEndpoint(graphql.auth, services)
+    settings = runtime.settings
+    registry = runtime.registry
+    services = runtime.services
+    auth = runtime.authenticator
+    graphql = graphql_view(services, auth, vendor_dir=graphiql_vendor_dir)
+    mcp = McpEndpoint(services)
+    # Who is asking, found once per request in front of each endpoint that
+    # needs it (api/http/auth.py); /mcp counts a bearer token only.
+    caller = [Middleware(Authenticate, auth)]
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         if migrate:
-            await operator.migrate(settings.database_url)
-        async with operator.register(app, settings.database_url):
+            await runtime.database.migrate()
+        async with runtime.database.registered(app):
             # LiteLLM takes seconds to import; do it now, off the event loop, so the
             # server answers at once and the first message does not pay for it
             # (unless the operator would rather keep the memory until it is used).
@@ -102,12 +102,17 @@ def create_app(
         return JSONResponse({"status": "ok", "version": __version__})
 
     routes: list[Any] = [
-        Route("/graphql", graphql, methods=["GET", "POST"]),
-        WebSocketRoute("/graphql", graphql),
-        Route("/mcp", mcp, methods=["GET", "POST", "DELETE"]),
+        Route("/graphql", graphql, methods=["GET", "POST"], middleware=caller),
+        WebSocketRoute("/graphql", graphql, middleware=caller),
+        Route(
+            "/mcp",
+            mcp,
+            methods=["GET", "POST", "DELETE"],
+            middleware=[Middleware(Authenticate, auth, cookies=False)],
+        ),
         Route("/healthz", health),
         Route(checkpoint_fields.URL, checkpoint_fields.checkpoint_fields),
-        *auth_routes(graphql.auth),
+        *auth_routes(auth),
     ]
     if graphql.local_ide_html:
         routes.append(Mount(graphiql.VENDOR_URL, StaticFiles(directory=graphiql_vendor_dir)))
@@ -149,11 +154,6 @@ def warm_up(
     return thread
 
 
-# How `smriti serve` hands its flags to worker processes, which build their app
-# from an import string: JSON of Settings.from_environment's keyword arguments.
-SERVE_FLAGS_VARIABLE = "SMRITI_SERVE_FLAGS"
-
-
 def serve_app() -> Starlette:
     """The app factory each `smriti serve` worker process calls.
 
@@ -161,5 +161,4 @@ def serve_app() -> Starlette:
     parent read them, plus the parent's flags; the parent has already checked
     the database and applied its migrations, so no worker migrates again.
     """
-    flags = json.loads(os.environ.get(SERVE_FLAGS_VARIABLE, "{}"))
-    return create_app(Settings.from_environment(**flags), migrate=False, freeze_heap=True)
+    return build_app(Runtime.of_worker(), migrate=False, freeze_heap=True)

@@ -1,10 +1,12 @@
-"""`smriti serve`, `smriti export-schema`, and the lineage tools: `verify`, `export`, `import`."""
+"""The `smriti` command: its parser, and which module runs each command.
+
+Every command starts from api/runtime.py; none imports the web app
+(api/app.py) except `smriti serve` (api/serve.py), the one that builds it.
+"""
 
 from __future__ import annotations
 
 import argparse
-import asyncio
-import json
 import os
 import sys
 from typing import Any, NoReturn
@@ -235,91 +237,10 @@ def main(argv: list[str] | None = None) -> int:
         from . import lineage_cli
 
         return lineage_cli.run(args)
-    return _serve(args)
+    # The one command that builds the web app: imported for it alone.
+    from . import serve
 
-
-def _serve(args: argparse.Namespace) -> int:
-    from . import workers as processes
-    from .errors import ConfigError
-    from .services import operator
-    from .settings import Settings
-
-    try:
-        settings = Settings.from_environment(
-            database_url=args.database,
-            providers_file=args.providers,
-            host=args.host,
-            auth=args.auth,
-            forwarded_allow_ips=args.forwarded_allow_ips,
-        )
-    except ConfigError as exc:
-        return console.fail(exits.USAGE, exc.message)
-    workers = args.workers or settings.workers or processes.default_workers(settings.database_url)
-    from .app import SERVE_FLAGS_VARIABLE, create_app, provider_registry
-
-    try:
-        # Workers build their own app; the parent only checks what would stop them.
-        app = create_app(settings, migrate=False, freeze_heap=True) if workers == 1 else None
-        if app is None:
-            provider_registry(settings)
-    except ConfigError as exc:
-        return console.fail(exits.USAGE, exc.message)
-    where = operator.describe(settings.database_url)
-    try:
-        # Once, here, before any worker starts: no worker migrates again.
-        applied = asyncio.run(operator.prepare(settings.database_url))
-    except operator.StartupError as exc:
-        console.fail(exits.DATABASE, str(exc))
-        # A driver thread stuck on the database would keep a normal exit waiting.
-        sys.stderr.flush()
-        os._exit(exits.DATABASE)
-    if not settings.bound_to_loopback:
-        from .accounts_cli import has_accounts
-
-        if not asyncio.run(has_accounts(settings.database_url)):
-            return console.fail(
-                exits.USAGE,
-                f"Serving on {args.host} needs an account: create the first with "
-                "`smriti users add NAME --admin` (same --database), then start again.",
-            )
-    if applied:
-        console.notice(f"Applied the migrations {', '.join(applied)} to {where}.")
-
-    def announce(port: int) -> None:
-        host = f"[{args.host}]" if ":" in args.host and not args.host.startswith("[") else args.host
-        console.notice(
-            f"Smriti on http://{host}:{port}/ (GraphiQL at /graphql), database {where}, "
-            f"{workers} worker{'s' if workers > 1 else ''}."
-        )
-
-    options: dict[str, Any] = {
-        "log_level": args.log_level,
-        # How long a request still running at a stop may go on before it is
-        # cancelled (a stream then saves what it has, marked interrupted:
-        # Services.drain waits for that). Short, so SIGTERM ends a worker
-        # within 2 s (Docker's default gives 10 before SIGKILL).
-        "timeout_graceful_shutdown": processes.GRACE_SECONDS,
-        # Named, not "auto": without the library, auto serves no websocket at all
-        # ("Unsupported upgrade request") where this fails at start-up.
-        "ws": "websockets-sansio",
-        # uvicorn believes these headers from 127.0.0.1 unless told otherwise:
-        # then any local client could name its own address and scheme.
-        "proxy_headers": bool(settings.forwarded_allow_ips),
-        "forwarded_allow_ips": ",".join(settings.forwarded_allow_ips) or None,
-    }
-    if app is not None:
-        return processes.run_one(app, args.host, args.port, announce, **options)
-    # Workers build their app from an import string and inherit the
-    # environment: the flags travel in it, every other setting is read there.
-    os.environ[SERVE_FLAGS_VARIABLE] = json.dumps(
-        {
-            "database_url": settings.database_url,
-            "providers_file": str(settings.providers_file) if settings.providers_file else None,
-            "host": args.host,
-            "auth": args.auth,
-        }
-    )
-    return processes.run(workers, args.host, args.port, announce, **options)
+    return serve.run(args)
 
 
 if __name__ == "__main__":

@@ -22,23 +22,19 @@ from . import console, exits
 from .domain.accounts import Actor
 from .domain.verification import Verification
 from .errors import ErrorCode, InputError, NotFound, SmritiError
-from .settings import Settings
-
-
-def database_url(args: argparse.Namespace) -> str:
-    return Settings.from_environment(database_url=args.database).database_url
+from .runtime import Runtime
 
 
 def run(args: argparse.Namespace) -> int:
     from .services.operator import StartupError
 
     try:
-        url = database_url(args)
+        runtime = Runtime.from_environment(database_url=args.database)
         if args.command == "verify":
-            return asyncio.run(_verify(url, args))
+            return asyncio.run(_verify(runtime, args))
         if args.command == "export":
-            return asyncio.run(_export(url, args))
-        return asyncio.run(_import(url, args))
+            return asyncio.run(_export(runtime, args))
+        return asyncio.run(_import(runtime, args))
     except StartupError as exc:
         return console.fail(exits.DATABASE, str(exc))
     except NotFound as exc:
@@ -49,18 +45,6 @@ def run(args: argparse.Namespace) -> int:
             # Where in the document, inside the sentence: "… (at spaces[0].name)."
             return console.fail(status, f"{exc.message.rstrip('.')} (at {exc.field})")
         return console.fail(status, exc.message)
-
-
-async def _owner(user: str | None) -> Actor:
-    """Who the command acts as: the local user, or with accounts the one --user
-    names (required then: InputError; NotFound for a name no account has)."""
-    from .services import operator
-
-    if user is None:
-        if await operator.any_account():
-            raise InputError("This database has accounts: say whose data with --user NAME.")
-        return await operator.acting_locally()
-    return await operator.actor_named(user)
 
 
 def _key(value: str, type_name: str) -> int:
@@ -81,11 +65,9 @@ def _global_id(type_name: str, key: int) -> str:
     return ids.encode(type_name, key)
 
 
-async def _export(db_url: str, args: argparse.Namespace) -> int:
-    from .services import operator
-
-    async with operator.opened(db_url, create=False):
-        owner = await _owner(args.user)
+async def _export(runtime: Runtime, args: argparse.Namespace) -> int:
+    async with runtime.database.opened(create=False):
+        owner = await runtime.acting_as(args.user)
         if args.output:
             path = Path(args.output).absolute()
             await _write_file(path, _document(owner, args))
@@ -161,19 +143,17 @@ async def _readable(owner: Actor, args: argparse.Namespace) -> str:
     raise InputError(f"--format {args.format} writes one document: give {wanted}.")
 
 
-async def _import(db_url: str, args: argparse.Namespace) -> int:
-    from .app import provider_registry
+async def _import(runtime: Runtime, args: argparse.Namespace) -> int:
     from .import_progress import Printer
-    from .services import operator
     from .services.import_stream import import_file
 
     file = args.file
-    registry = provider_registry(Settings.from_environment(database_url=db_url))
+    registry = runtime.registry
     progress = Printer(sys.stderr, in_place=sys.stderr.isatty())
     with _opened(file) as document:
         # Importing adds data: a new database may be made for it.
-        async with operator.opened(db_url, create=True):
-            owner = await _owner(args.user)
+        async with runtime.database.opened(create=True):
+            owner = await runtime.acting_as(args.user)
             try:
                 imported = await import_file(owner, document, registry, progress)
             except UnicodeDecodeError as exc:  # a document read whole, not UTF-8
@@ -245,12 +225,11 @@ def _unreadable(file: str, exc: OSError | UnicodeDecodeError) -> InputError:
     return InputError(f"Cannot read {file}: {reason}.")
 
 
-async def _verify(db_url: str, args: argparse.Namespace) -> int:
-    from .services import operator
+async def _verify(runtime: Runtime, args: argparse.Namespace) -> int:
     from .services import transfer as service
 
-    async with operator.opened(db_url, create=False):
-        owner = await _owner(args.user)
+    async with runtime.database.opened(create=False):
+        owner = await runtime.acting_as(args.user)
         if args.space is None:
             targets = await service.space_ids(owner)
         else:

@@ -9,6 +9,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from .bundled import PROVIDERS_FILE
+from .database_url import normalize_url, sqlite_url
 from .domain.sign_in import SignInLimits
 from .domain.types import MemoryScope
 from .errors import ConfigError
@@ -131,8 +132,6 @@ class Settings:
         auth: str | None = None,
         forwarded_allow_ips: str | None = None,
     ) -> Settings:
-        from .services.operator import normalize_url, sqlite_url
-
         env = os.environ if env is None else env
         url = database_url or env.get("SMRITI_DATABASE_URL")
         providers = providers_file or env.get("SMRITI_PROVIDERS_FILE")

@@ -15,7 +15,7 @@ from urllib.parse import quote, urlencode
 
 from cross_web import AsyncHTTPRequestAdapter, HTTPException
 from graphql import GraphQLError, parse
-from starlette.requests import HTTPConnection, Request
+from starlette.requests import Request
 from starlette.responses import (
     HTMLResponse,
     JSONResponse,
@@ -41,7 +41,13 @@ from strawberry.utils.operation import get_operation_type
 
 from .. import graphiql
 from ..errors import ConfigError
-from ..http.auth import Authenticator, forbidden_origin, same_origin, unauthenticated
+from ..http.auth import (
+    Authenticator,
+    caller_of,
+    forbidden_origin,
+    same_origin,
+    unauthenticated,
+)
 from ..services.base import Services
 from ..services.connections import Opened
 from .context import Context
@@ -179,11 +185,18 @@ class SmritiGraphQL(GraphQL[Context, None]):
     graphql_transport_ws_handler_class = TransportWSHandler
 
     def __init__(
-        self, services: Services, *, vendor_dir: Path = graphiql.VENDOR_DIR, **kwargs: Any
+        self,
+        services: Services,
+        auth: Authenticator,
+        *,
+        vendor_dir: Path = graphiql.VENDOR_DIR,
+        **kwargs: Any,
     ) -> None:
         super().__init__(build_schema(services.settings), **kwargs)
         self.services = services
-        self.auth = Authenticator(services.settings, services.connections)
+        # For a websocket's connection_init and the check at each of its
+        # operations; an HTTP request's caller is found by the middleware.
+        self.auth = auth
         self.max_query_tokens = services.settings.max_query_tokens
         # Decided once: the assets are fetched at install time, not while serving.
         self.local_ide_html = graphiql.local_page(super().graphql_ide_html, vendor_dir)
@@ -339,7 +352,8 @@ class SmritiGraphQL(GraphQL[Context, None]):
         return parsed
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        """Who is asking, settled before Strawberry sees the request.
+        """The caller (found by ``Authenticate``, in front of this endpoint)
+        admitted or refused before Strawberry sees the request.
 
         A browser opening a GraphiQL link (`/graphql?query=…`, Accept naming
         text/html) is sent to the page with the document in its editor
@@ -354,14 +368,10 @@ class SmritiGraphQL(GraphQL[Context, None]):
             if link is not None:
                 await RedirectResponse(link, 303)(scope, receive, send)
                 return
-        state = scope.setdefault("state", {})
-        if not await self.auth.accounts_mode(HTTPConnection(scope)):
-            state["actor"] = await self.auth.local_actor()
-        elif scope["type"] == "http":
+        caller = caller_of(scope)
+        if scope["type"] == "http" and caller.accounts:
             request = Request(scope, receive)
-            credential = self.auth.credential(request)
-            actor = await self.auth.actor_for(credential) if credential else None
-            if actor is None:
+            if caller.actor is None:
                 if request.method == "GET" and "text/html" in request.headers.get("accept", ""):
                     # GraphiQL: sign in first, then come back (to its link's document).
                     back = request.url.path + (f"?{request.url.query}" if request.url.query else "")
@@ -370,17 +380,9 @@ class SmritiGraphQL(GraphQL[Context, None]):
                     return
                 await unauthenticated()(scope, receive, send)
                 return
-            by_cookie = credential is not None and credential.kind == "cookie"
-            if by_cookie and request.method != "GET" and not same_origin(request):
+            if caller.by_cookie and request.method != "GET" and not same_origin(request):
                 await forbidden_origin()(scope, receive, send)
                 return
-            state["actor"] = actor
-            state["credential"] = credential
-        elif scope["type"] == "websocket":
-            credential = self.auth.credential(WebSocket(scope, receive, send))
-            actor = await self.auth.actor_for(credential) if credential else None
-            state["actor"] = actor
-            state["credential"] = credential if actor else None
         if scope["type"] != "http":
             await super().__call__(scope, receive, send)
             return
@@ -391,13 +393,13 @@ class SmritiGraphQL(GraphQL[Context, None]):
         await response(scope, receive, send)
 
     async def get_context(self, request: Request | WebSocket, response: Any) -> Context:
-        state = request.scope.get("state", {})
-        actor = state.get("actor")
-        # A websocket without a cookie acts as nobody until its connection_init.
+        caller = caller_of(request.scope)
+        # A websocket without a credential in accounts mode acts as nobody
+        # until its connection_init names one.
         return Context(
             self.services,
-            actor,
-            credential=state.get("credential"),
+            caller.actor,
+            credential=caller.credential,
             over_websocket=isinstance(request, WebSocket),
         )
 
@@ -467,8 +469,11 @@ OPERATION_TYPES_KEPT = 512
 _operation_types: OrderedDict[bytes, OperationType | None] = OrderedDict()
 
 
-def graphql_view(services: Services, *, vendor_dir: Path = graphiql.VENDOR_DIR) -> SmritiGraphQL:
-    """The /graphql endpoint (HTTP, websocket, SSE) for ``services``."""
+def graphql_view(
+    services: Services, auth: Authenticator, *, vendor_dir: Path = graphiql.VENDOR_DIR
+) -> SmritiGraphQL:
+    """The /graphql endpoint (HTTP, websocket, SSE) for ``services``, behind
+    ``Authenticate`` (api/http/auth.py) with ``auth``."""
     allowed = services.settings.allowed_origins
     try:
         normalize_allowed_origins(allowed)
@@ -478,6 +483,7 @@ def graphql_view(services: Services, *, vendor_dir: Path = graphiql.VENDOR_DIR) 
     # host == Host) and from allowed_origins; one without Origin is no browser's.
     return SmritiGraphQL(
         services,
+        auth,
         vendor_dir=vendor_dir,
         subscription_protocols=SUBSCRIPTION_PROTOCOLS,
         allowed_origins=allowed,

@@ -5,18 +5,26 @@ the server is not bound to loopback, or as soon as one account exists. In it,
 every GraphQL request carries ``Authorization: Bearer smr_…`` or the session
 cookie set by ``POST /auth/login``. A browser's POST also has to come from a
 page of this server (its Origin is the Host it asks): no CORS is granted.
+
+``Authenticate`` is the one place a request's caller is found: the middleware
+in front of /graphql, /mcp and /auth/me resolves it once, before the
+endpoint runs, and leaves it in the request's state (``caller_of``); each
+endpoint then answers a caller it refuses in its own words.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
+from starlette.middleware import Middleware
 from starlette.requests import HTTPConnection, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..domain.accounts import TOKEN_PREFIX, Actor, Credential, bearer_secret
 from ..errors import InputError, RateLimited
@@ -26,6 +34,25 @@ from ..settings import Settings
 
 COOKIE = "smriti_session"
 MAX_LOGIN_BODY = 4096
+# Where the middleware leaves the caller, in the request scope's state.
+CALLER = "caller"
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who is asking, as the middleware found it before the endpoint ran."""
+
+    # Whether requests must authenticate (accounts mode).
+    accounts: bool
+    # Local mode: the local user. Accounts mode: whom the credential stands
+    # for now, or None (no credential, or one that no longer holds).
+    actor: Actor | None
+    # What ``actor`` was found from; None in local mode or without an actor.
+    credential: Credential | None
+
+    @property
+    def by_cookie(self) -> bool:
+        return self.credential is not None and self.credential.kind == "cookie"
 
 
 class Authenticator:
@@ -66,12 +93,6 @@ class Authenticator:
             self._local = await accounts.local_actor()
         return self._local
 
-    async def from_headers(self, connection: HTTPConnection) -> tuple[Actor | None, bool]:
-        """(actor, by_cookie) from the Authorization header or the session cookie."""
-        credential = self.credential(connection)
-        actor = await self.actor_for(credential) if credential else None
-        return actor, credential is not None and credential.kind == "cookie"
-
     def credential(self, connection: HTTPConnection) -> Credential | None:
         """The Authorization header's token, else the session cookie; None when
         there is neither, or the header is no bearer token."""
@@ -91,6 +112,56 @@ class Authenticator:
     async def actor_for(self, credential: Credential) -> Actor | None:
         """Who ``credential`` stands for now (asked again for every operation)."""
         return await accounts.actor_for(credential, self.idle)
+
+    async def caller(
+        self, connection: HTTPConnection, *, cookies: bool = True, look: bool = False
+    ) -> Caller:
+        """Who sends ``connection``: the local user, or in accounts mode whom its
+        token (or, with ``cookies``, its session cookie) stands for. ``look``:
+        ask the database again whether it has accounts (``accounts_mode``)."""
+        if not await self.accounts_mode(connection, look=look):
+            return Caller(accounts=False, actor=await self.local_actor(), credential=None)
+        credential = self.credential(connection)
+        if credential is not None and credential.kind == "cookie" and not cookies:
+            # Not looked up at all: asking would keep the browser's session alive.
+            credential = None
+        actor = await self.actor_for(credential) if credential else None
+        return Caller(accounts=True, actor=actor, credential=credential if actor else None)
+
+
+class Authenticate:
+    """ASGI middleware: the caller of an HTTP request or a websocket handshake,
+    resolved once and left in its state for the endpoint (``caller_of``).
+
+    It refuses nothing itself: /graphql, /mcp and /auth/me each answer a
+    caller without an actor as they always have (a 401, a redirect to the
+    sign-in page, a websocket that may still sign in at connection_init).
+    ``cookies=False``: only a bearer token counts (/mcp is for agents, and a
+    page of another site could make a browser send its cookie). ``look``: the
+    database is asked again whether it has accounts (the notebook's first request).
+    """
+
+    def __init__(
+        self, app: ASGIApp, auth: Authenticator, *, cookies: bool = True, look: bool = False
+    ) -> None:
+        self.app = app
+        self.auth = auth
+        self.cookies = cookies
+        self.look = look
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] in ("http", "websocket"):
+            caller = await self.auth.caller(
+                HTTPConnection(scope), cookies=self.cookies, look=self.look
+            )
+            scope.setdefault("state", {})[CALLER] = caller
+        await self.app(scope, receive, send)
+
+
+def caller_of(scope: Scope) -> Caller:
+    """The caller ``Authenticate`` found for this request (KeyError if it did not run)."""
+    caller: Caller = scope["state"][CALLER]
+    return caller
 
 
 def _token(secret: str | None) -> Credential | None:
@@ -195,10 +266,10 @@ def auth_routes(auth: Authenticator) -> list[Route]:
         return response
 
     async def me(request: Request) -> Response:
-        # The notebook asks this first on every page load: look again.
-        if not await auth.accounts_mode(look=True):
+        caller = caller_of(request.scope)
+        if not caller.accounts:
             return JSONResponse({"mode": "local", "name": None, "isAdmin": True})
-        actor, _ = await auth.from_headers(request)
+        actor = caller.actor
         if actor is None:
             return JSONResponse({"mode": "accounts", "name": None}, 401)
         return JSONResponse({"mode": "accounts", "name": actor.name, "isAdmin": actor.is_admin})
@@ -206,5 +277,9 @@ def auth_routes(auth: Authenticator) -> list[Route]:
     return [
         Route("/auth/login", login, methods=["POST"]),
         Route("/auth/logout", logout, methods=["POST"]),
-        Route("/auth/me", me, methods=["GET"]),
+        # The notebook asks this first on every page load: the database is
+        # asked again whether it has accounts.
+        Route(
+            "/auth/me", me, methods=["GET"], middleware=[Middleware(Authenticate, auth, look=True)]
+        ),
     ]

@@ -33,8 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import console, exits
 from ..domain.accounts import Actor
-from ..errors import ConfigError, ErrorCode, InputError, NotFound, SmritiError
-from ..settings import Settings
+from ..errors import ConfigError, ErrorCode, NotFound, SmritiError
 
 if TYPE_CHECKING:
     import mcp_types as types
@@ -556,25 +555,22 @@ async def _local(
     """The local database, open, and who acts on it: the local user, or once
     there are accounts the one --user names (asked again at each call, so an
     account disabled meanwhile stops acting)."""
-    from ..app import provider_registry
+    from ..runtime import Runtime
     from ..services import operator
-    from ..services.base import Services
 
-    settings = Settings.from_environment(database_url=args.database)
-    # The providers: a fork's default model, and send_message's model calls.
-    services = Services(settings=settings, registry=provider_registry(settings))
+    runtime = Runtime.from_environment(database_url=args.database)
     user: str | None = args.user
-    async with operator.opened(settings.database_url, create=False):
+    # The providers (a fork's default model, and send_message's model calls)
+    # are read here, before the database is opened, as they always were.
+    services = runtime.services
+    async with runtime.database.opened(create=False):
+        first = await runtime.acting_as(user)  # NotFound before anything is answered
         if user is None:
-            if await operator.any_account():
-                raise InputError("This database has accounts: say whose data with --user NAME.")
-            local = await operator.acting_locally()
 
             async def caller(_ctx: Any) -> Actor | None:
-                return local
+                return first
 
         else:
-            await operator.actor_named(user)  # NotFound before anything is answered
 
             async def caller(_ctx: Any) -> Actor | None:
                 try:

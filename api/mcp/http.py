@@ -1,9 +1,10 @@
 """/mcp: the reading tools over streamable HTTP, authenticated as /graphql is.
 
 Accounts mode: every POST carries `Authorization: Bearer smr_…`, resolved to
-its actor through the same service as GraphQL's (api/http/auth.py), again at
-every request: each tool call is its own POST, so a token revoked since is
-refused (401) at its next call. Local mode: the local user, behind the same
+its actor by the same middleware as GraphQL's (``Authenticate`` in
+api/http/auth.py, which here counts no cookie), again at every request: each
+tool call is its own POST, so a token revoked since is refused (401) at its
+next call. Local mode: the local user, behind the same
 Host check (api/http/hosts.py); a browser's request must come from this
 server's own pages (its Origin must match its Host).
 
@@ -23,15 +24,14 @@ from typing import Any
 from starlette.requests import HTTPConnection
 
 from ..domain.accounts import Actor
-from ..http.auth import Authenticator, forbidden_origin, same_origin, unauthenticated
+from ..http.auth import caller_of, forbidden_origin, same_origin, unauthenticated
 from ..services.base import Services
-
-ACTOR = "mcp_actor"
 
 
 class McpEndpoint:
-    def __init__(self, auth: Authenticator, services: Services) -> None:
-        self.auth = auth
+    """The /mcp endpoint, behind ``Authenticate(…, cookies=False)``."""
+
+    def __init__(self, services: Services) -> None:
         self.services = services
         self._handle: Any = None
         # The SDK's session manager, in a task of its own: a task group held
@@ -74,7 +74,7 @@ class McpEndpoint:
 
             async def caller(ctx: Any) -> Actor | None:
                 request = ctx.request
-                return request.scope.get("state", {}).get(ACTOR) if request is not None else None
+                return caller_of(request.scope).actor if request is not None else None
 
             manager = StreamableHTTPSessionManager(
                 build_server(caller, self.services), stateless=True, json_response=True
@@ -92,15 +92,8 @@ class McpEndpoint:
         if "origin" in connection.headers and not same_origin(connection):
             await forbidden_origin()(scope, receive, send)
             return
-        if not await self.auth.accounts_mode(connection):
-            actor: Actor | None = await self.auth.local_actor()
-        else:
-            credential = self.auth.credential(connection)
-            token = credential is not None and credential.kind == "token"
-            actor = await self.auth.actor_for(credential) if credential and token else None
-            if actor is None:
-                await unauthenticated("Send `Authorization: Bearer smr_…`.")(scope, receive, send)
-                return
-        scope.setdefault("state", {})[ACTOR] = actor
+        if caller_of(scope).actor is None:
+            await unauthenticated("Send `Authorization: Bearer smr_…`.")(scope, receive, send)
+            return
         handle = await self._started()
         await handle(scope, receive, send)

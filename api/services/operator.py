@@ -13,29 +13,15 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
+from ..database_url import sqlite_path
 from ..domain.accounts import Account, Actor
 from ..store import accounts as account_store
 from ..store import database, transfer
 from . import accounts as account_service
 
 StartupError = database.StartupError
-
-
-def normalize_url(url: str) -> str:
-    """The database URL as users write it, made canonical (see the store)."""
-    return database.normalize_url(url)
-
-
-def sqlite_url(path: Path) -> str:
-    return database.sqlite_url(path)
-
-
-def describe(url: str) -> str:
-    """Where the database is, for a person (never the password)."""
-    return database.describe(url)
 
 
 async def prepare(db_url: str) -> list[str]:
@@ -61,7 +47,7 @@ async def opened(db_url: str, *, create: bool) -> AsyncIterator[None]:
     adds data). Otherwise none is (StartupError): a command that only reads
     would report on an empty database it had just made from a mistyped path.
     """
-    path = database.sqlite_path(db_url)
+    path = sqlite_path(db_url)
     if not create and path is not None and not path.exists():
         raise StartupError(
             f"No database at {path}: this command does not create one "

@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 from starlette.applications import Starlette
 
-from api.app import create_app, provider_registry
+from api.app import create_app
 from api.providers import ProviderRegistry
+from api.runtime import provider_registry
 from api.settings import Settings
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.graphql import GraphQLClient

@@ -146,8 +146,8 @@ async def test_sigterm_while_litellm_is_still_loading_stops_at_once(
     assert server.output.count("Application shutdown complete.") == workers
 
 
-# A worker's import of the app that never ends (the parent, which imports it
-# before any worker starts, is left alone): loaded at every interpreter start.
+# A worker's import of the app that never ends (the parent never imports it
+# with several workers: api/serve.py): loaded at every interpreter start.
 STALLED_WORKER_START = """import importlib.abc, multiprocessing, sys, time
 
 class StallTheAppInWorkers(importlib.abc.MetaPathFinder):

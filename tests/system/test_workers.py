@@ -22,7 +22,8 @@ import httpx
 import pytest
 
 from api import exits
-from api.app import SERVE_FLAGS_VARIABLE, serve_app
+from api.app import serve_app
+from api.runtime import SERVE_FLAGS_VARIABLE
 from api.store.database import sqlite_url
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.served_sessions import write_providers_file
