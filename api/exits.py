@@ -1,4 +1,4 @@
-"""What `smriti`'s exit status means: one meaning per number (DESIGN.md §9).
+"""What `smriti`'s exit status means: one meaning per number (docs/architecture.md#exit-statuses).
 
 Every command ends with one of these, and scripts may branch on them:
 `smriti --help` prints HELP, and the README's table repeats it.

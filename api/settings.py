@@ -68,7 +68,7 @@ class Settings:
     max_query_tokens: int = 2000
     max_page_size: int = 100
     # A session's turns come in larger pages: reading a long session page by
-    # page paid ~4 ms of fixed cost per request (bench/README.md, whole reads).
+    # page paid ~4 ms of fixed cost per request (docs/benchmarks.md, whole reads).
     max_turn_page_size: int = MAX_TURN_PAGE_SIZE
     # No list in a request's variables may be longer (every list field takes 50 at most).
     max_input_list_items: int = 1000

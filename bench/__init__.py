@@ -1,4 +1,4 @@
 """Smriti's rerunnable benchmark: seed a database directly, measure through the real app.
 
-Run ``python -m bench --help`` (or ``make bench ARGS=...``); see bench/README.md.
+Run ``python -m bench --help`` (or ``make bench ARGS=...``); see docs/benchmarks.md.
 """

@@ -7,7 +7,7 @@
     python -m bench.concurrent_streams --quick --profile /tmp/s.prof   # cProfile Smriti's runs
     python -m bench.concurrent_streams --gc /tmp/gc.jsonl     # its garbage collections
 
-What runs (see bench/README.md, "Concurrent streams"):
+What runs (see docs/benchmarks.md, "Concurrent streams"):
 
 * a dripping OpenAI-compatible provider (``bench/drip.py``) in its own process:
   every streamed answer is ``--pieces`` word pieces, one every ``--drip`` seconds;

@@ -23,7 +23,7 @@ SEND_FRESH = "sendMessage FRESH"
 LINEAGE = "space.lineage(first: 100)"
 ANCESTORS = "checkpoint.ancestors(first: 50)"
 
-# Targets (see bench/README.md).
+# Targets (see docs/benchmarks.md).
 FLATNESS_TOLERANCE = 0.20  # p50 at the largest history may exceed p50 at 0 turns by 20 %
 SEND_P50_LIMIT_MS = 10.0
 # Percentiles reported, as cut points of statistics.quantiles(n=100).
@@ -95,7 +95,7 @@ def _statements(row: Figures) -> str:
 
 
 def evaluate_targets(rows: Sequence[Figures]) -> list[Target]:
-    """The PASS/FAIL lines of bench/README.md, from the measured rows."""
+    """The PASS/FAIL lines of docs/benchmarks.md, from the measured rows."""
     targets: list[Target] = []
     head = sorted((r for r in rows if r.name == SEND_HEAD), key=lambda r: r.size)
     if head:

@@ -7,7 +7,7 @@
     python -m bench.side_by_side --workers 2           # passes --workers 2 to smriti serve
     python -m bench.side_by_side --serve-arg=--log-level --serve-arg=warning
 
-What runs (see bench/README.md, "Side by side"):
+What runs (see docs/benchmarks.md, "Side by side"):
 
 * the floor: ``bench/floor.py`` under uvicorn, answering a JSON POST;
 * ``smriti serve`` as a real subprocess (``python -m api serve``) on a throw-away

@@ -127,6 +127,5 @@ def citations() -> list[str]:
     return found
 
 
-@pytest.mark.xfail(strict=True, reason="citations rewritten at merge")
 def test_nothing_cites_a_design_file_the_repository_does_not_contain() -> None:
     assert citations() == []

@@ -130,7 +130,7 @@ def imported_modules(path: Path, root: Path | None = None) -> set[str]:
     return found
 
 
-# The one door (DESIGN §10): GraphQL, HTTP, the command line, settings and the
+# The one door (docs/architecture.md#the-one-door): GraphQL, HTTP, the command line, settings and the
 # app reach the store only through api/services, whose use cases take the
 # actor first. No exception, not even for the DataLoaders: api/graphql/loaders.py
 # batches the reads of api.services.reading, which decide what the actor may read.

@@ -1,10 +1,11 @@
-"""Carrying a checkpoint's state forward (DESIGN §8, second wave).
+"""Carrying a checkpoint's state forward (docs/architecture.md#drafting-and-carrying-forward).
 
 A checkpoint is a snapshot of the whole state of a line of work, not a note
 about the last few turns: the next checkpoint on a branch starts from its
 parent's objective and the items of every list field. What the
 background model extracts from the window is kept apart ("extracted"), and the
-extraction prompt never sees these carried items (DESIGN §2 rule 6): the user
+extraction prompt never sees these carried items
+(docs/architecture.md#drafting-and-carrying-forward): the user
 — or the client — decides what of each to keep.
 """
 

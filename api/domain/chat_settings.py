@@ -6,8 +6,8 @@ resolved field by field (``effective``): the session's value, else its
 space's, else none. A session may so set a temperature while its space gives
 the instructions.
 
-    instructions        a system prompt of the user's (DESIGN §2 "Prompt
-                        layout": first in the system message)
+    instructions        a system prompt of the user's (docs/architecture.md#the-prompt-layout:
+                        first in the system message)
     temperature         0 to 2
     top_p               greater than 0, at most 1
     max_output_tokens   1 to the model's output limit

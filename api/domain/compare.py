@@ -1,4 +1,4 @@
-"""Comparing two checkpoints (DESIGN §8 ``compareCheckpoints``).
+"""Comparing two checkpoints (docs/architecture.md#comparing-and-merging).
 
 Items of a list field match when they say the same thing up to case,
 punctuation and spacing: "Use Postgres." and "use  postgres" are one item.

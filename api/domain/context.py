@@ -1,6 +1,6 @@
 """Context resolution — which checkpoints and which turns the model sees.
 
-This module is the only place the rules of DESIGN §2 live. It is pure. The
+This module is the only place the rules of docs/architecture.md#context-modes live. It is pure. The
 store asks ``facts_wanted`` what to read and reads it all in one call (a
 ``ContextFacts``); ``resolve`` then turns the session, the explicit context,
 those facts, the budget and a token counter into the plan and the messages.

@@ -9,7 +9,8 @@ appended after it (turns are append-only), so the two stay side by side for
 the model and for whoever reads the session.
 
 The model receives the context the next message would have (the same rules,
-DESIGN §2) with the cut-off reply as its last message — the window ends with
+docs/architecture.md#the-prompt-layout) with the cut-off reply as its last message — the window
+ends with
 it — followed by one short user message, ``CONTINUE_INSTRUCTION``. The
 instruction is there for every provider, not only those that need it: OpenAI
 and the servers that copy its API treat a trailing assistant message as a

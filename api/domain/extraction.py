@@ -1,8 +1,10 @@
-"""Drafting a checkpoint and titling a session with the background model (DESIGN §3).
+"""Drafting a checkpoint and titling a session with the background model
+(docs/architecture.md#drafting-and-carrying-forward).
 
 The prompts receive the transcript window and nothing else — no checkpoint
-fields (rule 6) — and the answers are parsed strictly: a malformed answer is a
-``ProviderError(MALFORMED_OUTPUT)``, never a half-filled draft.
+fields (docs/architecture.md#drafting-and-carrying-forward) — and the answers
+are parsed strictly: a malformed answer is a ``ProviderError(MALFORMED_OUTPUT)``,
+never a half-filled draft.
 
 Transcript format (the offline extractor parses it; keep it stable): the
 non-system turns in order, separated by one blank line, each one a header line

@@ -1,4 +1,4 @@
-"""Checkpoint hashes — what makes a lineage tamper-evident (DESIGN §1).
+"""Checkpoint hashes — what makes a lineage tamper-evident (docs/architecture.md#hashes).
 
 The hash is SHA-256 over a canonical encoding: a JSON object with sorted
 keys, no whitespace, non-ASCII kept as UTF-8, list order kept. Its keys are

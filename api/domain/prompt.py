@@ -1,6 +1,6 @@
 """Prompt layout — how a context plan becomes the messages a provider receives.
 
-DESIGN §2 "Prompt layout" is rendered here and nowhere else: ``sendMessage``
+docs/architecture.md#the-prompt-layout is rendered here and nowhere else: ``sendMessage``
 sends these messages, ``contextPreview`` shows them, and the token estimate
 reserves room for the same system message through ``render_system``.
 

@@ -26,7 +26,8 @@ class MemoryScope(enum.StrEnum):
 
     @property
     def depth(self) -> int:
-        """How many checkpoints of a chain the model sees (N in DESIGN §2)."""
+        """How many checkpoints of a chain the model sees (N in
+        docs/architecture.md#context-modes)."""
         return {MemoryScope.LATEST_1: 1, MemoryScope.LATEST_3: 3}[self]
 
 

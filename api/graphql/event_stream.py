@@ -16,7 +16,7 @@ sends it). Sends never overlap: the pump and the heartbeat take turns under a
 lock. However the response ends — the stream's end, the client gone, the
 request cancelled (shutdown) — the pump is stopped and the subscription
 closed in a task of its own, so a cancellation cannot cut that short: closing
-a streamed reply saves what was received (DESIGN §2 rule 5).
+a streamed reply saves what was received (docs/architecture.md#a-reply-cut-off-is-saved).
 """
 
 from __future__ import annotations

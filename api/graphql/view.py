@@ -167,7 +167,7 @@ class ClosingStreamingResponse(StreamingResponse):
     Starlette iterates the stream with ``async for``: a client that goes away
     leaves it suspended, unclosed. Closing it runs in a task of its own, so a
     cancelled request cannot stop it half-way (closing a reply's stream saves
-    what was received: DESIGN §2 rule 5).
+    what was received: docs/architecture.md#a-reply-cut-off-is-saved).
     """
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:

@@ -1,6 +1,6 @@
 """providers.yaml: which providers exist, where their keys live, which models they offer.
 
-The file (DESIGN §4)::
+The file (docs/architecture.md#providers)::
 
     chat_default: offline/echo                 # "provider/model"
     background_intelligence: offline/extractor

@@ -12,7 +12,8 @@ cost 0, and the context window is ``OFFLINE_CONTEXT_WINDOW`` tokens.
 Two models:
 
 ``echo`` (chat) describes the context it received, which makes context
-isolation visible. It reads the prompt layout of DESIGN §2: an optional first
+isolation visible. It reads the prompt layout of docs/architecture.md#the-prompt-layout: an
+optional first
 system message ("You are continuing a conversation.") with one block per
 checkpoint headed ``Checkpoint [i] — <title> (<shortHash>)``, then the turn
 window, then the new user message (always last). Its reply is four lines::

@@ -1,6 +1,7 @@
 """What is open on this worker (websockets, streams) and the credential each rests on.
 
-Rights are checked when used (DESIGN §10): a websocket asks again who it acts
+Rights are checked when used (docs/architecture.md#errors-and-rights): a websocket asks again
+who it acts
 for at every operation (``api/graphql/view.py``). What is already running
 must end when its credential does, and the credential can end anywhere: a
 token revoked on another worker, a user disabled by ``smriti users disable``

@@ -2,7 +2,8 @@
 
 Every path that needs a context (sendMessage, messageStream, contextPreview,
 checkpoint drafts and their source range) comes here; the rules are in
-``api.domain.context.resolve`` and nowhere else (DESIGN §2). What an explicit
+``api.domain.context.resolve`` and nowhere else (docs/architecture.md#context-modes). What an
+explicit
 context may name is checked here too: a space or a checkpoint of a space the
 session's author is a member of (and, for a reader's preview, the reader too).
 """

@@ -29,7 +29,7 @@ ends with ``Failed``. A complete answer is saved with the provider's reason
 (LENGTH when the token limit cut it off: interrupted too).
 Every write runs in a task of its own awaited through ``asyncio.shield``
 (``api.store.writes``), so a cancellation that lands during the write cannot
-lose it (DESIGN §2 rule 5: a reply cut off mid-stream is saved, marked
+lose it (docs/architecture.md#a-reply-cut-off-is-saved: a reply cut off mid-stream is saved, marked
 interrupted).
 """
 

@@ -4,7 +4,8 @@ A request is cancelled when its client goes away, and the cancellation lands
 wherever the request is waiting. Inside a write that is harmful twice over:
 a half-entered transaction on SQLite keeps the single connection's lock, so
 every later query waits forever (issue 7, finding 1); and a reply cut off
-mid-stream must still be saved (DESIGN §2 rule 5). So each store function
+mid-stream must still be saved (docs/architecture.md#a-reply-cut-off-is-saved). So each store
+function
 that writes is decorated with ``@finished``: its body runs in a task of its
 own, awaited through ``asyncio.shield``. Cancelling the caller then cancels
 only the waiting; the write commits (or rolls back) and releases its

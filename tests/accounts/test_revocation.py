@@ -1,5 +1,5 @@
 """Rights are checked when used: an open websocket or a running stream never
-outlives the credential it rests on (DESIGN §10, issue 16).
+outlives the credential it rests on (docs/architecture.md#errors-and-rights, issue 16).
 
 In process, through the real app. ``RECHECK_SECONDS`` decides how the end
 is noticed: an hour, so that only the operation's own check (or the sweep of

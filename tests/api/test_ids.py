@@ -1,6 +1,6 @@
 """Ids and cursors decode strictly; what is not found is null; client errors are readable.
 
-DESIGN §10: errors say what is wrong, ids decode strictly, "Unexpected error."
+docs/architecture.md#errors-and-rights: errors say what is wrong, ids decode strictly, "Unexpected error."
 is only for real bugs (and every one is logged).
 """
 

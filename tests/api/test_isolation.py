@@ -1,4 +1,4 @@
-"""DESIGN §2 end to end: what the provider *received*, through real LiteLLM.
+"""Context isolation (docs/architecture.md#context-modes) end to end: what the provider *received*, through real LiteLLM.
 
 The `lab` provider points LiteLLM's OpenAI client at a fake server on
 127.0.0.1, so every assertion here is about bytes that crossed the wire.

@@ -1,4 +1,4 @@
-"""compareCheckpoints (DESIGN §8): list fields side by side, and the common ancestor."""
+"""compareCheckpoints (docs/architecture.md#comparing-and-merging): list fields side by side, and the common ancestor."""
 
 from __future__ import annotations
 

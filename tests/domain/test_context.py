@@ -1,4 +1,4 @@
-"""Context resolution (DESIGN §2): a table of cases, then the isolation invariants."""
+"""Context resolution (docs/architecture.md#context-modes): a table of cases, then the isolation invariants."""
 
 from __future__ import annotations
 

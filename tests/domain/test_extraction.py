@@ -1,4 +1,4 @@
-"""Drafting and titling (DESIGN §3): the prompts, and strict parsing of the answers."""
+"""Drafting and titling (docs/architecture.md#drafting-and-carrying-forward): the prompts, and strict parsing of the answers."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Checkpoint hashes (DESIGN §1): canonical, tamper-evident, resolvable by prefix."""
+"""Checkpoint hashes (docs/architecture.md#hashes): canonical, tamper-evident, resolvable by prefix."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Prompt layout (DESIGN §2): the exact messages a provider receives."""
+"""Prompt layout (docs/architecture.md#context-modes): the exact messages a provider receives."""
 
 from __future__ import annotations
 

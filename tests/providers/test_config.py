@@ -13,7 +13,7 @@ REPOSITORY_ROOT = Path(__file__).resolve().parents[2]
 
 OFFLINE = ProviderConfig("offline", "smriti_offline", None, None, ("echo", "extractor"))
 
-DESIGN_EXAMPLE = """\
+PROVIDERS_EXAMPLE = """\
 chat_default: lab/my-model               # "provider/model"
 background_intelligence: offline/extractor
 providers:
@@ -30,7 +30,7 @@ providers:
 
 
 def test_design_example_parses_with_offline_first() -> None:
-    config = parse_config(DESIGN_EXAMPLE)
+    config = parse_config(PROVIDERS_EXAMPLE)
 
     assert config == ProvidersConfig(
         chat_default="lab/my-model",

@@ -1,6 +1,6 @@
 """`smriti users …` and `smriti tokens …` on a database, as an operator runs them.
 
-Exit codes (DESIGN.md §9): 0 ok, 2 usage, 3 database, 4 not found.
+Exit codes (docs/architecture.md#exit-statuses): 0 ok, 2 usage, 3 database, 4 not found.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ plain value set when the node is built, so GraphQL resolves it with the
 default attribute read — no resolver, no DataLoader, no nested object per
 parent; and api/graphql/core/execution.py reads such fields without graphql-core's
 per-field machinery. ``Space.lineage`` (a connection of full `Checkpoint`
-nodes) costs about twenty times as much CPU per checkpoint (bench/README.md).
+nodes) costs about twenty times as much CPU per checkpoint (docs/benchmarks.md).
 """
 
 from __future__ import annotations

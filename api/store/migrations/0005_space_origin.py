@@ -1,6 +1,6 @@
 """An imported space remembers the space id its checkpoint hashes were sealed with.
 
-A checkpoint's hash covers its space id (DESIGN §1). A space imported from
+A checkpoint's hash covers its space id (docs/architecture.md#hashes). A space imported from
 another server gets a new id here, yet its hashes must stay identical to
 the exported ones; ``origin_space_id`` is the id they were computed with
 (null: the space's own id), so verification and new checkpoints on the
