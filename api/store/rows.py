@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+from ..domain.accounts import Account, ApiToken
 from ..domain.types import (
     CONTENT_LIST_FIELDS,
     CONTENT_TEXT_FIELDS,
@@ -21,6 +22,7 @@ from ..domain.types import (
     LineageEntry,
     MemoryScope,
     Mount,
+    Preset,
     Role,
     Session,
     Space,
@@ -29,7 +31,7 @@ from ..domain.types import (
     Usage,
     Visibility,
 )
-from .tables import CHECKPOINT, SESSION, SPACE, TURN
+from .tables import API_TOKEN, CHECKPOINT, PRESET, SESSION, SPACE, TURN, USER
 from .tables import json_text as json_text
 
 Row = Sequence[Any]
@@ -80,8 +82,8 @@ def session(record: Row) -> Session:
         created_at=timestamp(record[p["created_at"]]),
         updated_at=timestamp(record[p["updated_at"]]),
         visibility=Visibility(record[p["visibility"]]),
-        pinned_at=_maybe_timestamp(record[p["pinned_at"]]),
-        archived_at=_maybe_timestamp(record[p["archived_at"]]),
+        pinned_at=maybe_timestamp(record[p["pinned_at"]]),
+        archived_at=maybe_timestamp(record[p["archived_at"]]),
         settings=ChatSettings.from_json(json_value(record[p["settings"]])),
         branched_from=_branch_point(
             record[p["branched_from_id"]], record[p["branched_after_sequence"]]
@@ -144,7 +146,7 @@ def timestamp(value: datetime | str) -> datetime:
     return datetime.fromisoformat(value) if isinstance(value, str) else value
 
 
-def _maybe_timestamp(value: datetime | str | None) -> datetime | None:
+def maybe_timestamp(value: datetime | str | None) -> datetime | None:
     return None if value is None else timestamp(value)
 
 
@@ -224,3 +226,55 @@ def _item_ids(stored: Mapping[str, Any] | None) -> ItemIds | None:
     if stored is None:
         return None
     return ItemIds(**{f.attr: tuple(stored.get(f.attr) or ()) for f in CONTENT_LIST_FIELDS})
+
+
+_USER = USER.position
+
+
+def account(record: Row) -> Account:
+    """An account from a row of ``tables.USER``."""
+    p = _USER
+    return Account(
+        id=int(record[p["id"]]),
+        name=record[p["name"]],
+        is_admin=bool(record[p["is_admin"]]),
+        disabled=bool(record[p["disabled"]]),
+        has_password=record[p["password_hash"]] is not None,
+        created_at=timestamp(record[p["created_at"]]),
+    )
+
+
+_API_TOKEN = API_TOKEN.position
+
+
+def api_token(record: Row) -> ApiToken:
+    """A token (never its hash) from a row of ``tables.API_TOKEN``."""
+    p = _API_TOKEN
+    return ApiToken(
+        id=int(record[p["id"]]),
+        user_id=int(record[p["user_id"]]),
+        name=record[p["name"]],
+        prefix=record[p["prefix"]],
+        read_only=bool(record[p["read_only"]]),
+        created_at=timestamp(record[p["created_at"]]),
+        last_used_at=maybe_timestamp(record[p["last_used_at"]]),
+        expires_at=maybe_timestamp(record[p["expires_at"]]),
+        revoked_at=maybe_timestamp(record[p["revoked_at"]]),
+    )
+
+
+_PRESET = PRESET.position
+
+
+def preset(record: Row) -> Preset:
+    """A preset from a row of ``tables.PRESET``."""
+    p = _PRESET
+    return Preset(
+        id=record[p["id"]],
+        owner_id=record[p["owner_id"]],
+        name=record[p["name"]],
+        model=record[p["model"]],
+        settings=ChatSettings.from_json(json_value(record[p["settings"]])),
+        created_at=timestamp(record[p["created_at"]]),
+        updated_at=timestamp(record[p["updated_at"]]),
+    )
