@@ -6,9 +6,6 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from tortoise.exceptions import IntegrityError
-from tortoise.transactions import in_transaction
-
 from ..domain.accounts import Account, ApiToken, name_key
 from ..errors import ErrorCode, InputError, NotFound
 from . import members, rows, sql
@@ -54,7 +51,7 @@ async def add(name: str, password_hash: str, *, is_admin: bool) -> tuple[Account
     """
     now = datetime.now(UTC)
     key = name_key(name)
-    async with in_transaction() as conn:
+    async with sql.transaction() as conn:
         taken = await _one_user(conn, "name_key = ? ORDER BY id LIMIT 1", [key])
         if taken is not None:
             raise InputError(
@@ -76,7 +73,7 @@ async def add(name: str, password_hash: str, *, is_admin: bool) -> tuple[Account
         )
         try:
             row = await sql.insert(conn, USER, values)
-        except IntegrityError:
+        except sql.IntegrityError:
             raise InputError(f"There is already a user named {name!r}.", field="name") from None
         return rows.account(row), False
 
@@ -112,7 +109,7 @@ async def disable(name: str) -> None:
 @finished
 async def set_password(name: str, password_hash: str) -> None:
     """A new password signs every browser out."""
-    async with in_transaction() as conn:
+    async with sql.transaction() as conn:
         row = await _named(conn, name)
         if row is None:
             raise NotFound(f"No user named {name!r}.", field="name")
@@ -164,7 +161,7 @@ async def tokens(user_id: int) -> list[ApiToken]:
 
 @finished
 async def revoke_token(user_id: int, token_id: int) -> ApiToken:
-    async with in_transaction() as conn:
+    async with sql.transaction() as conn:
         mine = "id = ? AND user_id = ?"
         await sql.update(
             conn,
@@ -264,7 +261,7 @@ async def names(user_ids: list[int]) -> dict[int, str]:
         return {}
     found = await sql.fetch_rows(
         sql.connection(),
-        f"SELECT id, name FROM smriti_user WHERE id IN ({', '.join('?' for _ in user_ids)})",
+        f"SELECT id, name FROM smriti_user WHERE id IN ({sql.marks(user_ids)})",
         list(user_ids),
     )
     return {int(user_id): str(name) for user_id, name in found}
@@ -297,7 +294,7 @@ def _last_admin(name: str) -> InputError:
 async def set_disabled(name: str, disabled: bool) -> Account:
     """Disable an account (its tokens and browser sessions stop working at once;
     nothing is deleted) or enable it again. The last enabled admin stays enabled."""
-    async with in_transaction() as conn:
+    async with sql.transaction() as conn:
         row = await _named(conn, name)
         if row is None:
             raise NotFound(f"No user named {name!r}.", field="name")
@@ -320,7 +317,7 @@ async def delete(name: str) -> Account:
     Turns and checkpoints they wrote in other people's spaces stay (their author
     then has no name).
     """
-    async with in_transaction() as conn:
+    async with sql.transaction() as conn:
         row = await _named(conn, name)
         if row is None:
             raise NotFound(f"No user named {name!r}.", field="name")
@@ -401,7 +398,7 @@ async def _live(statement: str, params: list[Any], hashes: set[str]) -> set[str]
     conn = sql.connection()
     for start in range(0, len(ordered), LIVE_CHUNK):
         chunk = ordered[start : start + LIVE_CHUNK]
-        marks = ", ".join("?" for _ in chunk)
+        marks = sql.marks(chunk)
         for (value,) in await sql.fetch_rows(
             conn, statement.format(marks=marks), [*params, *chunk]
         ):

@@ -6,8 +6,6 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from tortoise.transactions import in_transaction
-
 from ..domain.pages import Page, PageRequest
 from ..domain.types import Authorship, Checkpoint, CheckpointContent, LineageEntry, TurnRange
 from ..errors import ErrorCode, InputError, NotFound
@@ -44,24 +42,23 @@ _UP = """
     WHERE CASE WHEN k.n = 0 THEN c.parent_id ELSE c.merge_parent_id END IS NOT NULL
 )"""
 
+
 # A child always has a larger id than its parents, so the greatest common
 # ancestor id is one no other common ancestor descends from: a best one.
-_COMMON_ANCESTOR = (
-    "WITH RECURSIVE "
-    + _UP.format(name="a")
-    + ","
-    + _UP.format(name="b")
-    + "\nSELECT MAX(a.id) AS id FROM a JOIN b ON a.id = b.id"
+def _ancestors_of_both(a: str, b: str, select: str) -> str:
+    """``select`` over the ancestors of two checkpoints (``a``, ``b``: their
+    CTEs' names, each parameter a checkpoint's id)."""
+    return f"WITH RECURSIVE {_UP.format(name=a)},{_UP.format(name=b)}\n{select}"
+
+
+_COMMON_ANCESTOR = _ancestors_of_both(
+    "a", "b", "SELECT MAX(a.id) AS id FROM a JOIN b ON a.id = b.id"
 )
 
 # What a line did since a base: ancestors of the tip (itself included) that
 # are not ancestors of the base (nor the base).
-_SINCE = (
-    "WITH RECURSIVE "
-    + _UP.format(name="t")
-    + ","
-    + _UP.format(name="b")
-    + "\nSELECT t.id FROM t WHERE t.id NOT IN (SELECT id FROM b) ORDER BY t.id"
+_SINCE = _ancestors_of_both(
+    "t", "b", "SELECT t.id FROM t WHERE t.id NOT IN (SELECT id FROM b) ORDER BY t.id"
 )
 
 
@@ -87,7 +84,7 @@ async def create(
     (``expected_head_id``); if the head has moved since, nothing is saved
     (CONFLICT)."""
     now = datetime.now(UTC)
-    async with in_transaction("default") as conn:
+    async with sql.transaction() as conn:
         # Touching the space first takes its row lock (PostgreSQL) or the
         # write lock (SQLite) before the head is read, so two savers on one
         # branch cannot both take the same parent.
@@ -163,7 +160,7 @@ async def fast_forward(space_id: int, branch_name: str, *, from_id: int, to_id: 
     """Move ``branch_name``'s head from ``from_id`` to ``to_id``; CONFLICT if it
     is no longer at ``from_id``."""
     now = datetime.now(UTC)
-    async with in_transaction("default") as conn:
+    async with sql.transaction() as conn:
         await sql.update(conn, SPACE, {"updated_at": now}, "id = ?", [space_id])
         moved = await sql.update(
             conn,
@@ -186,8 +183,8 @@ def _moved(branch_name: str) -> InputError:
 
 async def common_ancestor_id(a_id: int, b_id: int) -> int | None:
     """The nearest checkpoint both descend from over either parent link (one statement)."""
-    found = await sql.fetch_one(sql.connection(), _COMMON_ANCESTOR, [a_id, b_id])
-    return int(found["id"]) if found and found["id"] is not None else None
+    found = await sql.fetch_value(sql.connection(), _COMMON_ANCESTOR, [a_id, b_id])
+    return None if found is None else int(found)
 
 
 async def since(tip_id: int, base_id: int | None) -> list[Checkpoint]:
@@ -220,18 +217,18 @@ async def get(checkpoint_id: int, *, field: str = "checkpointId") -> Checkpoint:
 async def get_many(ids: list[int]) -> dict[int, Checkpoint]:
     if not ids:
         return {}
-    found = await _select(f"id IN ({', '.join('?' for _ in ids)})", list(ids))
+    found = await _select(f"id IN ({sql.marks(ids)})", list(ids))
     return {checkpoint.id: checkpoint for checkpoint in found}
 
 
 async def head_id(space_id: int, branch_name: str) -> int | None:
     # Read on every message in HEAD mode.
-    found = await sql.fetch_one(
+    found = await sql.fetch_value(
         sql.connection(),
         "SELECT head_id FROM branch WHERE space_id = ? AND name = ?",
         [space_id, branch_name],
     )
-    return int(found["head_id"]) if found is not None else None
+    return None if found is None else int(found)
 
 
 async def head(space_id: int, branch_name: str) -> Checkpoint | None:
@@ -254,9 +251,7 @@ async def children(parent_ids: list[int]) -> dict[int, list[Checkpoint]]:
     result: dict[int, list[Checkpoint]] = {i: [] for i in parent_ids}
     if not parent_ids:
         return result
-    found = await _select(
-        f"parent_id IN ({', '.join('?' for _ in parent_ids)}) ORDER BY id", list(parent_ids)
-    )
+    found = await _select(f"parent_id IN ({sql.marks(parent_ids)}) ORDER BY id", list(parent_ids))
     for checkpoint in found:
         assert checkpoint.parent_id is not None
         result[checkpoint.parent_id].append(checkpoint)
@@ -289,7 +284,7 @@ async def branches(space_ids: list[int]) -> dict[int, list[tuple[str, int]]]:
     found = await sql.fetch_rows(
         sql.connection(),
         "SELECT space_id, name, head_id FROM branch "
-        f"WHERE space_id IN ({', '.join('?' for _ in space_ids)}) ORDER BY name",
+        f"WHERE space_id IN ({sql.marks(space_ids)}) ORDER BY name",
         list(space_ids),
     )
     for space_id, name, head in found:

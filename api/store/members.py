@@ -12,9 +12,6 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from tortoise.exceptions import IntegrityError
-from tortoise.transactions import in_transaction
-
 from ..domain.types import MAIN_BRANCH, Member, SpaceRole, Visibility
 from ..errors import ErrorCode, InputError, NotFound
 from . import rows, sql
@@ -28,21 +25,20 @@ _MEMBERS = (
 )
 
 
+_ROLE = "SELECT role FROM space_member WHERE user_id = ? AND space_id = ?"
+
+
 async def role(user_id: int, space_id: int) -> SpaceRole | None:
     """The user's role in the space; None when they are not a member (one indexed read)."""
-    found = await sql.fetch_one(
-        sql.connection(),
-        "SELECT role FROM space_member WHERE user_id = ? AND space_id = ?",
-        [user_id, space_id],
-    )
-    return SpaceRole(found["role"]) if found is not None else None
+    found = await sql.fetch_value(sql.connection(), _ROLE, [user_id, space_id])
+    return None if found is None else SpaceRole(found)
 
 
 async def roles(user_id: int, space_ids: Sequence[int]) -> dict[int, SpaceRole]:
     """The user's role in each of the spaces they are a member of."""
     if not space_ids:
         return {}
-    marks = ", ".join("?" for _ in space_ids)
+    marks = sql.marks(space_ids)
     found = await sql.fetch(
         sql.connection(),
         f"SELECT space_id, role FROM space_member WHERE user_id = ? AND space_id IN ({marks})",
@@ -56,7 +52,7 @@ async def of_spaces(space_ids: Sequence[int]) -> dict[int, list[Member]]:
     result: dict[int, list[Member]] = {i: [] for i in space_ids}
     if not space_ids:
         return result
-    marks = ", ".join("?" for _ in space_ids)
+    marks = sql.marks(space_ids)
     found = await sql.fetch(
         sql.connection(),
         "SELECT m.space_id, m.user_id, u.name, m.role, m.created_at FROM space_member m "
@@ -117,14 +113,10 @@ async def _lock_as(conn: Any, space_id: int, by: int, check_role: RoleCheck) -> 
     commit, then ask ``check_role`` of ``by``'s role: a role checked before the
     lock may have changed since (an owner demoted a moment ago changes nothing)."""
     await sql.update(conn, SPACE, {"updated_at": datetime.now(UTC)}, "id = ?", [space_id])
-    found = await sql.fetch_one(
-        conn,
-        "SELECT role FROM space_member WHERE user_id = ? AND space_id = ?",
-        [by, space_id],
-    )
+    found = await sql.fetch_value(conn, _ROLE, [by, space_id])
     if found is None:
         raise NotFound("No such space.", field="spaceId")
-    check_role(SpaceRole(found["role"]))
+    check_role(SpaceRole(found))
 
 
 async def _owners(conn: Any, space_id: int) -> int:
@@ -150,7 +142,7 @@ async def add(
 ) -> Member:
     """Add ``user_id`` with ``role``; ``by``: the member adding them."""
     try:
-        async with in_transaction("default") as conn:
+        async with sql.transaction() as conn:
             await _lock_as(conn, space_id, by, check_role)
             await sql.insert(
                 conn,
@@ -163,7 +155,7 @@ async def add(
                 ),
             )
             return await _current(conn, space_id, user_id)
-    except IntegrityError:
+    except sql.IntegrityError:
         raise InputError(
             "That user is already a member of this space (updateSpaceMember changes a role).",
             code=ErrorCode.CONFLICT,
@@ -176,7 +168,7 @@ async def change(
     space_id: int, user_id: int, role: SpaceRole, *, by: int, check_role: RoleCheck
 ) -> Member:
     """A member's new role; LAST_OWNER when it would leave the space without one."""
-    async with in_transaction("default") as conn:
+    async with sql.transaction() as conn:
         await _lock_as(conn, space_id, by, check_role)
         current = await _current(conn, space_id, user_id)
         demoted = current.role is SpaceRole.OWNER and role is not SpaceRole.OWNER
@@ -198,7 +190,7 @@ async def remove(space_id: int, user_id: int, *, by: int, check_role: RoleCheck)
     space with them, in the same transaction: attached ones are detached (private,
     on main, nothing mounted) and a mount of one of its checkpoints is undone, so
     no message of theirs reads the space afterwards."""
-    async with in_transaction("default") as conn:
+    async with sql.transaction() as conn:
         await _lock_as(conn, space_id, by, check_role)
         current = await _current(conn, space_id, user_id)
         if current.role is SpaceRole.OWNER and await _owners(conn, space_id) <= 1:

@@ -5,8 +5,6 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from tortoise.exceptions import IntegrityError
-
 from ..domain.types import ChatSettings, Preset
 from ..errors import ErrorCode, InputError, NotFound
 from . import rows, sql
@@ -54,7 +52,7 @@ async def create(owner_id: int, *, name: str, model: str, settings: ChatSettings
     )
     try:
         return rows.preset(await sql.insert(sql.connection(), PRESET, values))
-    except IntegrityError as exc:
+    except sql.IntegrityError as exc:
         raise _taken(name) from exc
 
 
@@ -77,7 +75,7 @@ async def update(
         changes["settings"] = settings.to_json()
     try:
         updated = await sql.update(sql.connection(), PRESET, changes, _MINE, [preset_id, owner_id])
-    except IntegrityError as exc:
+    except sql.IntegrityError as exc:
         raise _taken(name or "") from exc
     if not updated:
         raise NotFound("No such preset.", field="id")

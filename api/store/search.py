@@ -383,7 +383,7 @@ async def find(
     filters: list[str] = []
     params: list[Any] = []
     if kinds is not None:
-        filters.append(f"AND kind IN ({', '.join('?' for _ in kinds)})")
+        filters.append(f"AND kind IN ({sql.marks(kinds)})")
         params += [int(k) for k in kinds]
     if space_id is not None:
         # Turns and sessions follow their session into or out of a space, so

@@ -7,9 +7,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from tortoise.exceptions import IntegrityError
-from tortoise.transactions import in_transaction
-
 from ..domain.branching import Member, branch_mount
 from ..domain.pages import Page, PageRequest
 from ..domain.types import (
@@ -161,7 +158,7 @@ async def for_message(
 async def readable_many(user_id: int, ids: list[int]) -> dict[int, Session]:
     if not ids:
         return {}
-    marks = ", ".join("?" for _ in ids)
+    marks = sql.marks(ids)
     found = await sql.fetch_rows(
         sql.connection(),
         f"SELECT {_COLUMNS} FROM session WHERE id IN ({marks}) AND {_READABLE.sql}",
@@ -304,7 +301,7 @@ async def family_sizes(user_id: int, root_ids: Sequence[int]) -> dict[int, int]:
     one statement through the primary key and the branch_root_id index."""
     if not root_ids:
         return {}
-    marks = ", ".join("?" for _ in root_ids)
+    marks = sql.marks(root_ids)
     found = await sql.fetch_rows(
         sql.connection(),
         "SELECT COALESCE(branch_root_id, id), COUNT(*) FROM session "
@@ -397,7 +394,7 @@ async def organise(
     (archiving an archived one) keeps when it was first done."""
     now = datetime.now(UTC)
     mine, params = "id = ? AND owner_id = ?", [session_id, owner_id]
-    async with in_transaction("default") as conn:
+    async with sql.transaction() as conn:
         if not await sql.update(conn, SESSION, {"updated_at": now}, mine, params):
             raise NotFound("No such session.", field="id")
         for column, wanted in (("pinned_at", pinned), ("archived_at", archived)):
@@ -422,7 +419,7 @@ async def tags_of(session_ids: Sequence[int]) -> dict[int, list[str]]:
     found: dict[int, list[str]] = {i: [] for i in session_ids}
     if not session_ids:
         return found
-    marks = ", ".join("?" for _ in session_ids)
+    marks = sql.marks(session_ids)
     for record in await sql.fetch(
         sql.connection(),
         f"SELECT session_id, tag FROM session_tag WHERE session_id IN ({marks}) ORDER BY id",
@@ -508,7 +505,7 @@ async def create_fork(
     """A new branch whose head is ``checkpoint`` and a session on it, together."""
     now = datetime.now(UTC)
     try:
-        async with in_transaction("default") as conn:
+        async with sql.transaction() as conn:
             await sql.insert(
                 conn,
                 BRANCH,
@@ -534,7 +531,7 @@ async def create_fork(
                 updated_at=now,
             )
             row = await sql.insert(conn, SESSION, values)
-    except IntegrityError as exc:
+    except sql.IntegrityError as exc:
         raise InputError(
             f'The branch "{branch_name}" already exists in this space.',
             code=ErrorCode.BRANCH_EXISTS,
@@ -564,6 +561,21 @@ _COPY_TAGS = (
 )
 
 
+def like(origin: Session) -> dict[str, Any]:
+    """The columns a session made as a line of ``origin`` takes from it as they
+    are (a conversation branch, an imported session): its title, checkpoint
+    branch, model, memory scope, and its instructions and parameters (a
+    branch answers as its conversation does)."""
+    return dict(
+        title=origin.title,
+        branch_name=origin.branch_name,
+        active_provider=origin.active_provider,
+        active_model=origin.active_model,
+        memory_scope=origin.memory_scope.value,
+        settings=origin.settings.to_json(),
+    )
+
+
 @finished
 async def create_branch(origin: Session, *, after_sequence: int, title: str) -> Session:
     """A conversation branch of ``origin`` after its turn ``after_sequence``:
@@ -574,15 +586,12 @@ async def create_branch(origin: Session, *, after_sequence: int, title: str) -> 
         raise ValueError("a branch point is a turn of the origin")
     mount = branch_mount(origin.mount, after_sequence)
     now = datetime.now(UTC)
-    async with in_transaction("default") as conn:
+    async with sql.transaction() as conn:
         values = dict(
+            like(origin),
             owner_id=origin.owner_id,
             title=title,
             space_id=origin.space_id,
-            memory_scope=origin.memory_scope.value,
-            active_provider=origin.active_provider,
-            active_model=origin.active_model,
-            branch_name=origin.branch_name,
             seeded_from_id=origin.seeded_from_id,
             forked_from_id=origin.forked_from_id,
             mount_checkpoint_id=mount.checkpoint_id if mount else None,
@@ -592,8 +601,6 @@ async def create_branch(origin: Session, *, after_sequence: int, title: str) -> 
             # family once, as its latest branch.
             pinned_at=origin.pinned_at,
             archived_at=origin.archived_at,
-            # Its instructions and parameters: a branch answers as its conversation does.
-            settings=origin.settings.to_json(),
             last_sequence_number=after_sequence,
             branched_from_id=origin.id,
             branched_after_sequence=after_sequence,

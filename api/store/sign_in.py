@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from tortoise.exceptions import IntegrityError
-
 from ..domain.sign_in import SignInCounts, SignInFailures
 from . import rows, sql
 from .tables import SIGN_IN
@@ -79,7 +77,7 @@ async def failed(name: str, address: str, *, now: datetime, since: datetime) -> 
             values = dict(name=name, address=address, failures=1, last_failed_at=now)
             await sql.insert(conn, SIGN_IN, values)
             break
-        except IntegrityError:
+        except sql.IntegrityError:
             continue  # another worker created it a moment ago: count on it
     # Rows that only remember failures are forgotten once those age out.
     await sql.execute(
@@ -99,7 +97,7 @@ async def succeeded(name: str, address: str, *, now: datetime) -> None:
     if not await sql.update(conn, SIGN_IN, forgiven, _PAIR, [name, address]):
         try:
             await sql.insert(conn, SIGN_IN, dict(name=name, address=address, signed_in_at=now))
-        except IntegrityError:
+        except sql.IntegrityError:
             await sql.update(conn, SIGN_IN, forgiven, _PAIR, [name, address])
 
 

@@ -6,8 +6,6 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from tortoise.transactions import in_transaction
-
 from ..domain.pages import Page, PageRequest
 from ..domain.types import ChatSettings, Space, SpaceRole
 from ..errors import NotFound
@@ -49,7 +47,7 @@ async def local_user_id() -> int:
 async def create(owner_id: int, name: str, description: str) -> Space:
     """A space and its creator's OWNER membership, together."""
     now = datetime.now(UTC)
-    async with in_transaction("default") as conn:
+    async with sql.transaction() as conn:
         values = dict(
             owner_id=owner_id,
             name=name,
@@ -94,7 +92,7 @@ def _of_member(user_id: int, roles: Sequence[SpaceRole] | None = None) -> tuple[
     given), as a subquery and its parameters."""
     if roles is None:
         return "SELECT space_id FROM space_member WHERE user_id = ?", [user_id]
-    marks = ", ".join("?" for _ in roles)
+    marks = sql.marks(roles)
     return (
         f"SELECT space_id FROM space_member WHERE user_id = ? AND role IN ({marks})",
         [user_id, *(role.value for role in roles)],
@@ -110,8 +108,7 @@ async def get_many(user_id: int, ids: list[int]) -> dict[int, Space]:
     member, params = _of_member(user_id)
     found = await sql.fetch_rows(
         sql.connection(),
-        f"SELECT {_COLUMNS} FROM space s WHERE s.id IN ({', '.join('?' for _ in ids)})"
-        f" AND s.id IN ({member})",
+        f"SELECT {_COLUMNS} FROM space s WHERE s.id IN ({sql.marks(ids)}) AND s.id IN ({member})",
         [*ids, *params],
     )
     return {space.id: space for space in map(rows.space, found)}
@@ -155,7 +152,7 @@ async def delete(owner_id: int, space_id: int, *, roles: Sequence[SpaceRole]) ->
     sessions are detached first, in the same transaction: their conversations
     are theirs."""
     member, params = _of_member(owner_id, roles)
-    async with in_transaction("default") as conn:
+    async with sql.transaction() as conn:
         owned = await sql.fetch_rows(
             conn, f"SELECT 1 FROM space WHERE id = ? AND id IN ({member})", [space_id, *params]
         )

@@ -7,16 +7,31 @@ their column lists come from ``tables``.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Sized
 from typing import Any, cast
 
 from tortoise import connections
 from tortoise.backends.base.client import BaseDBAsyncClient
+from tortoise.exceptions import IntegrityError as IntegrityError
+from tortoise.transactions import in_transaction
 
 from .tables import Table
 from .tables import json_text as _json_text
 
+# ``IntegrityError``: a unique or foreign key refused a write (both drivers'
+# errors, as Tortoise raises them).
 _PLACEHOLDER = re.compile(r"\?")
+
+
+def marks(values: Sized) -> str:
+    """One ``?`` per value, for an ``IN (…)`` or a VALUES list."""
+    return ", ".join("?" * len(values))
+
+
+def transaction() -> Any:
+    """The statements of an ``async with`` block, committed together (its
+    connection is the block's ``as``)."""
+    return in_transaction("default")
 
 
 def connection() -> BaseDBAsyncClient:
@@ -47,6 +62,12 @@ async def fetch_one(
 ) -> dict[str, Any] | None:
     rows = await fetch(conn, statement, params)
     return rows[0] if rows else None
+
+
+async def fetch_value(conn: BaseDBAsyncClient, statement: str, params: Sequence[Any] = ()) -> Any:
+    """The first column of the first row (None: no row)."""
+    found = await fetch_rows(conn, statement, params)
+    return found[0][0] if found else None
 
 
 async def fetch_rows(
@@ -101,10 +122,10 @@ async def insert(
     """One row (the model's defaults for what ``values`` leaves out), read
     back as the table's row (``Table.columns``)."""
     written = table.row(values)
-    marks = ", ".join("?" for _ in written)
+    placeholders = marks(written)
     [row] = await returning(
         conn,
-        f"INSERT INTO {table.name} ({', '.join(written)}) VALUES ({marks}) "
+        f"INSERT INTO {table.name} ({', '.join(written)}) VALUES ({placeholders}) "
         f"RETURNING {table.select()}",
         list(written.values()),
     )
@@ -123,11 +144,11 @@ async def insert_many(
     for start in range(0, len(written), _ROWS_PER_INSERT):
         chunk = written[start : start + _ROWS_PER_INSERT]
         names = list(chunk[0])
-        marks = "(" + ", ".join("?" for _ in names) + ")"
+        row = "(" + marks(names) + ")"
         await execute(
             conn,
             f"INSERT INTO {table.name} ({', '.join(names)}) VALUES "
-            + ", ".join(marks for _ in chunk),
+            + ", ".join(row for _ in chunk),
             [row[name] for row in chunk for name in names],
         )
 

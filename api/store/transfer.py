@@ -9,17 +9,16 @@ from datetime import UTC, datetime
 from typing import Any
 
 from tortoise import Tortoise
-from tortoise.transactions import in_transaction
 
 from ..domain.export_format import Branch, Export, SessionExport, SpaceExport
 from ..domain.import_tree import BranchImport
 from ..domain.tags import tag_key
-from ..domain.types import Checkpoint, Session, Space, SpaceRole, Turn
+from ..domain.types import BranchPoint, Checkpoint, Session, Space, SpaceRole, Turn
 from ..errors import NotFound
 from . import database, rows, sql
 from .config import tortoise_config
 from .readable import readable_sessions
-from .sessions import COPY_TURNS, tags_of
+from .sessions import COPY_TURNS, like, tags_of
 from .tables import BRANCH, CHECKPOINT, SESSION, SESSION_TAG, SPACE, SPACE_MEMBER, TURN
 from .writes import finished
 
@@ -30,10 +29,10 @@ async def _read(conn: Any, statement: str, params: list[Any]) -> Sequence[rows.R
 
 async def hash_space_id(space_id: int) -> int:
     """The space id the space's checkpoint hashes are sealed with."""
-    found = await _read(
+    found = await sql.fetch_value(
         sql.connection(), "SELECT COALESCE(origin_space_id, id) FROM space WHERE id = ?", [space_id]
     )
-    return int(found[0][0]) if found else space_id
+    return space_id if found is None else int(found)
 
 
 async def _checkpoints(where: str, params: list[Any]) -> list[Checkpoint]:
@@ -122,7 +121,7 @@ async def session_exports(owner_id: int, session_ids: list[int] | None) -> list[
     if session_ids is not None:
         if not session_ids:
             return []
-        where += f" AND id IN ({', '.join('?' for _ in session_ids)})"
+        where += f" AND id IN ({sql.marks(session_ids)})"
         params += session_ids
     return await _with_turns(await _sessions(sql.connection(), f"{where} ORDER BY id", params))
 
@@ -136,7 +135,7 @@ async def _with_turns(sessions: list[Session]) -> list[SessionExport]:
         found = await _read(
             sql.connection(),
             f"SELECT {TURN.select()} FROM turn WHERE session_id IN "
-            f"({', '.join('?' for _ in by_session)}) ORDER BY session_id, sequence_number",
+            f"({sql.marks(by_session)}) ORDER BY session_id, sequence_number",
             list(by_session),
         )
         for record in found:
@@ -177,7 +176,7 @@ async def import_export(
     order), the conversation branches to create with it (another app's
     other lines), only when the session is created.
     """
-    async with in_transaction("default") as conn:
+    async with sql.transaction() as conn:
         await _one_import_at_a_time(conn, owner_id)
         spaces = [await _import_space(conn, owner_id, item) for item in export.spaces]
         sessions = []
@@ -208,29 +207,20 @@ async def _create_branches(
 ) -> None:
     """Each branch as ``create_branch`` makes one (copies of its origin's
     turns 1..after, recording the turns they copy), then its own turns."""
-    made = [root]
+    made = {0: root}  # by the positions ``BranchImport.origin`` names
     for branch in found:
-        origin = made[branch.origin]
-        values = dict(
-            owner_id=root.owner_id,
-            space_id=None,
-            title=root.title,
-            branch_name=root.branch_name,
-            active_provider=root.active_provider,
-            active_model=root.active_model,
-            memory_scope=root.memory_scope.value,
-            settings=root.settings.to_json(),
+        line = replace(
+            root,
             last_sequence_number=branch.after + len(branch.turns),
-            branched_from_id=origin.id,
-            branched_after_sequence=branch.after,
-            branch_root_id=root.id,
+            pinned_at=None,
+            archived_at=None,
+            branched_from=BranchPoint(branch.origin, branch.after),
             created_at=branch.created_at,
             updated_at=branch.updated_at,
         )
-        row = rows.session(await sql.insert(conn, SESSION, values))
-        await sql.execute(conn, COPY_TURNS, [row.id, origin.id, branch.after])
-        await sql.insert_many(conn, TURN, [_turn_row(row.id, t) for t in branch.turns])
-        made.append(row)
+        made[len(made)] = await _create_session(
+            conn, root.owner_id, None, SessionExport(line, branch.turns), made
+        )
 
 
 # pg_advisory_xact_lock's first key: "SMRI", for Smriti's imports.
@@ -357,14 +347,9 @@ async def _create_session(
     point = session.branched_from
     origin = made[point.session_id] if point is not None else None
     values = dict(
+        like(session),
         owner_id=owner_id,
         space_id=space_id,
-        title=session.title,
-        branch_name=session.branch_name,
-        active_provider=session.active_provider,
-        active_model=session.active_model,
-        memory_scope=session.memory_scope.value,
-        settings=session.settings.to_json(),
         last_sequence_number=session.last_sequence_number,
         pinned_at=session.pinned_at,
         archived_at=session.archived_at,

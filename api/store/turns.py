@@ -7,9 +7,6 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from tortoise.exceptions import IntegrityError
-from tortoise.transactions import in_transaction
-
 from ..domain.pages import Page, PageRequest
 from ..domain.types import Authorship, ChatSettings, Finish, Role, Turn, Usage
 from ..errors import NotFound
@@ -37,7 +34,7 @@ TURN_COLUMNS = TURN.select()
 # The turn's values (``_VALUES``) after its session id and number.
 _VALUES = tuple(c for c in TURN.columns if c not in ("id", "session_id", "sequence_number"))
 _WRITTEN_COLUMNS = ", ".join(["session_id", "sequence_number", *_VALUES])
-_MARKS = ", ".join("?" for _ in _VALUES)
+_MARKS = sql.marks(_VALUES)
 _INSERT_TURN = (
     f"INSERT INTO turn ({_WRITTEN_COLUMNS}) VALUES (?, ?, {_MARKS}) RETURNING {TURN_COLUMNS}"
 )
@@ -136,7 +133,7 @@ async def append(
     # Nothing to check between the number and the insert: one statement will do.
     checked = (first_reply_only and reply_to_sequence is not None) or continues_sequence is not None
     try:
-        async with in_transaction("default") as conn:
+        async with sql.transaction() as conn:
             if not checked and sql.dialect(conn) == "postgres":
                 if claim is None:
                     found = await sql.returning(
@@ -162,7 +159,7 @@ async def append(
                 )
             if written is not None:
                 written()
-    except IntegrityError as exc:
+    except sql.IntegrityError as exc:
         if idempotency_key is not None:
             raise DuplicateKey(idempotency_key) from exc
         raise
@@ -253,12 +250,12 @@ async def recent(session_id: int, *, after: int, before: int | None, limit: int)
 
 async def last_sequence_at(session_id: int, moment: datetime) -> int:
     """The highest sequence number this session had written by ``moment``."""
-    found = await sql.fetch_rows(
+    found = await sql.fetch_value(
         sql.connection(),
         "SELECT MAX(sequence_number) FROM turn WHERE session_id = ? AND created_at <= ?",
         [session_id, moment],
     )
-    return int(found[0][0]) if found and found[0][0] is not None else 0
+    return 0 if found is None else int(found)
 
 
 # A page of turns stops early once it holds this many characters of content
@@ -307,7 +304,7 @@ async def by_id(turn_id: int) -> Turn | None:
 
 async def by_ids(ids: list[int]) -> dict[int, Turn]:
     # A page of search hits reads its turns here.
-    found = await _select(f"id IN ({', '.join('?' for _ in ids)})", list(ids))
+    found = await _select(f"id IN ({sql.marks(ids)})", list(ids))
     return {turn.id: turn for turn in found}
 
 
@@ -328,10 +325,11 @@ async def exchange_numbers(session_id: int, anchors: list[int]) -> dict[int, int
     low, high = min(anchors), max(anchors)
     conn, users = sql.connection(), "FROM turn WHERE session_id = ? AND role = ?"
     params = [session_id, Role.USER.value]
-    counted = await sql.fetch_rows(
-        conn, f"SELECT COUNT(*) {users} AND sequence_number < ?", [*params, low]
+    before = int(
+        await sql.fetch_value(
+            conn, f"SELECT COUNT(*) {users} AND sequence_number < ?", [*params, low]
+        )
     )
-    before = int(counted[0][0])
     found = await sql.fetch_rows(
         conn,
         f"SELECT sequence_number {users} AND sequence_number >= ? AND sequence_number <= ? "
