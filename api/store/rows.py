@@ -32,7 +32,6 @@ from ..domain.types import (
     Visibility,
 )
 from .tables import API_TOKEN, CHECKPOINT, PRESET, SESSION, SPACE, TURN, USER
-from .tables import json_text as json_text
 
 Row = Sequence[Any]
 
