@@ -41,8 +41,8 @@ What a role allows, and who reads what:
                   deletes and manages members (``SpaceRole.allows``)
     a session     readable by its author, and by the members of its space
                   (any role) when its visibility is SPACE; only its author
-                  writes to it (the store's ``sessions.readable`` is the SQL
-                  of this rule)
+                  writes to it (``api.store.readable.readable_sessions`` is
+                  the SQL of this rule, used by every read that shows one)
     a checkpoint  readable by the members of its space
     a model       kept for admins (``setModelAccess``): used by admins only, for
                   every call a user's action causes

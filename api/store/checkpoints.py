@@ -6,13 +6,15 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from tortoise.transactions import in_transaction
-
 from ..domain.pages import Page, PageRequest
 from ..domain.types import Authorship, Checkpoint, CheckpointContent, LineageEntry, TurnRange
 from ..errors import ErrorCode, InputError, NotFound
-from . import models, rows, sql
+from . import rows, sql
+from .paging import keyset
+from .tables import BRANCH, CHECKPOINT, SPACE
 from .writes import finished
+
+_COLUMNS = CHECKPOINT.select()
 
 HashFunction = Callable[..., str]
 
@@ -40,24 +42,23 @@ _UP = """
     WHERE CASE WHEN k.n = 0 THEN c.parent_id ELSE c.merge_parent_id END IS NOT NULL
 )"""
 
+
 # A child always has a larger id than its parents, so the greatest common
 # ancestor id is one no other common ancestor descends from: a best one.
-_COMMON_ANCESTOR = (
-    "WITH RECURSIVE "
-    + _UP.format(name="a")
-    + ","
-    + _UP.format(name="b")
-    + "\nSELECT MAX(a.id) AS id FROM a JOIN b ON a.id = b.id"
+def _ancestors_of_both(a: str, b: str, select: str) -> str:
+    """``select`` over the ancestors of two checkpoints (``a``, ``b``: their
+    CTEs' names, each parameter a checkpoint's id)."""
+    return f"WITH RECURSIVE {_UP.format(name=a)},{_UP.format(name=b)}\n{select}"
+
+
+_COMMON_ANCESTOR = _ancestors_of_both(
+    "a", "b", "SELECT MAX(a.id) AS id FROM a JOIN b ON a.id = b.id"
 )
 
 # What a line did since a base: ancestors of the tip (itself included) that
 # are not ancestors of the base (nor the base).
-_SINCE = (
-    "WITH RECURSIVE "
-    + _UP.format(name="t")
-    + ","
-    + _UP.format(name="b")
-    + "\nSELECT t.id FROM t WHERE t.id NOT IN (SELECT id FROM b) ORDER BY t.id"
+_SINCE = _ancestors_of_both(
+    "t", "b", "SELECT t.id FROM t WHERE t.id NOT IN (SELECT id FROM b) ORDER BY t.id"
 )
 
 
@@ -83,18 +84,26 @@ async def create(
     (``expected_head_id``); if the head has moved since, nothing is saved
     (CONFLICT)."""
     now = datetime.now(UTC)
-    async with in_transaction("default") as conn:
+    async with sql.transaction() as conn:
         # Touching the space first takes its row lock (PostgreSQL) or the
         # write lock (SQLite) before the head is read, so two savers on one
         # branch cannot both take the same parent.
-        await models.Space.filter(id=space_id).using_db(conn).update(updated_at=now)
-        space = await models.Space.get(id=space_id, using_db=conn)
-        branch = await models.Branch.get_or_none(space_id=space_id, name=branch_name, using_db=conn)
-        parent = (
-            await models.Checkpoint.get(id=branch.head_id, using_db=conn)  # type: ignore[attr-defined]
-            if branch
-            else None
+        touched = await sql.returning(
+            conn,
+            "UPDATE space SET updated_at = ? WHERE id = ? RETURNING COALESCE(origin_space_id, id)",
+            [now, space_id],
         )
+        if not touched:
+            raise NotFound("No such space.", field="spaceId")
+        [(hash_space_id,)] = touched
+        found = await sql.fetch_rows(
+            conn,
+            f"SELECT b.id, {CHECKPOINT.select('c')} FROM branch b "
+            "JOIN checkpoint c ON c.id = b.head_id WHERE b.space_id = ? AND b.name = ?",
+            [space_id, branch_name],
+        )
+        branch_id = found[0][0] if found else None
+        parent = rows.checkpoint(found[0][1:]) if found else None
         if merge_parent is not None and (parent is None or parent.id != expected_head_id):
             raise _moved(branch_name)
         # Only a merge passes merge_parent_hash: every other hash is computed
@@ -103,15 +112,14 @@ async def create(
         digest = compute_hash(
             content,
             # An imported space goes on hashing with its origin's id.
-            space_id=space.origin_space_id or space_id,
+            space_id=hash_space_id,
             parent_hash=parent.hash if parent else None,
             created_at=now,
             branch_name=branch_name,
             author_agent=author_agent,
             **merge,
         )
-        row = await models.Checkpoint.create(
-            using_db=conn,
+        values = dict(
             hash=digest,
             space_id=space_id,
             parent_id=parent.id if parent else None,
@@ -128,22 +136,23 @@ async def create(
             author_token=author.token_name if author else None,
             created_at=now,
         )
-        if branch:
-            await (
-                models.Branch.filter(id=branch.id)
-                .using_db(conn)
-                .update(head_id=row.id, updated_at=now)
-            )
+        saved = rows.checkpoint(await sql.insert(conn, CHECKPOINT, values))
+        if branch_id is not None:
+            head = {"head_id": saved.id, "updated_at": now}
+            await sql.update(conn, BRANCH, head, "id = ?", [branch_id])
         else:
-            await models.Branch.create(
-                using_db=conn,
-                space_id=space_id,
-                name=branch_name,
-                head_id=row.id,
-                created_at=now,
-                updated_at=now,
+            await sql.insert(
+                conn,
+                BRANCH,
+                dict(
+                    space_id=space_id,
+                    name=branch_name,
+                    head_id=saved.id,
+                    created_at=now,
+                    updated_at=now,
+                ),
             )
-    return rows.checkpoint(row)
+    return saved
 
 
 @finished
@@ -151,12 +160,14 @@ async def fast_forward(space_id: int, branch_name: str, *, from_id: int, to_id: 
     """Move ``branch_name``'s head from ``from_id`` to ``to_id``; CONFLICT if it
     is no longer at ``from_id``."""
     now = datetime.now(UTC)
-    async with in_transaction("default") as conn:
-        await models.Space.filter(id=space_id).using_db(conn).update(updated_at=now)
-        moved = (
-            await models.Branch.filter(space_id=space_id, name=branch_name, head_id=from_id)
-            .using_db(conn)
-            .update(head_id=to_id, updated_at=now)
+    async with sql.transaction() as conn:
+        await sql.update(conn, SPACE, {"updated_at": now}, "id = ?", [space_id])
+        moved = await sql.update(
+            conn,
+            BRANCH,
+            {"head_id": to_id, "updated_at": now},
+            "space_id = ? AND name = ? AND head_id = ?",
+            [space_id, branch_name, from_id],
         )
         if not moved:
             raise _moved(branch_name)
@@ -172,8 +183,8 @@ def _moved(branch_name: str) -> InputError:
 
 async def common_ancestor_id(a_id: int, b_id: int) -> int | None:
     """The nearest checkpoint both descend from over either parent link (one statement)."""
-    found = await sql.fetch_one(sql.connection(), _COMMON_ANCESTOR, [a_id, b_id])
-    return int(found["id"]) if found and found["id"] is not None else None
+    found = await sql.fetch_value(sql.connection(), _COMMON_ANCESTOR, [a_id, b_id])
+    return None if found is None else int(found)
 
 
 async def since(tip_id: int, base_id: int | None) -> list[Checkpoint]:
@@ -186,16 +197,14 @@ async def since(tip_id: int, base_id: int | None) -> list[Checkpoint]:
 
 
 async def branch_exists(space_id: int, name: str) -> bool:
-    return await models.Branch.filter(space_id=space_id, name=name).exists()
+    return await head_id(space_id, branch_name=name) is not None
 
 
 async def _select(where: str, params: list[Any]) -> list[Checkpoint]:
-    """Checkpoints read raw (``rows.checkpoint_record``): the ORM's model
-    instances cost more than the query in a page or a DataLoader's batch."""
     found = await sql.fetch_rows(
-        sql.connection(), f"SELECT {rows.CHECKPOINT_COLUMNS} FROM checkpoint WHERE {where}", params
+        sql.connection(), f"SELECT {_COLUMNS} FROM checkpoint WHERE {where}", params
     )
-    return [rows.checkpoint_record(record) for record in found]
+    return [rows.checkpoint(record) for record in found]
 
 
 async def get(checkpoint_id: int, *, field: str = "checkpointId") -> Checkpoint:
@@ -208,19 +217,18 @@ async def get(checkpoint_id: int, *, field: str = "checkpointId") -> Checkpoint:
 async def get_many(ids: list[int]) -> dict[int, Checkpoint]:
     if not ids:
         return {}
-    found = await _select(f"id IN ({', '.join('?' for _ in ids)})", list(ids))
+    found = await _select(f"id IN ({sql.marks(ids)})", list(ids))
     return {checkpoint.id: checkpoint for checkpoint in found}
 
 
 async def head_id(space_id: int, branch_name: str) -> int | None:
-    # Raw: read on every message in HEAD mode (the ORM's query building cost
-    # more than the statement).
-    found = await sql.fetch_one(
+    # Read on every message in HEAD mode.
+    found = await sql.fetch_value(
         sql.connection(),
         "SELECT head_id FROM branch WHERE space_id = ? AND name = ?",
         [space_id, branch_name],
     )
-    return int(found["head_id"]) if found is not None else None
+    return None if found is None else int(found)
 
 
 async def head(space_id: int, branch_name: str) -> Checkpoint | None:
@@ -243,9 +251,7 @@ async def children(parent_ids: list[int]) -> dict[int, list[Checkpoint]]:
     result: dict[int, list[Checkpoint]] = {i: [] for i in parent_ids}
     if not parent_ids:
         return result
-    found = await _select(
-        f"parent_id IN ({', '.join('?' for _ in parent_ids)}) ORDER BY id", list(parent_ids)
-    )
+    found = await _select(f"parent_id IN ({sql.marks(parent_ids)}) ORDER BY id", list(parent_ids))
     for checkpoint in found:
         assert checkpoint.parent_id is not None
         result[checkpoint.parent_id].append(checkpoint)
@@ -259,23 +265,30 @@ async def by_hash_prefix(space_id: int, prefix: str, *, limit: int = 2) -> list[
     # Hex digits sort below "g", so [prefix, prefix + "g") is exactly the
     # hashes starting with prefix, answered by the (space_id, hash) index. A
     # whole hash is looked up as it is: prefix + "g" would be one character
-    # longer than the column, which the ORM refuses.
+    # longer than the column (PostgreSQL's varchar(64) refuses it).
     if len(prefix) > HASH_LENGTH:
         return []
     if len(prefix) == HASH_LENGTH:
-        query = models.Checkpoint.filter(space_id=space_id, hash=prefix)
-    else:
-        query = models.Checkpoint.filter(space_id=space_id, hash__gte=prefix, hash__lt=prefix + "g")
-    found = await query.limit(limit)
-    return [rows.checkpoint(row) for row in found]
+        return await _select("space_id = ? AND hash = ? LIMIT ?", [space_id, prefix, limit])
+    return await _select(
+        "space_id = ? AND hash >= ? AND hash < ? LIMIT ?",
+        [space_id, prefix, prefix + "g", limit],
+    )
 
 
 async def branches(space_ids: list[int]) -> dict[int, list[tuple[str, int]]]:
     """(name, head checkpoint id) of every branch, per space, by name."""
-    found = await models.Branch.filter(space_id__in=space_ids).order_by("name")
     result: dict[int, list[tuple[str, int]]] = {i: [] for i in space_ids}
-    for row in found:
-        result[row.space_id].append((row.name, row.head_id))  # type: ignore[attr-defined]
+    if not space_ids:
+        return result
+    found = await sql.fetch_rows(
+        sql.connection(),
+        "SELECT space_id, name, head_id FROM branch "
+        f"WHERE space_id IN ({sql.marks(space_ids)}) ORDER BY name",
+        list(space_ids),
+    )
+    for space_id, name, head in found:
+        result[space_id].append((name, head))
     return result
 
 
@@ -283,14 +296,14 @@ async def lineage_entries(space_id: int, *, after: int | None, limit: int) -> Pa
     """Up to ``limit`` checkpoints of the space with an id above ``after``,
     oldest first, as a graph draws them: one statement, no ORM rows (building
     10,000 model instances with their content cost more than the query)."""
+    page_of = keyset(PageRequest(first=limit, after=after), "id")
     found = await sql.fetch_rows(
         sql.connection(),
-        f"SELECT {rows.LINEAGE_COLUMNS} FROM checkpoint WHERE space_id = ? AND id > ? "
+        f"SELECT {rows.LINEAGE_COLUMNS} FROM checkpoint WHERE space_id = ?{page_of.bounds} "
         "ORDER BY id LIMIT ?",
-        [space_id, after or 0, limit + 1],
+        [space_id, *page_of.params, limit + 1],
     )
-    entries = tuple(rows.lineage_entry(record) for record in found[:limit])
-    return Page(entries, has_next=len(found) > limit, has_previous=after is not None)
+    return page_of.page([rows.lineage_entry(r) for r in found[:limit]], more=len(found) > limit)
 
 
 # A page of a space's checkpoints (``{where}``, ``{order}``: the page's
@@ -300,10 +313,10 @@ async def lineage_entries(space_id: int, *, after: int | None, limit: int) -> Pa
 # after the first continues one on the page before. A parent in another
 # space is not read here (the loader reads it, for whoever may).
 _PAGE_WITH_PARENTS = (
-    f"WITH page AS (SELECT {rows.CHECKPOINT_COLUMNS} FROM checkpoint WHERE {{where}} "
+    f"WITH page AS (SELECT {_COLUMNS} FROM checkpoint WHERE {{where}} "
     "ORDER BY id {order} LIMIT ?) "
     "SELECT page.*, 0 AS extra FROM page UNION ALL "
-    f"SELECT {rows.CHECKPOINT_COLUMNS}, 1 AS extra FROM checkpoint WHERE space_id = ? "
+    f"SELECT {_COLUMNS}, 1 AS extra FROM checkpoint WHERE space_id = ? "
     "AND id {wanted} ORDER BY extra, id {order}"
 )
 # The ids wanted, as each database looks them up by its primary key:
@@ -314,41 +327,29 @@ _PARENT_IDS = (
     "SELECT parent_id FROM page UNION SELECT merge_parent_id FROM page EXCEPT SELECT id FROM page"
 )
 _WANTED = {"postgres": f"= ANY(ARRAY({_PARENT_IDS}))", "sqlite": f"IN ({_PARENT_IDS})"}
-_EXTRA = 22  # the position of ``extra`` in a row
+_EXTRA = len(CHECKPOINT.columns)  # the position of ``extra`` in a row
 
 
 async def page(
     space_id: int, request: PageRequest
 ) -> tuple[Page[Checkpoint], tuple[Checkpoint, ...]]:
-    """One page of the space's checkpoints by id, as ``keyset_page`` reads one
-    (``after``/``before`` exclusive, one row past the limit), from raw rows;
+    """One page of the space's checkpoints by id (``keyset``: ``after``/``before``
+    exclusive, one row past the limit);
     and, read with it (one statement), the other checkpoints of the space the
     page's checkpoints name as parents, with the row past the limit: what a
     lineage page asks for next, without a statement of its own."""
-    where, params = "space_id = ?", [space_id]
-    if request.after is not None:
-        where += " AND id > ?"
-        params.append(request.after)
-    if request.before is not None:
-        where += " AND id < ?"
-        params.append(request.before)
-    backward = request.last is not None and request.first is None
-    limit = request.last if backward else request.first
-    if limit is None:
-        limit = 100
-    order = "DESC" if backward else "ASC"
+    page_of = keyset(request, "id")
+    limit = page_of.limit
     conn = sql.connection()
     wanted = _WANTED["postgres" if sql.dialect(conn) == "postgres" else "sqlite"]
     found = await sql.fetch_rows(
         conn,
-        _PAGE_WITH_PARENTS.format(where=where, order=order, wanted=wanted),
-        [*params, limit + 1, space_id],
+        _PAGE_WITH_PARENTS.format(
+            where="space_id = ?" + page_of.bounds, order=page_of.order, wanted=wanted
+        ),
+        [space_id, *page_of.params, limit + 1, space_id],
     )
-    read = [rows.checkpoint_record(record) for record in found]
+    read = [rows.checkpoint(record) for record in found]
     on_page = sum(1 for record in found if not record[_EXTRA])
-    more = on_page > limit
     kept, others = read[: min(limit, on_page)], tuple(read[limit:on_page] + read[on_page:])
-    if backward:
-        kept.reverse()
-        return Page(tuple(kept), has_next=request.before is not None, has_previous=more), others
-    return Page(tuple(kept), has_next=more, has_previous=request.after is not None), others
+    return page_of.page(kept, more=on_page > limit), others

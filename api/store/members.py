@@ -8,16 +8,15 @@ a checkpoint: two owners demoting each other at once cannot both pass the
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from tortoise.exceptions import IntegrityError
-from tortoise.transactions import in_transaction
-
 from ..domain.types import MAIN_BRANCH, Member, SpaceRole, Visibility
-from ..errors import ErrorCode, Forbidden, InputError, NotFound
-from . import models, rows, sql
+from ..errors import ErrorCode, InputError, NotFound
+from . import rows, sql
+from .readable import readable_sessions
+from .tables import SPACE, SPACE_MEMBER
 from .writes import finished
 
 _MEMBERS = (
@@ -26,21 +25,20 @@ _MEMBERS = (
 )
 
 
+_ROLE = "SELECT role FROM space_member WHERE user_id = ? AND space_id = ?"
+
+
 async def role(user_id: int, space_id: int) -> SpaceRole | None:
     """The user's role in the space; None when they are not a member (one indexed read)."""
-    found = await sql.fetch_one(
-        sql.connection(),
-        "SELECT role FROM space_member WHERE user_id = ? AND space_id = ?",
-        [user_id, space_id],
-    )
-    return SpaceRole(found["role"]) if found is not None else None
+    found = await sql.fetch_value(sql.connection(), _ROLE, [user_id, space_id])
+    return None if found is None else SpaceRole(found)
 
 
 async def roles(user_id: int, space_ids: Sequence[int]) -> dict[int, SpaceRole]:
     """The user's role in each of the spaces they are a member of."""
     if not space_ids:
         return {}
-    marks = ", ".join("?" for _ in space_ids)
+    marks = sql.marks(space_ids)
     found = await sql.fetch(
         sql.connection(),
         f"SELECT space_id, role FROM space_member WHERE user_id = ? AND space_id IN ({marks})",
@@ -54,7 +52,7 @@ async def of_spaces(space_ids: Sequence[int]) -> dict[int, list[Member]]:
     result: dict[int, list[Member]] = {i: [] for i in space_ids}
     if not space_ids:
         return result
-    marks = ", ".join("?" for _ in space_ids)
+    marks = sql.marks(space_ids)
     found = await sql.fetch(
         sql.connection(),
         "SELECT m.space_id, m.user_id, u.name, m.role, m.created_at FROM space_member m "
@@ -71,13 +69,13 @@ async def of_spaces(space_ids: Sequence[int]) -> dict[int, list[Member]]:
 # (entries carry the owner they were written with): a space someone else made,
 # a session someone else shared with one of their spaces, or a space they
 # made and have left.
-_SHARES_ANYTHING = """
+_SHARED = readable_sessions("s", through_space_only=True)
+_SHARES_ANYTHING = f"""
 SELECT 1 AS found WHERE EXISTS (
     SELECT 1 FROM space_member m JOIN space s ON s.id = m.space_id
     WHERE m.user_id = ? AND s.owner_id <> ?
 ) OR EXISTS (
-    SELECT 1 FROM session s JOIN space_member m ON m.space_id = s.space_id
-    WHERE m.user_id = ? AND s.visibility = 'SPACE' AND s.owner_id <> ?
+    SELECT 1 FROM session s WHERE {_SHARED.sql} AND s.owner_id <> ?
 ) OR EXISTS (
     SELECT 1 FROM space s WHERE s.owner_id = ? AND NOT EXISTS (
         SELECT 1 FROM space_member m WHERE m.space_id = s.id AND m.user_id = ?
@@ -87,7 +85,11 @@ SELECT 1 AS found WHERE EXISTS (
 
 
 async def shares_anything(user_id: int) -> bool:
-    found = await sql.fetch_one(sql.connection(), _SHARES_ANYTHING, [user_id] * 6)
+    found = await sql.fetch_one(
+        sql.connection(),
+        _SHARES_ANYTHING,
+        [user_id, user_id, *_SHARED.params(user_id), user_id, user_id, user_id],
+    )
     return found is not None
 
 
@@ -101,20 +103,20 @@ def _member(record: Any) -> Member:
     )
 
 
-async def _lock_as_owner(conn: Any, space_id: int, by: int) -> None:
+# What the service's policy says of a role (raises Forbidden when it does not
+# allow the change): the store never decides which roles may.
+RoleCheck = Callable[[SpaceRole], None]
+
+
+async def _lock_as(conn: Any, space_id: int, by: int, check_role: RoleCheck) -> None:
     """Take the space's row lock (PostgreSQL) or the write lock (SQLite) till
-    commit, then check that ``by`` is still an OWNER: a role checked before the
+    commit, then ask ``check_role`` of ``by``'s role: a role checked before the
     lock may have changed since (an owner demoted a moment ago changes nothing)."""
-    await models.Space.filter(id=space_id).using_db(conn).update(updated_at=datetime.now(UTC))
-    found = await sql.fetch_one(
-        conn,
-        "SELECT role FROM space_member WHERE user_id = ? AND space_id = ?",
-        [by, space_id],
-    )
+    await sql.update(conn, SPACE, {"updated_at": datetime.now(UTC)}, "id = ?", [space_id])
+    found = await sql.fetch_value(conn, _ROLE, [by, space_id])
     if found is None:
         raise NotFound("No such space.", field="spaceId")
-    if found["role"] != SpaceRole.OWNER.value:
-        raise Forbidden("Only an owner of the space may do this.", field="spaceId")
+    check_role(SpaceRole(found))
 
 
 async def _owners(conn: Any, space_id: int) -> int:
@@ -135,20 +137,25 @@ def _last_owner(name: str) -> InputError:
 
 
 @finished
-async def add(space_id: int, user_id: int, role: SpaceRole, *, by: int) -> Member:
-    """Add ``user_id`` with ``role``; ``by``: the owner adding them."""
+async def add(
+    space_id: int, user_id: int, role: SpaceRole, *, by: int, check_role: RoleCheck
+) -> Member:
+    """Add ``user_id`` with ``role``; ``by``: the member adding them."""
     try:
-        async with in_transaction("default") as conn:
-            await _lock_as_owner(conn, space_id, by)
-            await models.SpaceMember.create(
-                using_db=conn,
-                space_id=space_id,
-                user_id=user_id,
-                role=role.value,
-                created_at=datetime.now(UTC),
+        async with sql.transaction() as conn:
+            await _lock_as(conn, space_id, by, check_role)
+            await sql.insert(
+                conn,
+                SPACE_MEMBER,
+                dict(
+                    space_id=space_id,
+                    user_id=user_id,
+                    role=role.value,
+                    created_at=datetime.now(UTC),
+                ),
             )
             return await _current(conn, space_id, user_id)
-    except IntegrityError:
+    except sql.IntegrityError:
         raise InputError(
             "That user is already a member of this space (updateSpaceMember changes a role).",
             code=ErrorCode.CONFLICT,
@@ -157,34 +164,42 @@ async def add(space_id: int, user_id: int, role: SpaceRole, *, by: int) -> Membe
 
 
 @finished
-async def change(space_id: int, user_id: int, role: SpaceRole, *, by: int) -> Member:
+async def change(
+    space_id: int, user_id: int, role: SpaceRole, *, by: int, check_role: RoleCheck
+) -> Member:
     """A member's new role; LAST_OWNER when it would leave the space without one."""
-    async with in_transaction("default") as conn:
-        await _lock_as_owner(conn, space_id, by)
+    async with sql.transaction() as conn:
+        await _lock_as(conn, space_id, by, check_role)
         current = await _current(conn, space_id, user_id)
         demoted = current.role is SpaceRole.OWNER and role is not SpaceRole.OWNER
         if demoted and await _owners(conn, space_id) <= 1:
             raise _last_owner(current.user_name)
-        await (
-            models.SpaceMember.filter(space_id=space_id, user_id=user_id)
-            .using_db(conn)
-            .update(role=role.value)
+        await sql.update(
+            conn,
+            SPACE_MEMBER,
+            {"role": role.value},
+            "space_id = ? AND user_id = ?",
+            [space_id, user_id],
         )
         return await _current(conn, space_id, user_id)
 
 
 @finished
-async def remove(space_id: int, user_id: int, *, by: int) -> None:
+async def remove(space_id: int, user_id: int, *, by: int, check_role: RoleCheck) -> None:
     """Remove a member (LAST_OWNER for the last owner). Their sessions leave the
     space with them, in the same transaction: attached ones are detached (private,
     on main, nothing mounted) and a mount of one of its checkpoints is undone, so
     no message of theirs reads the space afterwards."""
-    async with in_transaction("default") as conn:
-        await _lock_as_owner(conn, space_id, by)
+    async with sql.transaction() as conn:
+        await _lock_as(conn, space_id, by, check_role)
         current = await _current(conn, space_id, user_id)
         if current.role is SpaceRole.OWNER and await _owners(conn, space_id) <= 1:
             raise _last_owner(current.user_name)
-        await models.SpaceMember.filter(space_id=space_id, user_id=user_id).using_db(conn).delete()
+        await sql.execute(
+            conn,
+            "DELETE FROM space_member WHERE space_id = ? AND user_id = ?",
+            [space_id, user_id],
+        )
         await sql.execute(
             conn,
             "UPDATE session SET mount_checkpoint_id = NULL, mount_base_sequence = NULL "

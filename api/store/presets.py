@@ -5,24 +5,13 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from tortoise.exceptions import IntegrityError
-
 from ..domain.types import ChatSettings, Preset
 from ..errors import ErrorCode, InputError, NotFound
-from . import models, rows
+from . import rows, sql
+from .tables import PRESET
 from .writes import finished
 
-
-def _preset(row: models.Preset) -> Preset:
-    return Preset(
-        id=row.id,
-        owner_id=row.owner_id,  # type: ignore[attr-defined]
-        name=row.name,
-        model=row.model,
-        settings=ChatSettings.from_json(rows.json_value(row.settings)),
-        created_at=row.created_at,
-        updated_at=row.updated_at,
-    )
+_MINE = "id = ? AND owner_id = ?"
 
 
 def _taken(name: str) -> InputError:
@@ -31,33 +20,40 @@ def _taken(name: str) -> InputError:
     )
 
 
+async def _select(where: str, params: list[Any]) -> list[Preset]:
+    found = await sql.fetch_rows(
+        sql.connection(), f"SELECT {PRESET.select()} FROM preset WHERE {where}", params
+    )
+    return [rows.preset(row) for row in found]
+
+
 async def of_owner(owner_id: int) -> list[Preset]:
     """The user's presets, by name."""
-    return [_preset(row) for row in await models.Preset.filter(owner_id=owner_id).order_by("name")]
+    return await _select("owner_id = ? ORDER BY name", [owner_id])
 
 
 async def get(owner_id: int, preset_id: int, *, field: str = "id") -> Preset:
-    row = await models.Preset.get_or_none(id=preset_id, owner_id=owner_id)
-    if row is None:
+    found = await _select(_MINE, [preset_id, owner_id])
+    if not found:
         raise NotFound("No such preset.", field=field)
-    return _preset(row)
+    return found[0]
 
 
 @finished
 async def create(owner_id: int, *, name: str, model: str, settings: ChatSettings) -> Preset:
     now = datetime.now(UTC)
+    values = dict(
+        owner_id=owner_id,
+        name=name,
+        model=model,
+        settings=settings.to_json(),
+        created_at=now,
+        updated_at=now,
+    )
     try:
-        row = await models.Preset.create(
-            owner_id=owner_id,
-            name=name,
-            model=model,
-            settings=settings.to_json(),
-            created_at=now,
-            updated_at=now,
-        )
-    except IntegrityError as exc:
+        return rows.preset(await sql.insert(sql.connection(), PRESET, values))
+    except sql.IntegrityError as exc:
         raise _taken(name) from exc
-    return _preset(row)
 
 
 @finished
@@ -78,8 +74,8 @@ async def update(
     if settings is not None:
         changes["settings"] = settings.to_json()
     try:
-        updated = await models.Preset.filter(id=preset_id, owner_id=owner_id).update(**changes)
-    except IntegrityError as exc:
+        updated = await sql.update(sql.connection(), PRESET, changes, _MINE, [preset_id, owner_id])
+    except sql.IntegrityError as exc:
         raise _taken(name or "") from exc
     if not updated:
         raise NotFound("No such preset.", field="id")
@@ -88,6 +84,8 @@ async def update(
 
 @finished
 async def delete(owner_id: int, preset_id: int) -> None:
-    deleted = await models.Preset.filter(id=preset_id, owner_id=owner_id).delete()
+    deleted = await sql.write(
+        sql.connection(), f"DELETE FROM preset WHERE {_MINE}", [preset_id, owner_id]
+    )
     if not deleted:
         raise NotFound("No such preset.", field="id")

@@ -1,16 +1,18 @@
-"""Turn ORM rows into domain objects (the only place that knows both)."""
+"""Turn rows into domain objects: one mapper per entity, each reading a row of
+its table spec (``tables``) by position, whichever statement read it (the
+driver's row, a tuple; a row may carry more columns after the entity's)."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
+from ..domain.accounts import Account, ApiToken
 from ..domain.types import (
-    CONTENT_FIELDS,
     CONTENT_LIST_FIELDS,
+    CONTENT_TEXT_FIELDS,
     BranchPoint,
     ChatSettings,
     Checkpoint,
@@ -20,6 +22,7 @@ from ..domain.types import (
     LineageEntry,
     MemoryScope,
     Mount,
+    Preset,
     Role,
     Session,
     Space,
@@ -28,106 +31,63 @@ from ..domain.types import (
     Usage,
     Visibility,
 )
-from . import models
+from .tables import API_TOKEN, CHECKPOINT, PRESET, SESSION, SPACE, TURN, USER
+
+Row = Sequence[Any]
+
+_SPACE = SPACE.position
 
 
-def space_record(record: Mapping[str, Any]) -> Space:
-    """A space from a raw row (``SPACE_COLUMNS``)."""
+def space(record: Row) -> Space:
+    """A space from a row of ``tables.SPACE``."""
+    p = _SPACE
     return Space(
-        id=record["id"],
-        name=record["name"],
-        description=record["description"],
-        owner_id=record["owner_id"],
-        created_at=timestamp(record["created_at"]),
-        updated_at=timestamp(record["updated_at"]),
-        settings=ChatSettings.from_json(json_value(record["settings"])),
+        id=record[p["id"]],
+        name=record[p["name"]],
+        description=record[p["description"]],
+        owner_id=record[p["owner_id"]],
+        created_at=timestamp(record[p["created_at"]]),
+        updated_at=timestamp(record[p["updated_at"]]),
+        settings=ChatSettings.from_json(json_value(record[p["settings"]])),
     )
 
 
-SPACE_COLUMNS = "s.id, s.name, s.description, s.owner_id, s.created_at, s.updated_at, s.settings"
+_SESSION = SESSION.position
 
 
-def space(row: models.Space) -> Space:
-    return Space(
-        id=row.id,
-        name=row.name,
-        description=row.description,
-        owner_id=row.owner_id,  # type: ignore[attr-defined]
-        created_at=row.created_at,
-        updated_at=row.updated_at,
-        settings=ChatSettings.from_json(json_value(row.settings)),
-    )
-
-
-def session(row: models.Session) -> Session:
-    mount_id = row.mount_checkpoint_id  # type: ignore[attr-defined]
+def session(record: Row) -> Session:
+    """A session from a row of ``tables.SESSION``: every request that names a
+    session reads one."""
+    p = _SESSION
+    mount_id = record[p["mount_checkpoint_id"]]
     mount = (
-        Mount(checkpoint_id=mount_id, base_sequence=row.mount_base_sequence or 0)
+        Mount(checkpoint_id=mount_id, base_sequence=record[p["mount_base_sequence"]] or 0)
         if mount_id is not None
         else None
     )
     return Session(
-        id=row.id,
-        title=row.title,
-        space_id=row.space_id,  # type: ignore[attr-defined]
-        branch_name=row.branch_name,
-        active_provider=row.active_provider,
-        active_model=row.active_model,
-        seeded_from_id=row.seeded_from_id,  # type: ignore[attr-defined]
-        forked_from_id=row.forked_from_id,  # type: ignore[attr-defined]
-        memory_scope=MemoryScope(row.memory_scope),
+        id=record[p["id"]],
+        title=record[p["title"]],
+        space_id=record[p["space_id"]],
+        branch_name=record[p["branch_name"]],
+        active_provider=record[p["active_provider"]],
+        active_model=record[p["active_model"]],
+        seeded_from_id=record[p["seeded_from_id"]],
+        forked_from_id=record[p["forked_from_id"]],
+        memory_scope=MemoryScope(record[p["memory_scope"]]),
         mount=mount,
-        last_sequence_number=row.last_sequence_number,
-        owner_id=row.owner_id,  # type: ignore[attr-defined]
-        created_at=row.created_at,
-        updated_at=row.updated_at,
-        visibility=Visibility(row.visibility),
-        pinned_at=row.pinned_at,
-        archived_at=row.archived_at,
-        settings=ChatSettings.from_json(json_value(row.settings)),
-        branched_from=_branch_point(row.branched_from_id, row.branched_after_sequence),
-        branch_root_id=row.branch_root_id,
-    )
-
-
-SESSION_COLUMNS = (
-    "id, title, space_id, branch_name, active_provider, active_model, seeded_from_id, "
-    "forked_from_id, memory_scope, mount_checkpoint_id, mount_base_sequence, "
-    "last_sequence_number, owner_id, created_at, updated_at, visibility, pinned_at, "
-    "archived_at, settings, branched_from_id, branched_after_sequence, branch_root_id"
-)
-
-
-def session_record(record: Mapping[str, Any]) -> Session:
-    """A session from a raw row (``SESSION_COLUMNS``): every request that names a
-    session reads it, and the ORM's query building cost more than the statement."""
-    mount_id = record["mount_checkpoint_id"]
-    mount = (
-        Mount(checkpoint_id=mount_id, base_sequence=record["mount_base_sequence"] or 0)
-        if mount_id is not None
-        else None
-    )
-    return Session(
-        id=record["id"],
-        title=record["title"],
-        space_id=record["space_id"],
-        branch_name=record["branch_name"],
-        active_provider=record["active_provider"],
-        active_model=record["active_model"],
-        seeded_from_id=record["seeded_from_id"],
-        forked_from_id=record["forked_from_id"],
-        memory_scope=MemoryScope(record["memory_scope"]),
-        mount=mount,
-        last_sequence_number=record["last_sequence_number"],
-        owner_id=record["owner_id"],
-        created_at=timestamp(record["created_at"]),
-        updated_at=timestamp(record["updated_at"]),
-        visibility=Visibility(record["visibility"]),
-        pinned_at=_maybe_timestamp(record["pinned_at"]),
-        archived_at=_maybe_timestamp(record["archived_at"]),
-        settings=ChatSettings.from_json(json_value(record["settings"])),
-        branched_from=_branch_point(record["branched_from_id"], record["branched_after_sequence"]),
-        branch_root_id=record["branch_root_id"],
+        last_sequence_number=record[p["last_sequence_number"]],
+        owner_id=record[p["owner_id"]],
+        created_at=timestamp(record[p["created_at"]]),
+        updated_at=timestamp(record[p["updated_at"]]),
+        visibility=Visibility(record[p["visibility"]]),
+        pinned_at=maybe_timestamp(record[p["pinned_at"]]),
+        archived_at=maybe_timestamp(record[p["archived_at"]]),
+        settings=ChatSettings.from_json(json_value(record[p["settings"]])),
+        branched_from=_branch_point(
+            record[p["branched_from_id"]], record[p["branched_after_sequence"]]
+        ),
+        branch_root_id=record[p["branch_root_id"]],
     )
 
 
@@ -135,72 +95,45 @@ def _branch_point(session_id: int | None, after: int | None) -> BranchPoint | No
     return BranchPoint(session_id, after) if session_id is not None and after is not None else None
 
 
-def turn(row: models.Turn) -> Turn:
-    return Turn(
-        id=row.id,
-        session_id=row.session_id,  # type: ignore[attr-defined]
-        role=Role(row.role),
-        content=row.content,
-        sequence_number=row.sequence_number,
-        provider=row.provider,
-        model=row.model,
-        token_count=row.token_count,
-        created_at=row.created_at,
-        usage=Usage(
-            prompt_tokens=row.prompt_tokens,
-            completion_tokens=row.completion_tokens,
-            cost=row.cost,
-        ),
-        interrupted=row.interrupted,
-        reply_to_sequence=row.reply_to_sequence,
-        idempotency_key=row.idempotency_key,
-        author_id=row.author_id,
-        author_token=row.author_token,
-        finish_reason=FinishReason(row.finish_reason) if row.finish_reason else None,
-        provider_finish_reason=row.provider_finish_reason,
-        continues_sequence=row.continues_sequence,
-        settings=_turn_settings(json_value(row.settings)),
-    )
+_TURN = TURN.position
 
 
-def turn_record(record: Mapping[str, Any]) -> Turn:
-    """A turn from a raw row (the hot path reads the window without the ORM:
-    building 200 model instances cost five times the query itself)."""
+def turn(record: Row) -> Turn:
+    """A turn from a row of ``tables.TURN`` (the hot path reads a window of
+    them without the ORM: building 200 model instances cost five times the
+    query itself)."""
+    p = _TURN
+    reason = record[p["finish_reason"]]
     return Turn(
-        id=record["id"],
-        session_id=record["session_id"],
-        role=Role(record["role"]),
-        content=record["content"],
-        sequence_number=record["sequence_number"],
-        provider=record["provider"],
-        model=record["model"],
-        token_count=record["token_count"],
-        created_at=timestamp(record["created_at"]),
+        id=record[p["id"]],
+        session_id=record[p["session_id"]],
+        role=Role(record[p["role"]]),
+        content=record[p["content"]],
+        sequence_number=record[p["sequence_number"]],
+        provider=record[p["provider"]],
+        model=record[p["model"]],
+        token_count=record[p["token_count"]],
+        created_at=timestamp(record[p["created_at"]]),
         usage=Usage(
-            prompt_tokens=record["prompt_tokens"],
-            completion_tokens=record["completion_tokens"],
-            cost=record["cost"],
+            prompt_tokens=record[p["prompt_tokens"]],
+            completion_tokens=record[p["completion_tokens"]],
+            cost=record[p["cost"]],
         ),
-        interrupted=bool(record["interrupted"]),
-        reply_to_sequence=record["reply_to_sequence"],
-        idempotency_key=record["idempotency_key"],
-        author_id=record["author_id"],
-        author_token=record["author_token"],
-        finish_reason=FinishReason(reason) if (reason := record["finish_reason"]) else None,
-        provider_finish_reason=record["provider_finish_reason"],
-        continues_sequence=record["continues_sequence"],
-        settings=_turn_settings(json_value(record["settings"])),
+        interrupted=bool(record[p["interrupted"]]),
+        reply_to_sequence=record[p["reply_to_sequence"]],
+        idempotency_key=record[p["idempotency_key"]],
+        author_id=record[p["author_id"]],
+        author_token=record[p["author_token"]],
+        finish_reason=FinishReason(reason) if reason else None,
+        provider_finish_reason=record[p["provider_finish_reason"]],
+        continues_sequence=record[p["continues_sequence"]],
+        settings=_turn_settings(json_value(record[p["settings"]])),
     )
 
 
 def json_value(value: Any) -> Any:
     """A JSON column as a raw query returns it: text on SQLite and asyncpg's jsonb."""
     return json.loads(value) if isinstance(value, str | bytes) else value
-
-
-def json_text(value: Any) -> str | None:
-    """A value for a JSON column in a raw statement (text both drivers accept)."""
-    return None if value is None else json.dumps(value, ensure_ascii=False)
 
 
 def _turn_settings(stored: Mapping[str, Any] | None) -> ChatSettings | None:
@@ -212,11 +145,16 @@ def timestamp(value: datetime | str) -> datetime:
     return datetime.fromisoformat(value) if isinstance(value, str) else value
 
 
-def _maybe_timestamp(value: datetime | str | None) -> datetime | None:
+def maybe_timestamp(value: datetime | str | None) -> datetime | None:
     return None if value is None else timestamp(value)
 
 
-def lineage_entry(record: Sequence[Any]) -> LineageEntry:
+# What a graph draws of a checkpoint: these columns of ``tables.CHECKPOINT``.
+LINEAGE_COLUMNS = "id, hash, title, branch_name, parent_id, merge_parent_id, created_at"
+assert set(LINEAGE_COLUMNS.split(", ")) <= set(CHECKPOINT.columns)
+
+
+def lineage_entry(record: Row) -> LineageEntry:
     """A row of ``LINEAGE_COLUMNS``, by position (a raw row, no dict built)."""
     return LineageEntry(
         id=record[0],
@@ -227,18 +165,6 @@ def lineage_entry(record: Sequence[Any]) -> LineageEntry:
         merge_parent_id=record[5],
         created_at=timestamp(record[6]),
     )
-
-
-LINEAGE_COLUMNS = "id, hash, title, branch_name, parent_id, merge_parent_id, created_at"
-
-
-# Every column of a checkpoint, in the order ``checkpoint_record`` reads them.
-CHECKPOINT_COLUMNS = (
-    "id, hash, space_id, parent_id, branch_name, title, objective, summary, decisions, "
-    "tasks, open_questions, entities, item_ids, author_agent, source_session_id, "
-    "source_first, source_last, base_sequence, created_at, merge_parent_id, author_id, "
-    "author_token"
-)
 
 
 def _json(value: Any) -> Any:
@@ -259,65 +185,39 @@ def _json_columns(values: Sequence[Any]) -> list[Any]:
     return [_json(value) for value in values]
 
 
-def checkpoint_record(record: Sequence[Any]) -> Checkpoint:
-    """A checkpoint from a raw row of ``CHECKPOINT_COLUMNS``, by position: the
-    same as ``checkpoint`` of the ORM row, without building the model instance
-    (which cost more than the query in a page of checkpoints)."""
-    first, last = record[15], record[16]
-    decisions, tasks, open_questions, entities, item_ids = _json_columns(record[8:13])
+_CHECKPOINT = CHECKPOINT.position
+_TEXTS = [(f.attr, _CHECKPOINT[f.attr]) for f in CONTENT_TEXT_FIELDS]
+# The list columns and item_ids, decoded together (``_json_columns``).
+_LIST_NAMES = [f.attr for f in CONTENT_LIST_FIELDS]
+_LISTS = [_CHECKPOINT[name] for name in _LIST_NAMES] + [_CHECKPOINT["item_ids"]]
+
+
+def checkpoint(record: Row) -> Checkpoint:
+    """A checkpoint from a row of ``tables.CHECKPOINT`` (a page of them is read
+    without model instances, which cost more than the query)."""
+    p = _CHECKPOINT
+    first, last = record[p["source_first"]], record[p["source_last"]]
+    *lists, item_ids = _json_columns([record[i] for i in _LISTS])
+    fields: dict[str, Any] = {name: record[i] or "" for name, i in _TEXTS}
+    fields.update((name, tuple(v or ())) for name, v in zip(_LIST_NAMES, lists, strict=True))
+    content = CheckpointContent(**fields, item_ids=_item_ids(item_ids))
     return Checkpoint(
-        id=record[0],
-        hash=record[1],
-        space_id=record[2],
-        parent_id=record[3],
-        branch_name=record[4],
-        content=CheckpointContent(
-            title=record[5] or "",
-            objective=record[6] or "",
-            summary=record[7] or "",
-            decisions=tuple(decisions or ()),
-            tasks=tuple(tasks or ()),
-            open_questions=tuple(open_questions or ()),
-            entities=tuple(entities or ()),
-            item_ids=_item_ids(item_ids),
-        ),
-        author_agent=record[13],
-        source_session_id=record[14],
+        id=record[p["id"]],
+        hash=record[p["hash"]],
+        space_id=record[p["space_id"]],
+        parent_id=record[p["parent_id"]],
+        branch_name=record[p["branch_name"]],
+        content=content,
+        author_agent=record[p["author_agent"]],
+        source_session_id=record[p["source_session_id"]],
         source_turn_range=(
             TurnRange(first=first, last=last) if first is not None and last is not None else None
         ),
-        base_sequence=record[17],
-        created_at=timestamp(record[18]),
-        merge_parent_id=record[19],
-        author_id=record[20],
-        author_token=record[21],
-    )
-
-
-def checkpoint(row: models.Checkpoint) -> Checkpoint:
-    source_range = (
-        TurnRange(first=row.source_first, last=row.source_last)
-        if row.source_first is not None and row.source_last is not None
-        else None
-    )
-    return Checkpoint(
-        id=row.id,
-        hash=row.hash,
-        space_id=row.space_id,  # type: ignore[attr-defined]
-        parent_id=row.parent_id,  # type: ignore[attr-defined]
-        branch_name=row.branch_name,
-        content=replace(
-            CheckpointContent.from_columns({f.attr: getattr(row, f.attr) for f in CONTENT_FIELDS}),
-            item_ids=_item_ids(row.item_ids),
-        ),
-        author_agent=row.author_agent,
-        source_session_id=row.source_session_id,
-        source_turn_range=source_range,
-        base_sequence=row.base_sequence,
-        created_at=row.created_at,
-        merge_parent_id=row.merge_parent_id,  # type: ignore[attr-defined]
-        author_id=row.author_id,
-        author_token=row.author_token,
+        base_sequence=record[p["base_sequence"]],
+        created_at=timestamp(record[p["created_at"]]),
+        merge_parent_id=record[p["merge_parent_id"]],
+        author_id=record[p["author_id"]],
+        author_token=record[p["author_token"]],
     )
 
 
@@ -325,3 +225,55 @@ def _item_ids(stored: Mapping[str, Any] | None) -> ItemIds | None:
     if stored is None:
         return None
     return ItemIds(**{f.attr: tuple(stored.get(f.attr) or ()) for f in CONTENT_LIST_FIELDS})
+
+
+_USER = USER.position
+
+
+def account(record: Row) -> Account:
+    """An account from a row of ``tables.USER``."""
+    p = _USER
+    return Account(
+        id=int(record[p["id"]]),
+        name=record[p["name"]],
+        is_admin=bool(record[p["is_admin"]]),
+        disabled=bool(record[p["disabled"]]),
+        has_password=record[p["password_hash"]] is not None,
+        created_at=timestamp(record[p["created_at"]]),
+    )
+
+
+_API_TOKEN = API_TOKEN.position
+
+
+def api_token(record: Row) -> ApiToken:
+    """A token (never its hash) from a row of ``tables.API_TOKEN``."""
+    p = _API_TOKEN
+    return ApiToken(
+        id=int(record[p["id"]]),
+        user_id=int(record[p["user_id"]]),
+        name=record[p["name"]],
+        prefix=record[p["prefix"]],
+        read_only=bool(record[p["read_only"]]),
+        created_at=timestamp(record[p["created_at"]]),
+        last_used_at=maybe_timestamp(record[p["last_used_at"]]),
+        expires_at=maybe_timestamp(record[p["expires_at"]]),
+        revoked_at=maybe_timestamp(record[p["revoked_at"]]),
+    )
+
+
+_PRESET = PRESET.position
+
+
+def preset(record: Row) -> Preset:
+    """A preset from a row of ``tables.PRESET``."""
+    p = _PRESET
+    return Preset(
+        id=record[p["id"]],
+        owner_id=record[p["owner_id"]],
+        name=record[p["name"]],
+        model=record[p["model"]],
+        settings=ChatSettings.from_json(json_value(record[p["settings"]])),
+        created_at=timestamp(record[p["created_at"]]),
+        updated_at=timestamp(record[p["updated_at"]]),
+    )

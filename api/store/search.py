@@ -17,6 +17,7 @@ from typing import Any
 from ..domain import search_query
 from ..domain.search_query import Kind, SearchQuery
 from . import sql
+from .readable import readable_sessions
 
 
 @dataclass(frozen=True, slots=True)
@@ -319,10 +320,8 @@ def forget_statistics() -> None:
 # is scoped by ``owner_id = ?`` alone, the (owner_id, position) index's query.
 _OWN = f"kind IN ({Kind.TURN:d}, {Kind.SESSION:d}) AND owner_id = ?"
 _MEMBER_SPACES = "SELECT space_id FROM space_member WHERE user_id = ?"
-_SHARED_SESSIONS = (
-    "SELECT s.id FROM session s JOIN space_member m "
-    "ON m.space_id = s.space_id WHERE m.user_id = ? AND s.visibility = 'SPACE'"
-)
+_SHARED = readable_sessions("s", through_space_only=True)
+_SHARED_SESSIONS = f"SELECT s.id FROM session s WHERE {_SHARED.sql}"
 _SHARED_SCOPE = (
     f"(({_OWN}) OR space_id IN ({_MEMBER_SPACES}) OR session_id IN ({_SHARED_SESSIONS}))"
 )
@@ -361,7 +360,9 @@ LIMIT ?
 
 
 def _scope(owner_id: int, shared: bool) -> tuple[str, list[Any]]:
-    return (_SHARED_SCOPE, [owner_id] * 3) if shared else ("owner_id = ?", [owner_id])
+    if not shared:
+        return "owner_id = ?", [owner_id]
+    return _SHARED_SCOPE, [owner_id, owner_id, *_SHARED.params(owner_id)]
 
 
 async def find(
@@ -382,7 +383,7 @@ async def find(
     filters: list[str] = []
     params: list[Any] = []
     if kinds is not None:
-        filters.append(f"AND kind IN ({', '.join('?' for _ in kinds)})")
+        filters.append(f"AND kind IN ({sql.marks(kinds)})")
         params += [int(k) for k in kinds]
     if space_id is not None:
         # Turns and sessions follow their session into or out of a space, so
@@ -454,7 +455,7 @@ async def _postgres(
             tsquery,
             *[tsquery, owner, *filters, RANKED_MATCHES],
             *[owner, tsquery, owner, *filters, RANKED_MATCHES],
-            *[owner, tsquery, owner, owner, *filters, RANKED_MATCHES],
+            *[*_SHARED.params(owner), tsquery, owner, owner, *filters, RANKED_MATCHES],
             RANKED_MATCHES,
         ]
     else:

@@ -7,10 +7,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from tortoise.exceptions import IntegrityError
-from tortoise.expressions import F
-from tortoise.transactions import in_transaction
-
 from ..domain.branching import Member, branch_mount
 from ..domain.pages import Page, PageRequest
 from ..domain.types import (
@@ -23,9 +19,13 @@ from ..domain.types import (
     Visibility,
 )
 from ..errors import ErrorCode, InputError, NotFound
-from . import models, rows, sql
-from .turns import TURN_COLUMNS
+from . import rows, sql
+from .readable import readable_sessions
+from .tables import BRANCH, SESSION, SESSION_TAG, TURN
 from .writes import finished
+
+_COLUMNS = SESSION.select()
+_READABLE = readable_sessions()
 
 
 @finished
@@ -45,7 +45,7 @@ async def create(
     """A new session; ``mount_checkpoint_id`` mounts a checkpoint from its start
     (a viewer's fork: a session outside the space, reading that checkpoint)."""
     now = datetime.now(UTC)
-    row = await models.Session.create(
+    values = dict(
         owner_id=owner_id,
         title=title,
         space_id=space_id,
@@ -60,43 +60,31 @@ async def create(
         created_at=now,
         updated_at=now,
     )
-    return rows.session(row)
+    return rows.session(await sql.insert(sql.connection(), SESSION, values))
 
 
-# Who may read a session: its author, and the members of its space when it is
-# shared with the space. One statement, answered by the primary key and the
-# (user_id, space_id) index of space_member.
-_READABLE = (
-    "(owner_id = ? OR (visibility = 'SPACE' AND space_id IN "
-    "(SELECT space_id FROM space_member WHERE user_id = ?)))"
-)
+async def _one(where: str, params: list[Any]) -> Session | None:
+    found = await sql.fetch_rows(
+        sql.connection(), f"SELECT {_COLUMNS} FROM session WHERE {where}", params
+    )
+    return rows.session(found[0]) if found else None
 
 
 async def readable(user_id: int, session_id: int, *, field: str = "sessionId") -> Session:
-    """A session the user may read; NotFound otherwise."""
-    record = await sql.fetch_one(
-        sql.connection(),
-        f"SELECT {rows.SESSION_COLUMNS} FROM session WHERE id = ? AND {_READABLE}",
-        [session_id, user_id, user_id],
-    )
-    if record is None:
+    """A session the user may read; NotFound otherwise (one statement)."""
+    found = await _one(f"id = ? AND {_READABLE.sql}", [session_id, *_READABLE.params(user_id)])
+    if found is None:
         raise NotFound("No such session.", field=field)
-    return rows.session_record(record)
+    return found
 
 
-# ``_READABLE`` with its columns named as the session's, for a read that joins turns.
-_SESSION_READABLE = (
-    "(session.owner_id = ? OR (session.visibility = 'SPACE' AND session.space_id IN "
-    "(SELECT space_id FROM space_member WHERE user_id = ?)))"
-)
-_SESSION_NAMES = [c.strip() for c in rows.SESSION_COLUMNS.split(",")]
-_SESSION_QUALIFIED = ", ".join(f"session.{c}" for c in _SESSION_NAMES)
-_TURN_NAMES = [c.strip() for c in TURN_COLUMNS.split(",")]
+_SESSION_QUALIFIED = SESSION.select("session")
+_TURN_COLUMNS = TURN.select()
 # for_message's rows: the session's (its columns, the key's turn, the space's
 # settings, then NULLs), and one per turn of the window (NULLs, then the turn's
 # columns), read by position: the session's columns are not repeated per turn.
-_RECENT_AT = len(_SESSION_NAMES) + 2
-_NO_TURN = ", ".join("NULL" for _ in _TURN_NAMES)
+_RECENT_AT = len(SESSION.columns) + 2
+_NO_TURN = ", ".join("NULL" for _ in TURN.columns)
 _NO_SESSION = ", ".join("NULL" for _ in range(_RECENT_AT))
 _SPACE_SETTINGS = (
     "(SELECT space.settings FROM space WHERE space.id = session.space_id) AS space_settings"
@@ -138,14 +126,13 @@ async def for_message(
     found = await sql.fetch_records(
         sql.connection(),
         f"SELECT {_SESSION_QUALIFIED}, {keyed} AS keyed_turn_id, {_SPACE_SETTINGS}, "
-        f"{_NO_TURN} FROM session WHERE session.id = ? AND {_SESSION_READABLE} "
-        f"UNION ALL SELECT {_NO_SESSION}, {TURN_COLUMNS} FROM (SELECT {TURN_COLUMNS} "
+        f"{_NO_TURN} FROM session WHERE session.id = ? AND {_READABLE.sql} "
+        f"UNION ALL SELECT {_NO_SESSION}, {_TURN_COLUMNS} FROM (SELECT {_TURN_COLUMNS} "
         "FROM turn WHERE session_id = ? ORDER BY sequence_number DESC LIMIT ?) AS recent",
         [
             *([idempotency_key] if idempotency_key is not None else []),
             session_id,
-            user_id,
-            user_id,
+            *_READABLE.params(user_id),
             session_id,
             window,
         ],
@@ -154,13 +141,9 @@ async def for_message(
     first = next((record for record in found if record[0] is not None), None)
     if first is None:
         raise NotFound("No such session.", field=field)
-    recent = [
-        rows.turn_record(dict(zip(_TURN_NAMES, record[_RECENT_AT:], strict=True)))
-        for record in found
-        if record[0] is None
-    ]
+    recent = [rows.turn(record[_RECENT_AT:]) for record in found if record[0] is None]
     recent.sort(key=lambda turn: turn.sequence_number, reverse=True)
-    session = rows.session_record(dict(zip(_SESSION_NAMES, first, strict=False)))
+    session = rows.session(first)
     keyed_turn_id, space_settings = first[_RECENT_AT - 2], first[_RECENT_AT - 1]
     return ForMessage(
         session,
@@ -175,25 +158,21 @@ async def for_message(
 async def readable_many(user_id: int, ids: list[int]) -> dict[int, Session]:
     if not ids:
         return {}
-    marks = ", ".join("?" for _ in ids)
-    found = await sql.fetch(
+    marks = sql.marks(ids)
+    found = await sql.fetch_rows(
         sql.connection(),
-        f"SELECT {rows.SESSION_COLUMNS} FROM session WHERE id IN ({marks}) AND {_READABLE}",
-        [*ids, user_id, user_id],
+        f"SELECT {_COLUMNS} FROM session WHERE id IN ({marks}) AND {_READABLE.sql}",
+        [*ids, *_READABLE.params(user_id)],
     )
-    return {int(r["id"]): rows.session_record(r) for r in found}
+    return {session.id: session for session in map(rows.session, found)}
 
 
 async def get(owner_id: int, session_id: int, *, field: str = "sessionId") -> Session:
     """A session of its author (``owner_id``); NotFound otherwise."""
-    record = await sql.fetch_one(
-        sql.connection(),
-        f"SELECT {rows.SESSION_COLUMNS} FROM session WHERE id = ? AND owner_id = ?",
-        [session_id, owner_id],
-    )
-    if record is None:
+    found = await _one("id = ? AND owner_id = ?", [session_id, owner_id])
+    if found is None:
         raise NotFound("No such session.", field=field)
-    return rows.session_record(record)
+    return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,7 +237,7 @@ _NEWER_OF_FAMILY = (
     "WHERE o.branch_root_id = COALESCE(s.branch_root_id, s.id) "
     f"AND {_NEWER} AND {{held}})"
 )
-_COLUMNS = ", ".join(f"s.{c.strip()}" for c in rows.SESSION_COLUMNS.split(","))
+_LISTED = SESSION.select("s")
 
 
 async def page(
@@ -303,15 +282,15 @@ async def page(
             params += [pinned_at, pinned_at, request.after]
     limit = request.first if request.first is not None else 100
     # One statement: the pinned (most recently pinned first), then the others.
-    found_rows = await sql.fetch(
+    found_rows = await sql.fetch_rows(
         conn,
-        f"SELECT {_COLUMNS} FROM session s WHERE {' AND '.join(where)} "
+        f"SELECT {_LISTED} FROM session s WHERE {' AND '.join(where)} "
         "ORDER BY CASE WHEN s.pinned_at IS NULL THEN 1 ELSE 0 END, s.pinned_at DESC, s.id "
         "LIMIT ?",
         [*params, limit + 1],
     )
     return Page(
-        tuple(rows.session_record(r) for r in found_rows[:limit]),
+        tuple(rows.session(r) for r in found_rows[:limit]),
         has_next=len(found_rows) > limit,
         has_previous=request.after is not None,
     )
@@ -322,13 +301,13 @@ async def family_sizes(user_id: int, root_ids: Sequence[int]) -> dict[int, int]:
     one statement through the primary key and the branch_root_id index."""
     if not root_ids:
         return {}
-    marks = ", ".join("?" for _ in root_ids)
+    marks = sql.marks(root_ids)
     found = await sql.fetch_rows(
         sql.connection(),
         "SELECT COALESCE(branch_root_id, id), COUNT(*) FROM session "
-        f"WHERE (id IN ({marks}) OR branch_root_id IN ({marks})) AND {_READABLE} "
+        f"WHERE (id IN ({marks}) OR branch_root_id IN ({marks})) AND {_READABLE.sql} "
         "GROUP BY COALESCE(branch_root_id, id)",
-        [*root_ids, *root_ids, user_id, user_id],
+        [*root_ids, *root_ids, *_READABLE.params(user_id)],
     )
     return {int(r[0]): int(r[1]) for r in found}
 
@@ -414,22 +393,24 @@ async def organise(
     pairs, distinct keys) with what is given, together. Pinning a pinned session
     (archiving an archived one) keeps when it was first done."""
     now = datetime.now(UTC)
-    async with in_transaction("default") as conn:
-        mine = models.Session.filter(id=session_id, owner_id=owner_id).using_db(conn)
-        if not await mine.update(updated_at=now):
+    mine, params = "id = ? AND owner_id = ?", [session_id, owner_id]
+    async with sql.transaction() as conn:
+        if not await sql.update(conn, SESSION, {"updated_at": now}, mine, params):
             raise NotFound("No such session.", field="id")
         for column, wanted in (("pinned_at", pinned), ("archived_at", archived)):
             if wanted is True:
-                await mine.filter(**{f"{column}__isnull": True}).update(**{column: now})
-            elif wanted is False:
-                await mine.update(**{column: None})
-        if tags is not None:
-            await models.SessionTag.filter(session_id=session_id).using_db(conn).delete()
-            if tags:
-                await models.SessionTag.bulk_create(
-                    [models.SessionTag(session_id=session_id, tag=t, tag_key=k) for t, k in tags],
-                    using_db=conn,
+                await sql.update(
+                    conn, SESSION, {column: now}, f"{mine} AND {column} IS NULL", params
                 )
+            elif wanted is False:
+                await sql.update(conn, SESSION, {column: None}, mine, params)
+        if tags is not None:
+            await sql.execute(conn, "DELETE FROM session_tag WHERE session_id = ?", [session_id])
+            await sql.insert_many(
+                conn,
+                SESSION_TAG,
+                [{"session_id": session_id, "tag": t, "tag_key": k} for t, k in tags],
+            )
     return await get(owner_id, session_id)
 
 
@@ -438,7 +419,7 @@ async def tags_of(session_ids: Sequence[int]) -> dict[int, list[str]]:
     found: dict[int, list[str]] = {i: [] for i in session_ids}
     if not session_ids:
         return found
-    marks = ", ".join("?" for _ in session_ids)
+    marks = sql.marks(session_ids)
     for record in await sql.fetch(
         sql.connection(),
         f"SELECT session_id, tag FROM session_tag WHERE session_id IN ({marks}) ORDER BY id",
@@ -459,8 +440,12 @@ async def unmount(owner_id: int, session_id: int) -> Session:
 async def name_if_untitled(owner_id: int, session_id: int, title: str) -> bool:
     """Set the title only while the session has none, in one statement: a title the
     user typed in the meantime is never overwritten. True if it was set."""
-    updated = await models.Session.filter(id=session_id, owner_id=owner_id, title="").update(
-        title=title, updated_at=datetime.now(UTC)
+    updated = await sql.update(
+        sql.connection(),
+        SESSION,
+        {"title": title, "updated_at": datetime.now(UTC)},
+        "id = ? AND owner_id = ? AND title = ''",
+        [session_id, owner_id],
     )
     return bool(updated)
 
@@ -471,7 +456,9 @@ async def _set(owner_id: int, session_id: int, changes: dict[str, Any]) -> Sessi
     if not changes:
         return await get(owner_id, session_id)
     changes["updated_at"] = datetime.now(UTC)
-    updated = await models.Session.filter(id=session_id, owner_id=owner_id).update(**changes)
+    updated = await sql.update(
+        sql.connection(), SESSION, changes, "id = ? AND owner_id = ?", [session_id, owner_id]
+    )
     if not updated:
         raise NotFound("No such session.", field="sessionId")
     return await get(owner_id, session_id)
@@ -482,10 +469,11 @@ async def mount(owner_id: int, session_id: int, checkpoint_id: int) -> Session:
     """Mount with the boundary the server computes: the session's current
     lastSequenceNumber, read and written in one statement so a turn written
     concurrently is either before the boundary or after it, never lost."""
-    updated = await models.Session.filter(id=session_id, owner_id=owner_id).update(
-        mount_checkpoint_id=checkpoint_id,
-        mount_base_sequence=F("last_sequence_number"),
-        updated_at=datetime.now(UTC),
+    updated = await sql.write(
+        sql.connection(),
+        "UPDATE session SET mount_checkpoint_id = ?, mount_base_sequence = last_sequence_number, "
+        "updated_at = ? WHERE id = ? AND owner_id = ?",
+        [checkpoint_id, datetime.now(UTC), session_id, owner_id],
     )
     if not updated:
         raise NotFound("No such session.", field="sessionId")
@@ -494,7 +482,11 @@ async def mount(owner_id: int, session_id: int, checkpoint_id: int) -> Session:
 
 @finished
 async def delete(owner_id: int, session_id: int) -> None:
-    deleted = await models.Session.filter(id=session_id, owner_id=owner_id).delete()
+    deleted = await sql.write(
+        sql.connection(),
+        "DELETE FROM session WHERE id = ? AND owner_id = ?",
+        [session_id, owner_id],
+    )
     if not deleted:
         raise NotFound("No such session.", field="id")
 
@@ -513,17 +505,19 @@ async def create_fork(
     """A new branch whose head is ``checkpoint`` and a session on it, together."""
     now = datetime.now(UTC)
     try:
-        async with in_transaction("default") as conn:
-            await models.Branch.create(
-                using_db=conn,
-                space_id=checkpoint.space_id,
-                name=branch_name,
-                head_id=checkpoint.id,
-                created_at=now,
-                updated_at=now,
+        async with sql.transaction() as conn:
+            await sql.insert(
+                conn,
+                BRANCH,
+                dict(
+                    space_id=checkpoint.space_id,
+                    name=branch_name,
+                    head_id=checkpoint.id,
+                    created_at=now,
+                    updated_at=now,
+                ),
             )
-            row = await models.Session.create(
-                using_db=conn,
+            values = dict(
                 owner_id=owner_id,
                 title=title,
                 space_id=checkpoint.space_id,
@@ -536,7 +530,8 @@ async def create_fork(
                 created_at=now,
                 updated_at=now,
             )
-    except IntegrityError as exc:
+            row = await sql.insert(conn, SESSION, values)
+    except sql.IntegrityError as exc:
         raise InputError(
             f'The branch "{branch_name}" already exists in this space.',
             code=ErrorCode.BRANCH_EXISTS,
@@ -552,15 +547,10 @@ async def create_fork(
 # creation times, each row recording the turn it copies: the first of its group,
 # never a copy (a copy of a copy names what the copy names), so a turn and all
 # its copies are one group for the search index, which holds one of them (0016).
+_COPIED = ", ".join(c for c in TURN.columns if c not in ("id", "session_id"))
 COPY_TURNS = (
-    "INSERT INTO turn (session_id, sequence_number, role, content, provider, model, "
-    "token_count, prompt_tokens, completion_tokens, cost, interrupted, reply_to_sequence, "
-    "idempotency_key, author_id, author_token, created_at, finish_reason, "
-    "provider_finish_reason, continues_sequence, settings, copied_from_id) "
-    "SELECT ?, sequence_number, role, content, provider, model, "
-    "token_count, prompt_tokens, completion_tokens, cost, interrupted, reply_to_sequence, "
-    "idempotency_key, author_id, author_token, created_at, finish_reason, "
-    "provider_finish_reason, continues_sequence, settings, coalesce(copied_from_id, id) "
+    f"INSERT INTO turn (session_id, {_COPIED}, copied_from_id) "
+    f"SELECT ?, {_COPIED}, coalesce(copied_from_id, id) "
     "FROM turn WHERE session_id = ? AND sequence_number <= ?"
 )
 
@@ -569,6 +559,21 @@ _COPY_TAGS = (
     "INSERT INTO session_tag (session_id, tag, tag_key) "
     "SELECT ?, tag, tag_key FROM session_tag WHERE session_id = ? ORDER BY id"
 )
+
+
+def like(origin: Session) -> dict[str, Any]:
+    """The columns a session made as a line of ``origin`` takes from it as they
+    are (a conversation branch, an imported session): its title, checkpoint
+    branch, model, memory scope, and its instructions and parameters (a
+    branch answers as its conversation does)."""
+    return dict(
+        title=origin.title,
+        branch_name=origin.branch_name,
+        active_provider=origin.active_provider,
+        active_model=origin.active_model,
+        memory_scope=origin.memory_scope.value,
+        settings=origin.settings.to_json(),
+    )
 
 
 @finished
@@ -581,16 +586,12 @@ async def create_branch(origin: Session, *, after_sequence: int, title: str) -> 
         raise ValueError("a branch point is a turn of the origin")
     mount = branch_mount(origin.mount, after_sequence)
     now = datetime.now(UTC)
-    async with in_transaction("default") as conn:
-        row = await models.Session.create(
-            using_db=conn,
+    async with sql.transaction() as conn:
+        values = dict(
+            like(origin),
             owner_id=origin.owner_id,
             title=title,
             space_id=origin.space_id,
-            memory_scope=origin.memory_scope.value,
-            active_provider=origin.active_provider,
-            active_model=origin.active_model,
-            branch_name=origin.branch_name,
             seeded_from_id=origin.seeded_from_id,
             forked_from_id=origin.forked_from_id,
             mount_checkpoint_id=mount.checkpoint_id if mount else None,
@@ -600,8 +601,6 @@ async def create_branch(origin: Session, *, after_sequence: int, title: str) -> 
             # family once, as its latest branch.
             pinned_at=origin.pinned_at,
             archived_at=origin.archived_at,
-            # Its instructions and parameters: a branch answers as its conversation does.
-            settings=origin.settings.to_json(),
             last_sequence_number=after_sequence,
             branched_from_id=origin.id,
             branched_after_sequence=after_sequence,
@@ -609,9 +608,10 @@ async def create_branch(origin: Session, *, after_sequence: int, title: str) -> 
             created_at=now,
             updated_at=now,
         )
-        await sql.execute(conn, COPY_TURNS, [row.id, origin.id, after_sequence])
-        await sql.execute(conn, _COPY_TAGS, [row.id, origin.id])
-    return rows.session(row)
+        branch = rows.session(await sql.insert(conn, SESSION, values))
+        await sql.execute(conn, COPY_TURNS, [branch.id, origin.id, after_sequence])
+        await sql.execute(conn, _COPY_TAGS, [branch.id, origin.id])
+    return branch
 
 
 async def family(root_id: int) -> list[Member]:
@@ -631,11 +631,8 @@ async def branch_by_key(
 ) -> Session | None:
     """The branch of ``origin_id`` after ``after_sequence`` whose next turn was
     sent with ``idempotency_key`` (an editAndResend sent again), if any."""
-    record = await sql.fetch_one(
-        sql.connection(),
-        f"SELECT {rows.SESSION_COLUMNS} FROM session WHERE branched_from_id = ? "
-        "AND branched_after_sequence = ? AND id IN (SELECT session_id FROM turn "
-        "WHERE sequence_number = ? AND idempotency_key = ?)",
+    return await _one(
+        "branched_from_id = ? AND branched_after_sequence = ? AND id IN "
+        "(SELECT session_id FROM turn WHERE sequence_number = ? AND idempotency_key = ?)",
         [origin_id, after_sequence, after_sequence + 1, idempotency_key],
     )
-    return rows.session_record(record) if record is not None else None

@@ -4,17 +4,16 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from tortoise.exceptions import IntegrityError
-from tortoise.expressions import F
-from tortoise.functions import Min, Sum
-
 from ..domain.sign_in import SignInCounts, SignInFailures
-from . import models
+from . import rows, sql
+from .tables import SIGN_IN
 from .writes import finished
 
 # Longer than any name or address counted: the rest is cut off before storing.
 NAME_CHARS = 100
 ADDRESS_CHARS = 64
+
+_PAIR = "name = ? AND address = ?"
 
 
 def _key(name: str, address: str) -> tuple[str, str]:
@@ -26,30 +25,34 @@ async def counts(
 ) -> SignInCounts:
     """The failures after ``since`` of this pair, this address and this name."""
     name, address = _key(name, address)
-    recent = models.SignIn.filter(last_failed_at__gte=since)
-    pair = await models.SignIn.get_or_none(name=name, address=address)
-    by_address = (
-        await recent.filter(address=address)
-        .annotate(total=Sum("failures"), oldest=Min("last_failed_at"))
-        .group_by("address")
-        .values("total", "oldest")
+    conn = sql.connection()
+    pair = await sql.fetch_rows(
+        conn,
+        f"SELECT failures, last_failed_at, signed_in_at FROM sign_in WHERE {_PAIR}",
+        [name, address],
     )
-    by_name = (
-        await recent.filter(name=name)
-        .annotate(total=Sum("failures"))
-        .group_by("name")
-        .values("total")
+    by_address = await sql.fetch_rows(
+        conn,
+        "SELECT SUM(failures), MIN(last_failed_at) FROM sign_in "
+        "WHERE last_failed_at >= ? AND address = ?",
+        [since, address],
     )
-    fresh = pair is not None and pair.last_failed_at is not None and pair.last_failed_at >= since
+    by_name = await sql.fetch_rows(
+        conn,
+        "SELECT SUM(failures) FROM sign_in WHERE last_failed_at >= ? AND name = ?",
+        [since, name],
+    )
+    failures, last_failed, signed_in = pair[0] if pair else (0, None, None)
+    last_failed, signed_in = rows.maybe_timestamp(last_failed), rows.maybe_timestamp(signed_in)
+    fresh = last_failed is not None and last_failed >= since
+    address_total, address_oldest = by_address[0] if by_address else (None, None)
     return SignInCounts(
-        pair_failures=pair.failures if pair is not None and fresh else 0,
-        pair_last_failed=pair.last_failed_at if pair is not None and fresh else None,
-        address_failures=int(by_address[0]["total"] or 0) if by_address else 0,
-        address_oldest_failed=by_address[0]["oldest"] if by_address else None,
-        name_failures=int(by_name[0]["total"] or 0) if by_name else 0,
-        known_address=pair is not None
-        and pair.signed_in_at is not None
-        and pair.signed_in_at >= known_since,
+        pair_failures=int(failures) if fresh else 0,
+        pair_last_failed=last_failed if fresh else None,
+        address_failures=int(address_total or 0),
+        address_oldest_failed=rows.maybe_timestamp(address_oldest),
+        name_failures=int(by_name[0][0] or 0) if by_name else 0,
+        known_address=signed_in is not None and signed_in >= known_since,
     )
 
 
@@ -57,21 +60,31 @@ async def counts(
 async def failed(name: str, address: str, *, now: datetime, since: datetime) -> None:
     """One more failure of this pair (the first of a new window if the last is older)."""
     name, address = _key(name, address)
-    pair = models.SignIn.filter(name=name, address=address)
+    conn = sql.connection()
     for _ in range(2):
-        if await pair.filter(last_failed_at__gte=since).update(
-            failures=F("failures") + 1, last_failed_at=now
+        if await sql.write(
+            conn,
+            "UPDATE sign_in SET failures = failures + 1, last_failed_at = ? "
+            f"WHERE {_PAIR} AND last_failed_at >= ?",
+            [now, name, address, since],
         ):
             break
-        if await pair.update(failures=1, last_failed_at=now):
+        if await sql.update(
+            conn, SIGN_IN, {"failures": 1, "last_failed_at": now}, _PAIR, [name, address]
+        ):
             break
         try:
-            await models.SignIn.create(name=name, address=address, failures=1, last_failed_at=now)
+            values = dict(name=name, address=address, failures=1, last_failed_at=now)
+            await sql.insert(conn, SIGN_IN, values)
             break
-        except IntegrityError:
+        except sql.IntegrityError:
             continue  # another worker created it a moment ago: count on it
     # Rows that only remember failures are forgotten once those age out.
-    await models.SignIn.filter(last_failed_at__lt=since, signed_in_at__isnull=True).delete()
+    await sql.execute(
+        conn,
+        "DELETE FROM sign_in WHERE last_failed_at < ? AND signed_in_at IS NULL",
+        [since],
+    )
 
 
 @finished
@@ -79,31 +92,32 @@ async def succeeded(name: str, address: str, *, now: datetime) -> None:
     """This name signed in from this address: its failures there are forgiven,
     and the address is known as the owner's."""
     name, address = _key(name, address)
-    updated = await models.SignIn.filter(name=name, address=address).update(
-        failures=0, last_failed_at=None, signed_in_at=now
-    )
-    if not updated:
+    conn = sql.connection()
+    forgiven = {"failures": 0, "last_failed_at": None, "signed_in_at": now}
+    if not await sql.update(conn, SIGN_IN, forgiven, _PAIR, [name, address]):
         try:
-            await models.SignIn.create(name=name, address=address, signed_in_at=now)
-        except IntegrityError:
-            await models.SignIn.filter(name=name, address=address).update(
-                failures=0, last_failed_at=None, signed_in_at=now
-            )
+            await sql.insert(conn, SIGN_IN, dict(name=name, address=address, signed_in_at=now))
+        except sql.IntegrityError:
+            await sql.update(conn, SIGN_IN, forgiven, _PAIR, [name, address])
 
 
 async def recent_failures(since: datetime) -> list[SignInFailures]:
     """Every (name, address) with failures after ``since``, the latest first."""
-    rows = await models.SignIn.filter(last_failed_at__gte=since, failures__gt=0).order_by(
-        "-last_failed_at", "name", "address"
+    found = await sql.fetch_rows(
+        sql.connection(),
+        "SELECT name, address, failures, last_failed_at FROM sign_in "
+        "WHERE last_failed_at >= ? AND failures > 0 "
+        "ORDER BY last_failed_at DESC, name, address",
+        [since],
     )
     return [
         SignInFailures(
-            name=row.name,
-            address=row.address,
-            failures=row.failures,
-            last_failed_at=row.last_failed_at,  # type: ignore[arg-type]
+            name=name,
+            address=address,
+            failures=int(failures),
+            last_failed_at=rows.timestamp(last_failed_at),
         )
-        for row in rows
+        for name, address, failures, last_failed_at in found
     ]
 
 
@@ -111,9 +125,12 @@ async def recent_failures(since: datetime) -> list[SignInFailures]:
 async def clear(*, name: str | None = None, address: str | None = None) -> int:
     """Forget the failures of a name (every address) or of an address (every
     name); how many (name, address) pairs had some."""
-    query = models.SignIn.filter(failures__gt=0)
+    where, params = ["failures > 0"], []
     if name is not None:
-        query = query.filter(name=name[:NAME_CHARS])
+        where.append("name = ?")
+        params.append(name[:NAME_CHARS])
     if address is not None:
-        query = query.filter(address=address[:ADDRESS_CHARS])
-    return int(await query.update(failures=0, last_failed_at=None))
+        where.append("address = ?")
+        params.append(address[:ADDRESS_CHARS])
+    forgotten = {"failures": 0, "last_failed_at": None}
+    return await sql.update(sql.connection(), SIGN_IN, forgotten, " AND ".join(where), params)

@@ -2,59 +2,66 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Any, cast
-
-from tortoise.expressions import Subquery
-from tortoise.transactions import in_transaction
+from typing import Any
 
 from ..domain.pages import Page, PageRequest
 from ..domain.types import ChatSettings, Space, SpaceRole
 from ..errors import NotFound
-from . import members, models, rows, sql
-from .paging import keyset_page
+from . import members, rows, sql
+from .paging import keyset
+from .tables import SPACE, SPACE_MEMBER, USER
 from .writes import finished
 
 LOCAL_USER = "local"
 
+_COLUMNS = SPACE.select("s")
 # The space and the reader's role in it, in one indexed read.
 _WITH_ROLE = (
-    f"SELECT {rows.SPACE_COLUMNS}, m.role FROM space s "
+    f"SELECT {_COLUMNS}, m.role FROM space s "
     "JOIN space_member m ON m.space_id = s.id AND m.user_id = ? WHERE s.id = ?"
 )
+_ROLE = len(SPACE.columns)
 
 
 @finished
 async def local_user_id() -> int:
-    """The single local user every request acts as (created on first use)."""
-    user, _ = await models.User.get_or_create(
-        name=LOCAL_USER, defaults={"created_at": datetime.now(UTC)}
-    )
-    return int(user.id)
+    """The single local user every request acts as (created on first use; two
+    first uses at once make one)."""
+    conn = sql.connection()
+    find = "SELECT id FROM smriti_user WHERE name = ?"
+    found = await sql.fetch_rows(conn, find, [LOCAL_USER])
+    if not found:
+        await sql.execute(
+            conn,
+            f"INSERT INTO {USER.name} (name, created_at, is_admin, disabled) "
+            "VALUES (?, ?, ?, ?) ON CONFLICT (name) DO NOTHING",
+            [LOCAL_USER, datetime.now(UTC), False, False],
+        )
+        found = await sql.fetch_rows(conn, find, [LOCAL_USER])
+    return int(found[0][0])
 
 
 @finished
 async def create(owner_id: int, name: str, description: str) -> Space:
     """A space and its creator's OWNER membership, together."""
     now = datetime.now(UTC)
-    async with in_transaction("default") as conn:
-        row = await models.Space.create(
-            using_db=conn,
+    async with sql.transaction() as conn:
+        values = dict(
             owner_id=owner_id,
             name=name,
             description=description,
             created_at=now,
             updated_at=now,
         )
-        await models.SpaceMember.create(
-            using_db=conn,
-            space_id=row.id,
-            user_id=owner_id,
-            role=SpaceRole.OWNER.value,
-            created_at=now,
+        space = rows.space(await sql.insert(conn, SPACE, values))
+        await sql.insert(
+            conn,
+            SPACE_MEMBER,
+            dict(space_id=space.id, user_id=owner_id, role=SpaceRole.OWNER.value, created_at=now),
         )
-    return rows.space(row)
+    return space
 
 
 async def get(user_id: int, space_id: int, *, field: str = "spaceId") -> Space:
@@ -65,10 +72,10 @@ async def get(user_id: int, space_id: int, *, field: str = "spaceId") -> Space:
 async def get_with_role(
     user_id: int, space_id: int, *, field: str = "spaceId"
 ) -> tuple[Space, SpaceRole]:
-    found = await sql.fetch_one(sql.connection(), _WITH_ROLE, [user_id, space_id])
-    if found is None:
+    found = await sql.fetch_rows(sql.connection(), _WITH_ROLE, [user_id, space_id])
+    if not found:
         raise NotFound("No such space.", field=field)
-    return rows.space_record(found), SpaceRole(found["role"])
+    return rows.space(found[0]), SpaceRole(found[0][_ROLE])
 
 
 async def settings_of(space_id: int) -> ChatSettings | None:
@@ -80,30 +87,31 @@ async def settings_of(space_id: int) -> ChatSettings | None:
     return None if found is None else ChatSettings.from_json(rows.json_value(found["settings"]))
 
 
-def _of_member(user_id: int, roles: Sequence[SpaceRole] | None = None) -> Subquery:
-    """The ids of the spaces the user is a member of (in one of ``roles``, if given)."""
-    query = models.SpaceMember.filter(user_id=user_id)
-    if roles is not None:
-        query = query.filter(role__in=[role.value for role in roles])
-    return Subquery(query.values("space_id"))
+def _of_member(user_id: int, roles: Sequence[SpaceRole] | None = None) -> tuple[str, list[Any]]:
+    """The ids of the spaces the user is a member of (in one of ``roles``, if
+    given), as a subquery and its parameters."""
+    if roles is None:
+        return "SELECT space_id FROM space_member WHERE user_id = ?", [user_id]
+    marks = sql.marks(roles)
+    return (
+        f"SELECT space_id FROM space_member WHERE user_id = ? AND role IN ({marks})",
+        [user_id, *(role.value for role in roles)],
+    )
 
 
 async def get_many(user_id: int, ids: list[int]) -> dict[int, Space]:
     """The spaces among ``ids`` the user is a member of."""
     if not ids:
         return {}
-    # Raw: read for every request that names a space and for every parent a
-    # request had not read (the ORM's query building cost more than the statement).
+    # Read for every request that names a space and for every parent a
+    # request had not read.
+    member, params = _of_member(user_id)
     found = await sql.fetch_rows(
         sql.connection(),
-        f"SELECT {rows.SPACE_COLUMNS} FROM space s WHERE s.id IN ({', '.join('?' for _ in ids)})"
-        " AND s.id IN (SELECT space_id FROM space_member WHERE user_id = ?)",
-        [*ids, user_id],
+        f"SELECT {_COLUMNS} FROM space s WHERE s.id IN ({sql.marks(ids)}) AND s.id IN ({member})",
+        [*ids, *params],
     )
-    return {
-        space.id: space
-        for space in (rows.space_record(cast("Mapping[str, Any]", r)) for r in found)
-    }
+    return {space.id: space for space in map(rows.space, found)}
 
 
 @finished
@@ -126,14 +134,15 @@ async def update(
         values["description"] = description
     if settings is not None:  # replaced whole; empty settings clear them
         values["settings"] = settings.to_json()
-    updated = (
-        await models.Space.filter(id=space_id)
-        .filter(id__in=_of_member(user_id, roles))
-        .update(**values)
+    member, params = _of_member(user_id, roles)
+    conn = sql.connection()
+    updated = await sql.update(
+        conn, SPACE, values, f"id = ? AND id IN ({member})", [space_id, *params]
     )
     if not updated:
         raise NotFound("No such space.", field="id")
-    return rows.space(await models.Space.get(id=space_id))
+    found = await sql.fetch_rows(conn, f"SELECT {_COLUMNS} FROM space s WHERE s.id = ?", [space_id])
+    return rows.space(found[0])
 
 
 @finished
@@ -142,19 +151,26 @@ async def delete(owner_id: int, space_id: int, *, roles: Sequence[SpaceRole]) ->
     policy's), with its checkpoints and their sessions in it; other members'
     sessions are detached first, in the same transaction: their conversations
     are theirs."""
-    async with in_transaction("default") as conn:
-        owned = (
-            await models.Space.filter(id=space_id)
-            .filter(id__in=_of_member(owner_id, roles))
-            .using_db(conn)
-            .exists()
+    member, params = _of_member(owner_id, roles)
+    async with sql.transaction() as conn:
+        owned = await sql.fetch_rows(
+            conn, f"SELECT 1 FROM space WHERE id = ? AND id IN ({member})", [space_id, *params]
         )
         if not owned:
             raise NotFound("No such space.", field="id")
         await members.detach_others(conn, space_id, owner_id)
-        await models.Space.filter(id=space_id).using_db(conn).delete()
+        await sql.execute(conn, "DELETE FROM space WHERE id = ?", [space_id])
 
 
 async def page(user_id: int, request: PageRequest) -> Page[Space]:
-    query = models.Space.filter(id__in=_of_member(user_id))
-    return await keyset_page(query, "id", request, rows.space)
+    """The user's spaces by id (``keyset``)."""
+    member, params = _of_member(user_id)
+    page_of = keyset(request, "s.id")
+    found = await sql.fetch_rows(
+        sql.connection(),
+        f"SELECT {_COLUMNS} FROM space s WHERE s.id IN ({member}){page_of.bounds} "
+        f"ORDER BY s.id {page_of.order} LIMIT ?",
+        [*params, *page_of.params, page_of.limit + 1],
+    )
+    kept = [rows.space(r) for r in found[: page_of.limit]]
+    return page_of.page(kept, more=len(found) > page_of.limit)

@@ -3,41 +3,66 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
 from tortoise import Tortoise
-from tortoise.expressions import Q
-from tortoise.transactions import in_transaction
 
 from ..domain.export_format import Branch, Export, SessionExport, SpaceExport
 from ..domain.import_tree import BranchImport
 from ..domain.tags import tag_key
-from ..domain.types import Checkpoint, Session, Space, SpaceRole, Turn, Visibility
-from . import database, models, rows, sql
+from ..domain.types import BranchPoint, Checkpoint, Session, Space, SpaceRole, Turn
+from ..errors import NotFound
+from . import database, rows, sql
 from .config import tortoise_config
-from .sessions import COPY_TURNS, tags_of
+from .readable import readable_sessions
+from .sessions import COPY_TURNS, like, tags_of
+from .tables import BRANCH, CHECKPOINT, SESSION, SESSION_TAG, SPACE, SPACE_MEMBER, TURN
 from .writes import finished
+
+
+async def _read(conn: Any, statement: str, params: list[Any]) -> Sequence[rows.Row]:
+    return await sql.fetch_rows(conn, statement, params)
 
 
 async def hash_space_id(space_id: int) -> int:
     """The space id the space's checkpoint hashes are sealed with."""
-    row = await models.Space.get_or_none(id=space_id)
-    return row.origin_space_id if row is not None and row.origin_space_id else space_id
+    found = await sql.fetch_value(
+        sql.connection(), "SELECT COALESCE(origin_space_id, id) FROM space WHERE id = ?", [space_id]
+    )
+    return space_id if found is None else int(found)
+
+
+async def _checkpoints(where: str, params: list[Any]) -> list[Checkpoint]:
+    """Checkpoints, oldest first (ids grow with time)."""
+    found = await _read(
+        sql.connection(),
+        f"SELECT {CHECKPOINT.select()} FROM checkpoint WHERE {where} ORDER BY id",
+        params,
+    )
+    return [rows.checkpoint(row) for row in found]
 
 
 async def space_checkpoints(space_id: int) -> list[Checkpoint]:
-    """Every checkpoint of the space, oldest first (ids grow with time)."""
-    found = await models.Checkpoint.filter(space_id=space_id).order_by("id")
-    return [rows.checkpoint(row) for row in found]
+    """Every checkpoint of the space, oldest first."""
+    return await _checkpoints("space_id = ?", [space_id])
 
 
 async def space_ids(user_id: int) -> list[int]:
     """The spaces the user is a member of."""
-    found = await models.SpaceMember.filter(user_id=user_id).order_by("space_id")
-    return [row.space_id for row in found]  # type: ignore[attr-defined]
+    found = await _read(
+        sql.connection(),
+        "SELECT space_id FROM space_member WHERE user_id = ? ORDER BY space_id",
+        [user_id],
+    )
+    return [int(row[0]) for row in found]
+
+
+async def _sessions(conn: Any, where: str, params: list[Any]) -> list[Session]:
+    found = await _read(conn, f"SELECT {SESSION.select()} FROM session WHERE {where}", params)
+    return [rows.session(row) for row in found]
 
 
 @contextlib.asynccontextmanager
@@ -58,24 +83,32 @@ async def space_export(space_id: int, reader_id: int) -> SpaceExport:
     """Everything stored about one space that ``reader_id`` may read (their
     membership already checked): its lineage, their own sessions in it and the
     ones shared with it."""
-    space = rows.space(await models.Space.get(id=space_id))
-    branches = await models.Branch.filter(space_id=space_id).order_by("name")
-    session_rows = (
-        await models.Session.filter(space_id=space_id)
-        .filter(Q(owner_id=reader_id) | Q(visibility=Visibility.SPACE.value))
-        .order_by("id")
+    conn = sql.connection()
+    found = await _read(conn, f"SELECT {SPACE.select()} FROM space WHERE id = ?", [space_id])
+    if not found:
+        raise NotFound("No such space.", field="spaceId")
+    branches = await _read(
+        conn,
+        "SELECT name, head_id, created_at, updated_at FROM branch WHERE space_id = ? ORDER BY name",
+        [space_id],
+    )
+    readable = readable_sessions()
+    session_rows = await _sessions(
+        conn,
+        f"space_id = ? AND {readable.sql} ORDER BY id",
+        [space_id, *readable.params(reader_id)],
     )
     return SpaceExport(
-        space=space,
+        space=rows.space(found[0]),
         hash_space_id=await hash_space_id(space_id),
         branches=tuple(
             Branch(
-                name=b.name,
-                head_id=b.head_id,  # type: ignore[attr-defined]
-                created_at=b.created_at,
-                updated_at=b.updated_at,
+                name=name,
+                head_id=head_id,
+                created_at=rows.timestamp(created_at),
+                updated_at=rows.timestamp(updated_at),
             )
-            for b in branches
+            for name, head_id, created_at, updated_at in branches
         ),
         checkpoints=tuple(await space_checkpoints(space_id)),
         sessions=tuple(await _with_turns(session_rows)),
@@ -84,30 +117,38 @@ async def space_export(space_id: int, reader_id: int) -> SpaceExport:
 
 async def session_exports(owner_id: int, session_ids: list[int] | None) -> list[SessionExport]:
     """The owner's sessions in no space (``None``: all of them), oldest first."""
-    query = models.Session.filter(owner_id=owner_id, space_id=None)
+    where, params = "owner_id = ? AND space_id IS NULL", [owner_id]
     if session_ids is not None:
-        query = query.filter(id__in=session_ids)
-    return await _with_turns(await query.order_by("id"))
+        if not session_ids:
+            return []
+        where += f" AND id IN ({sql.marks(session_ids)})"
+        params += session_ids
+    return await _with_turns(await _sessions(sql.connection(), f"{where} ORDER BY id", params))
 
 
-async def _with_turns(session_rows: list[models.Session]) -> list[SessionExport]:
+async def _with_turns(sessions: list[Session]) -> list[SessionExport]:
     """The sessions with their turns and tags; a branch whose origin is not
     among them (deleted, not the reader's to read, or not exported) is written
     as a session of its own."""
-    by_session: dict[int, list[Turn]] = {row.id: [] for row in session_rows}
-    found = await models.Turn.filter(session_id__in=list(by_session)).order_by(
-        "session_id", "sequence_number"
-    )
-    for turn in found:
-        by_session[turn.session_id].append(rows.turn(turn))  # type: ignore[attr-defined]
+    by_session: dict[int, list[Turn]] = {session.id: [] for session in sessions}
+    if by_session:
+        found = await _read(
+            sql.connection(),
+            f"SELECT {TURN.select()} FROM turn WHERE session_id IN "
+            f"({sql.marks(by_session)}) ORDER BY session_id, sequence_number",
+            list(by_session),
+        )
+        for record in found:
+            turn = rows.turn(record)
+            by_session[turn.session_id].append(turn)
     tags = await tags_of(list(by_session))
     exported = []
-    for row in session_rows:
-        session = rows.session(row)
+    for session in sessions:
+        row_id = session.id
         point = session.branched_from
         if point is not None and point.session_id not in by_session:
             session = replace(session, branched_from=None, branch_root_id=None)
-        exported.append(SessionExport(session, tuple(by_session[row.id]), tuple(tags[row.id])))
+        exported.append(SessionExport(session, tuple(by_session[row_id]), tuple(tags[row_id])))
     return exported
 
 
@@ -135,65 +176,51 @@ async def import_export(
     order), the conversation branches to create with it (another app's
     other lines), only when the session is created.
     """
-    async with in_transaction("default") as conn:
+    async with sql.transaction() as conn:
         await _one_import_at_a_time(conn, owner_id)
         spaces = [await _import_space(conn, owner_id, item) for item in export.spaces]
         sessions = []
-        made: dict[int, models.Session] = {}  # the document's session ids
+        made: dict[int, Session] = {}  # the document's session ids
         for index, item in enumerate(export.sessions):
             # The first such (an imported conversation's branches may share
             # its title and, messages without times, its creation time).
-            existing = (
-                await models.Session.filter(
-                    owner_id=owner_id,
-                    space_id=None,
-                    created_at=item.session.created_at,
-                    title=item.session.title,
-                )
-                .using_db(conn)
-                .order_by("id")
-                .first()
+            existing = await _sessions(
+                conn,
+                "owner_id = ? AND space_id IS NULL AND created_at = ? AND title = ? "
+                "ORDER BY id LIMIT 1",
+                [owner_id, item.session.created_at, item.session.title],
             )
-            if existing is not None:
-                made[item.session.id] = existing
-                sessions.append((rows.session(existing), False))
+            if existing:
+                made[item.session.id] = existing[0]
+                sessions.append((existing[0], False))
                 continue
             created = await _create_session(conn, owner_id, None, item, made)
             made[item.session.id] = created
             if branches is not None:
                 await _create_branches(conn, created, item, branches[index])
-            sessions.append((rows.session(created), True))
+            sessions.append((created, True))
     return Imported(spaces=spaces, sessions=sessions)
 
 
 async def _create_branches(
-    conn: Any, root: models.Session, item: SessionExport, found: tuple[BranchImport, ...]
+    conn: Any, root: Session, item: SessionExport, found: tuple[BranchImport, ...]
 ) -> None:
     """Each branch as ``create_branch`` makes one (copies of its origin's
     turns 1..after, recording the turns they copy), then its own turns."""
-    made = [root]
+    made = {0: root}  # by the positions ``BranchImport.origin`` names
     for branch in found:
-        origin = made[branch.origin]
-        row = await models.Session.create(
-            using_db=conn,
-            owner_id=root.owner_id,  # type: ignore[attr-defined]
-            space_id=None,
-            title=root.title,
-            branch_name=root.branch_name,
-            active_provider=root.active_provider,
-            active_model=root.active_model,
-            memory_scope=root.memory_scope,
-            settings=root.settings,
+        line = replace(
+            root,
             last_sequence_number=branch.after + len(branch.turns),
-            branched_from_id=origin.id,
-            branched_after_sequence=branch.after,
-            branch_root_id=root.id,
+            pinned_at=None,
+            archived_at=None,
+            branched_from=BranchPoint(branch.origin, branch.after),
             created_at=branch.created_at,
             updated_at=branch.updated_at,
         )
-        await sql.execute(conn, COPY_TURNS, [row.id, origin.id, branch.after])
-        await models.Turn.bulk_create([_turn_row(row.id, t) for t in branch.turns], using_db=conn)
-        made.append(row)
+        made[len(made)] = await _create_session(
+            conn, root.owner_id, None, SessionExport(line, branch.turns), made
+        )
 
 
 # pg_advisory_xact_lock's first key: "SMRI", for Smriti's imports.
@@ -217,14 +244,16 @@ async def _one_import_at_a_time(conn: Any, owner_id: int) -> None:
 
 async def _import_space(conn: Any, owner_id: int, item: SpaceExport) -> tuple[Space, bool]:
     origin = item.hash_space_id
-    candidates = await models.Space.filter(
-        owner_id=owner_id, created_at=item.space.created_at
-    ).using_db(conn)
+    candidates = await _read(
+        conn,
+        f"SELECT {SPACE.select()}, COALESCE(origin_space_id, id) FROM space "
+        "WHERE owner_id = ? AND created_at = ?",
+        [owner_id, item.space.created_at],
+    )
     for row in candidates:
-        if (row.origin_space_id or row.id) == origin:
+        if row[len(SPACE.columns)] == origin:
             return rows.space(row), False
-    space = await models.Space.create(
-        using_db=conn,
+    values = dict(
         owner_id=owner_id,
         name=item.space.name,
         description=item.space.description,
@@ -233,16 +262,20 @@ async def _import_space(conn: Any, owner_id: int, item: SpaceExport) -> tuple[Sp
         created_at=item.space.created_at,
         updated_at=item.space.updated_at,
     )
-    await models.SpaceMember.create(
-        using_db=conn,
-        space_id=space.id,
-        user_id=owner_id,
-        role=SpaceRole.OWNER.value,
-        created_at=datetime.now(UTC),
+    space = rows.space(await sql.insert(conn, SPACE, values))
+    await sql.insert(
+        conn,
+        SPACE_MEMBER,
+        dict(
+            space_id=space.id,
+            user_id=owner_id,
+            role=SpaceRole.OWNER.value,
+            created_at=datetime.now(UTC),
+        ),
     )
     session_ids: dict[int, int] = {}
-    made: dict[int, models.Session] = {}
-    session_rows: list[tuple[models.Session, SessionExport]] = []
+    made: dict[int, Session] = {}
+    session_rows: list[tuple[Session, SessionExport]] = []
     for session in item.sessions:
         session_row = await _create_session(conn, owner_id, space.id, session, made)
         made[session.session.id] = session_row
@@ -252,8 +285,7 @@ async def _import_space(conn: Any, owner_id: int, item: SpaceExport) -> tuple[Sp
     for checkpoint in item.checkpoints:
         content = checkpoint.content
         source = checkpoint.source_turn_range
-        created = await models.Checkpoint.create(
-            using_db=conn,
+        values = dict(
             hash=checkpoint.hash,
             space_id=space.id,
             parent_id=checkpoint_ids[checkpoint.parent_id] if checkpoint.parent_id else None,
@@ -272,30 +304,33 @@ async def _import_space(conn: Any, owner_id: int, item: SpaceExport) -> tuple[Sp
             base_sequence=checkpoint.base_sequence,
             created_at=checkpoint.created_at,
         )
+        created = rows.checkpoint(await sql.insert(conn, CHECKPOINT, values))
         checkpoint_ids[checkpoint.id] = created.id
     for session_row, session in session_rows:
         original = session.session
         mount = original.mount
-        await (
-            models.Session.filter(id=session_row.id)
-            .using_db(conn)
-            .update(
-                seeded_from_id=checkpoint_ids.get(original.seeded_from_id or 0),
-                forked_from_id=checkpoint_ids.get(original.forked_from_id or 0),
-                mount_checkpoint_id=checkpoint_ids[mount.checkpoint_id] if mount else None,
-                mount_base_sequence=mount.base_sequence if mount else None,
+        changes = dict(
+            seeded_from_id=checkpoint_ids.get(original.seeded_from_id or 0),
+            forked_from_id=checkpoint_ids.get(original.forked_from_id or 0),
+            mount_checkpoint_id=checkpoint_ids[mount.checkpoint_id] if mount else None,
+            mount_base_sequence=mount.base_sequence if mount else None,
+        )
+        await sql.update(conn, SESSION, changes, "id = ?", [session_row.id])
+    await sql.insert_many(
+        conn,
+        BRANCH,
+        [
+            dict(
+                space_id=space.id,
+                name=branch.name,
+                head_id=checkpoint_ids[branch.head_id],
+                created_at=branch.created_at,
+                updated_at=branch.updated_at,
             )
-        )
-    for branch in item.branches:
-        await models.Branch.create(
-            using_db=conn,
-            space_id=space.id,
-            name=branch.name,
-            head_id=checkpoint_ids[branch.head_id],
-            created_at=branch.created_at,
-            updated_at=branch.updated_at,
-        )
-    return rows.space(space), True
+            for branch in item.branches
+        ],
+    )
+    return space, True
 
 
 async def _create_session(
@@ -303,49 +338,45 @@ async def _create_session(
     owner_id: int,
     space_id: int | None,
     item: SessionExport,
-    made: dict[int, models.Session],
-) -> models.Session:
+    made: dict[int, Session],
+) -> Session:
     """The session, pinned, archived and tagged as exported; a branch (its
     origin in ``made``, by the document's ids) holds copies of its origin's
     turns up to its branch point, as ``create_branch`` makes them, then its own."""
     session = item.session
     point = session.branched_from
     origin = made[point.session_id] if point is not None else None
-    row = await models.Session.create(
-        using_db=conn,
+    values = dict(
+        like(session),
         owner_id=owner_id,
         space_id=space_id,
-        title=session.title,
-        branch_name=session.branch_name,
-        active_provider=session.active_provider,
-        active_model=session.active_model,
-        memory_scope=session.memory_scope.value,
-        settings=session.settings.to_json(),
         last_sequence_number=session.last_sequence_number,
         pinned_at=session.pinned_at,
         archived_at=session.archived_at,
         branched_from_id=origin.id if origin is not None else None,
         branched_after_sequence=point.after_sequence if point is not None else None,
-        branch_root_id=(origin.branch_root_id or origin.id) if origin is not None else None,
+        branch_root_id=origin.family_root_id if origin is not None else None,
         created_at=session.created_at,
         updated_at=session.updated_at,
     )
+    row = rows.session(await sql.insert(conn, SESSION, values))
     after = 0
     if origin is not None and point is not None:
         after = point.after_sequence
         await sql.execute(conn, COPY_TURNS, [row.id, origin.id, after])
     own = [_turn_row(row.id, t) for t in item.turns if t.sequence_number > after]
-    await models.Turn.bulk_create(own, using_db=conn)
-    if item.tags:
-        await models.SessionTag.bulk_create(
-            [models.SessionTag(session_id=row.id, tag=t, tag_key=tag_key(t)) for t in item.tags],
-            using_db=conn,
-        )
+    await sql.insert_many(conn, TURN, own)
+    await sql.insert_many(
+        conn,
+        SESSION_TAG,
+        [dict(session_id=row.id, tag=t, tag_key=tag_key(t)) for t in item.tags],
+    )
     return row
 
 
-def _turn_row(session_id: int, t: Turn) -> models.Turn:
-    return models.Turn(
+def _turn_row(session_id: int, t: Turn) -> dict[str, Any]:
+    """A turn's columns as an import writes them (its author is not kept)."""
+    return dict(
         session_id=session_id,
         sequence_number=t.sequence_number,
         role=t.role.value,
@@ -369,11 +400,13 @@ def _turn_row(session_id: int, t: Turn) -> models.Turn:
 
 async def session_export(session_id: int) -> SessionExport:
     """One session and its turns (its owner already checked)."""
-    [found] = await _with_turns([await models.Session.get(id=session_id)])
-    return found
+    found = await _sessions(sql.connection(), "id = ?", [session_id])
+    if not found:
+        raise NotFound("No such session.", field="sessionId")
+    [exported] = await _with_turns(found)
+    return exported
 
 
 async def checkpoints_from_session(session_id: int) -> list[Checkpoint]:
     """The checkpoints saved from a session, oldest first."""
-    found = await models.Checkpoint.filter(source_session_id=session_id).order_by("id")
-    return [rows.checkpoint(row) for row in found]
+    return await _checkpoints("source_session_id = ?", [session_id])

@@ -7,13 +7,12 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from tortoise.exceptions import IntegrityError
-from tortoise.transactions import in_transaction
-
 from ..domain.pages import Page, PageRequest
 from ..domain.types import Authorship, ChatSettings, Finish, Role, Turn, Usage
 from ..errors import NotFound
-from . import claims, models, rows, sql
+from . import claims, rows, sql
+from .paging import keyset
+from .tables import TURN
 from .writes import Refused, finished
 
 # One statement both increments and returns the counter, so two writers can
@@ -25,28 +24,19 @@ _NEXT_SEQUENCE = (
 )
 
 
-TURN_COLUMNS = (
-    "id, session_id, sequence_number, role, content, provider, model, token_count, "
-    "prompt_tokens, completion_tokens, cost, interrupted, reply_to_sequence, "
-    "idempotency_key, author_id, author_token, created_at, finish_reason, "
-    "provider_finish_reason, continues_sequence, settings"
-)
+TURN_COLUMNS = TURN.select()
 
 
 # Raw, like the window read: the ORM's create (query building, a model
 # instance, then a Turn from it) cost more than the statement itself, twice per
 # message. Datetimes go in as the ORM writes them (Tortoise's SQLite adapter,
 # asyncpg's timestamptz), so rows read back the same either way.
-_WRITTEN_COLUMNS = (
-    "session_id, sequence_number, role, content, provider, model, "
-    "token_count, prompt_tokens, completion_tokens, cost, interrupted, reply_to_sequence, "
-    "idempotency_key, author_id, author_token, created_at, finish_reason, "
-    "provider_finish_reason, continues_sequence, settings"
-)
+# The turn's values (``_VALUES``) after its session id and number.
+_VALUES = tuple(c for c in TURN.columns if c not in ("id", "session_id", "sequence_number"))
+_WRITTEN_COLUMNS = ", ".join(["session_id", "sequence_number", *_VALUES])
+_MARKS = sql.marks(_VALUES)
 _INSERT_TURN = (
-    f"INSERT INTO turn ({_WRITTEN_COLUMNS}) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-    f"RETURNING {TURN_COLUMNS}"
+    f"INSERT INTO turn ({_WRITTEN_COLUMNS}) VALUES (?, ?, {_MARKS}) RETURNING {TURN_COLUMNS}"
 )
 # PostgreSQL: the sequence number and the turn in one statement (one round trip,
 # not two, before the commit), the turn's values after its session id and
@@ -55,8 +45,7 @@ _INSERT_TURN = (
 _APPEND = (
     f"WITH next AS ({_NEXT_SEQUENCE}), "
     f"written AS (INSERT INTO turn ({_WRITTEN_COLUMNS}) "
-    "SELECT ?, last_sequence_number, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? "
-    f"FROM next RETURNING {TURN_COLUMNS}) "
+    f"SELECT ?, last_sequence_number, {_MARKS} FROM next RETURNING {TURN_COLUMNS}) "
 )
 _APPEND_ONLY = _APPEND + "SELECT * FROM written"
 # … and the turn's claim (``claims.TAKE_WRITTEN``), in the same statement.
@@ -118,40 +107,46 @@ async def append(
     transaction commits (not called when a statement fails: a duplicate key
     is refused before it)."""
     usage = usage or Usage()
-    values = [
-        role.value,
-        content,
-        provider,
-        model,
-        token_count,
-        usage.prompt_tokens,
-        usage.completion_tokens,
-        usage.cost,
-        finish is not None and finish.reason.cut_off,
-        reply_to_sequence,
-        idempotency_key,
-        author.user_id if author else None,
-        author.token_name if author else None,
-        datetime.now(UTC),
-        finish.reason.value if finish else None,
-        finish.provider_reason if finish else None,
-        continues_sequence,
-        rows.json_text(settings.to_json() if settings else None),
-    ]
+    named = TURN.row(
+        {
+            "role": role.value,
+            "content": content,
+            "provider": provider,
+            "model": model,
+            "token_count": token_count,
+            "prompt_tokens": usage.prompt_tokens,
+            "completion_tokens": usage.completion_tokens,
+            "cost": usage.cost,
+            "interrupted": finish is not None and finish.reason.cut_off,
+            "reply_to_sequence": reply_to_sequence,
+            "idempotency_key": idempotency_key,
+            "author_id": author.user_id if author else None,
+            "author_token": author.token_name if author else None,
+            "created_at": datetime.now(UTC),
+            "finish_reason": finish.reason.value if finish else None,
+            "provider_finish_reason": finish.provider_reason if finish else None,
+            "continues_sequence": continues_sequence,
+            "settings": settings.to_json() if settings else None,
+        }
+    )
+    values = [named[column] for column in _VALUES]
     # Nothing to check between the number and the insert: one statement will do.
     checked = (first_reply_only and reply_to_sequence is not None) or continues_sequence is not None
     try:
-        async with in_transaction("default") as conn:
+        async with sql.transaction() as conn:
             if not checked and sql.dialect(conn) == "postgres":
                 if claim is None:
-                    row = await sql.fetch_one(conn, _APPEND_ONLY, [session_id, session_id, *values])
+                    found = await sql.returning(
+                        conn, _APPEND_ONLY, [session_id, session_id, *values]
+                    )
                 else:
                     holder, until = claim
-                    row = await sql.fetch_one(
+                    found = await sql.returning(
                         conn, _APPEND_CLAIMED, [session_id, session_id, *values, holder, until]
                     )
-                if row is None:
+                if not found:
                     raise NotFound("No such session.", field="sessionId")
+                row: rows.Row = found[0]
             else:
                 row = await _append_checked(
                     conn,
@@ -164,12 +159,11 @@ async def append(
                 )
             if written is not None:
                 written()
-    except IntegrityError as exc:
+    except sql.IntegrityError as exc:
         if idempotency_key is not None:
             raise DuplicateKey(idempotency_key) from exc
         raise
-    assert row is not None  # INSERT … RETURNING returns the row it wrote
-    return rows.turn_record(row)
+    return rows.turn(row)
 
 
 async def _append_checked(
@@ -181,7 +175,7 @@ async def _append_checked(
     reply_to_sequence: int | None,
     continues_sequence: int | None,
     claim: tuple[str, int] | None,
-) -> dict[str, Any] | None:
+) -> rows.Row:
     """``append``'s statements one by one: the number, the checks, the turn, its claim."""
     allocated = await sql.fetch_one(conn, _NEXT_SEQUENCE, [session_id])
     if allocated is None:
@@ -192,49 +186,52 @@ async def _append_checked(
         # commit, so two replies to one turn (the same idempotency key
         # sent twice at once) pass here one after the other, and the
         # second sees the first. Raising rolls back its sequence number.
-        earlier = await sql.fetch_one(
+        earlier = await sql.fetch_rows(
             conn, _FIRST_REPLY, [session_id, reply_to_sequence, reply_to_sequence]
         )
-        if earlier is not None:
-            raise AlreadyAnswered(rows.turn_record(earlier))
+        if earlier:
+            raise AlreadyAnswered(rows.turn(earlier[0]))
     if continues_sequence is not None:
         # Serialised as above; the unique index backs it.
-        earlier = await sql.fetch_one(conn, _CONTINUATION, [session_id, continues_sequence])
-        if earlier is not None:
-            raise AlreadyAnswered(rows.turn_record(earlier))
-    row = await sql.fetch_one(
+        earlier = await sql.fetch_rows(conn, _CONTINUATION, [session_id, continues_sequence])
+        if earlier:
+            raise AlreadyAnswered(rows.turn(earlier[0]))
+    [row] = await sql.returning(
         conn, _INSERT_TURN, [session_id, allocated["last_sequence_number"], *values]
     )
-    if claim is not None and row is not None:
+    if claim is not None:
         holder, until = claim
-        await claims.take_new(conn, row["id"], holder, until=until)
+        await claims.take_new(conn, row[TURN.position["id"]], holder, until=until)
     return row
 
 
-async def by_idempotency_key(session_id: int, key: str) -> Turn | None:
-    # Raw, through the (session_id, idempotency_key) unique index: the ORM's
-    # query building cost more than the statement.
-    found = await sql.fetch_one(
-        sql.connection(),
-        f"SELECT {TURN_COLUMNS} FROM turn WHERE session_id = ? AND idempotency_key = ?",
-        [session_id, key],
+async def _select(where: str, params: list[Any]) -> list[Turn]:
+    found = await sql.fetch_rows(
+        sql.connection(), f"SELECT {TURN_COLUMNS} FROM turn WHERE {where}", params
     )
-    return rows.turn_record(found) if found else None
+    return [rows.turn(record) for record in found]
+
+
+async def _first(where: str, params: list[Any]) -> Turn | None:
+    found = await _select(where, params)
+    return found[0] if found else None
+
+
+async def by_idempotency_key(session_id: int, key: str) -> Turn | None:
+    """Through the (session_id, idempotency_key) unique index."""
+    return await _first("session_id = ? AND idempotency_key = ?", [session_id, key])
 
 
 async def continuation_of(session_id: int, sequence_number: int) -> Turn | None:
     """The turn that continues reply ``sequence_number``, if it has been continued."""
-    found = await sql.fetch_one(sql.connection(), _CONTINUATION, [session_id, sequence_number])
-    return rows.turn_record(found) if found else None
+    return await _first("session_id = ? AND continues_sequence = ?", [session_id, sequence_number])
 
 
 async def reply_to(session_id: int, user_sequence: int) -> Turn | None:
-    row = (
-        await models.Turn.filter(session_id=session_id, reply_to_sequence=user_sequence)
-        .order_by("sequence_number")
-        .first()
+    return await _first(
+        "session_id = ? AND reply_to_sequence = ? ORDER BY sequence_number LIMIT 1",
+        [session_id, user_sequence],
     )
-    return rows.turn(row) if row else None
 
 
 async def recent(session_id: int, *, after: int, before: int | None, limit: int) -> list[Turn]:
@@ -245,24 +242,20 @@ async def recent(session_id: int, *, after: int, before: int | None, limit: int)
     """
     upper = "" if before is None else " AND sequence_number < ?"
     params: list[Any] = [session_id, after] + ([] if before is None else [before])
-    found = await sql.fetch(
-        sql.connection(),
-        f"SELECT {TURN_COLUMNS} FROM turn WHERE session_id = ? AND sequence_number > ?"
-        f"{upper} ORDER BY sequence_number DESC LIMIT ?",
+    return await _select(
+        f"session_id = ? AND sequence_number > ?{upper} ORDER BY sequence_number DESC LIMIT ?",
         [*params, limit],
     )
-    return [rows.turn_record(record) for record in found]
 
 
 async def last_sequence_at(session_id: int, moment: datetime) -> int:
     """The highest sequence number this session had written by ``moment``."""
-    row = (
-        await models.Turn.filter(session_id=session_id, created_at__lte=moment)
-        .order_by("-sequence_number")
-        .first()
-        .values("sequence_number")
+    found = await sql.fetch_value(
+        sql.connection(),
+        "SELECT MAX(sequence_number) FROM turn WHERE session_id = ? AND created_at <= ?",
+        [session_id, moment],
     )
-    return int(row["sequence_number"]) if row else 0
+    return 0 if found is None else int(found)
 
 
 # A page of turns stops early once it holds this many characters of content
@@ -284,36 +277,25 @@ async def page(
     leave the database, and ``rows_read`` (the inner row count) says whether
     anything was held back.
     """
-    bounds, params = "", [session_id]
-    if request.after is not None:
-        bounds += " AND sequence_number > ?"
-        params.append(request.after)
-    if request.before is not None:
-        bounds += " AND sequence_number < ?"
-        params.append(request.before)
-    backward = request.last is not None and request.first is None
-    limit = request.last if backward else request.first
-    if limit is None:
-        limit = 100
-    order = "DESC" if backward else "ASC"
-    found = await sql.fetch(
+    page_of = keyset(request, "sequence_number")
+    params, order, limit = [session_id, *page_of.params], page_of.order, page_of.limit
+    found = await sql.fetch_rows(
         sql.connection(),
         f"SELECT * FROM (SELECT {TURN_COLUMNS}, "
         f"SUM(LENGTH(content)) OVER (ORDER BY sequence_number {order} "
         "ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS chars_before, "
         "COUNT(*) OVER () AS rows_read "
-        f"FROM (SELECT * FROM turn WHERE session_id = ?{bounds} "
+        f"FROM (SELECT * FROM turn WHERE session_id = ?{page_of.bounds} "
         f"ORDER BY sequence_number {order} LIMIT ?) AS window_rows) AS counted "
         f"WHERE COALESCE(chars_before, 0) < ? ORDER BY sequence_number {order}",
         [*params, limit + 1, content_budget],
     )
-    rows_read = int(found[0]["rows_read"]) if found else 0
-    kept = [rows.turn_record(record) for record in found[:limit]]
-    more = rows_read > len(kept)
-    if backward:
-        kept.reverse()
-        return Page(tuple(kept), has_next=request.before is not None, has_previous=more)
-    return Page(tuple(kept), has_next=more, has_previous=request.after is not None)
+    rows_read = int(found[0][_ROWS_READ]) if found else 0
+    kept = [rows.turn(record) for record in found[:limit]]
+    return page_of.page(kept, more=rows_read > len(kept))
+
+
+_ROWS_READ = len(TURN.columns) + 1  # after the turn's columns and chars_before
 
 
 async def by_id(turn_id: int) -> Turn | None:
@@ -321,21 +303,16 @@ async def by_id(turn_id: int) -> Turn | None:
 
 
 async def by_ids(ids: list[int]) -> dict[int, Turn]:
-    # Raw: a page of search hits reads its turns here (the ORM's model objects
-    # cost ~1 ms for 20 turns).
-    found = await sql.fetch(
-        sql.connection(),
-        f"SELECT {TURN_COLUMNS} FROM turn WHERE id IN ({', '.join('?' for _ in ids)})",
-        ids,
-    )
-    return {int(record["id"]): rows.turn_record(record) for record in found}
+    # A page of search hits reads its turns here.
+    found = await _select(f"id IN ({sql.marks(ids)})", list(ids))
+    return {turn.id: turn for turn in found}
 
 
 async def in_range(session_id: int, first: int, last: int) -> list[Turn]:
-    found = await models.Turn.filter(
-        session_id=session_id, sequence_number__gte=first, sequence_number__lte=last
-    ).order_by("sequence_number")
-    return [rows.turn(row) for row in found]
+    return await _select(
+        "session_id = ? AND sequence_number >= ? AND sequence_number <= ? ORDER BY sequence_number",
+        [session_id, first, last],
+    )
 
 
 async def exchange_numbers(session_id: int, anchors: list[int]) -> dict[int, int]:
@@ -346,11 +323,18 @@ async def exchange_numbers(session_id: int, anchors: list[int]) -> dict[int, int
     if not anchors:
         return {}
     low, high = min(anchors), max(anchors)
-    users = models.Turn.filter(session_id=session_id, role=Role.USER.value)
-    before = await users.filter(sequence_number__lt=low).count()
-    numbers = sorted(
-        await users.filter(sequence_number__gte=low, sequence_number__lte=high).values_list(
-            "sequence_number", flat=True
+    conn, users = sql.connection(), "FROM turn WHERE session_id = ? AND role = ?"
+    params = [session_id, Role.USER.value]
+    before = int(
+        await sql.fetch_value(
+            conn, f"SELECT COUNT(*) {users} AND sequence_number < ?", [*params, low]
         )
     )
+    found = await sql.fetch_rows(
+        conn,
+        f"SELECT sequence_number {users} AND sequence_number >= ? AND sequence_number <= ? "
+        "ORDER BY sequence_number",
+        [*params, low, high],
+    )
+    numbers = [int(r[0]) for r in found]
     return {anchor: before + bisect_right(numbers, anchor) for anchor in anchors}

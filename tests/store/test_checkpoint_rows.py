@@ -1,5 +1,6 @@
-"""Checkpoints read raw (``rows.checkpoint_record``) are exactly what the ORM's
-rows made (``rows.checkpoint``), and a raw page is the keyset page it was."""
+"""Checkpoints and spaces read by the store's SQL (``rows``) are what Tortoise
+reads of the same rows (its own decoding of each column: an oracle apart from
+the store's), and a page of checkpoints is the keyset page of the saved ones."""
 
 from __future__ import annotations
 
@@ -15,12 +16,58 @@ from api.domain.types import (
     Checkpoint,
     CheckpointContent,
     ItemIds,
+    Space,
     SpaceRole,
     TurnRange,
 )
 from api.store import checkpoints, models, rows, spaces
-from api.store.paging import keyset_page
 from tests.store.test_store import make_session
+
+
+def _orm_checkpoint(row: models.Checkpoint) -> Checkpoint:
+    """A checkpoint as Tortoise reads its row, column by column."""
+    item_ids = row.item_ids
+    return Checkpoint(
+        id=row.id,
+        hash=row.hash,
+        space_id=row.space_id,  # type: ignore[attr-defined]
+        parent_id=row.parent_id,  # type: ignore[attr-defined]
+        branch_name=row.branch_name,
+        content=CheckpointContent(
+            title=row.title,
+            objective=row.objective,
+            summary=row.summary,
+            decisions=tuple(row.decisions),
+            tasks=tuple(row.tasks),
+            open_questions=tuple(row.open_questions),
+            entities=tuple(row.entities),
+            item_ids=None
+            if item_ids is None
+            else ItemIds(**{k: tuple(v) for k, v in item_ids.items()}),
+        ),
+        author_agent=row.author_agent,
+        source_session_id=row.source_session_id,
+        source_turn_range=None
+        if row.source_first is None or row.source_last is None
+        else TurnRange(first=row.source_first, last=row.source_last),
+        base_sequence=row.base_sequence,
+        created_at=row.created_at,
+        merge_parent_id=row.merge_parent_id,  # type: ignore[attr-defined]
+        author_id=row.author_id,
+        author_token=row.author_token,
+    )
+
+
+def _orm_space(row: models.Space) -> Space:
+    return Space(
+        id=row.id,
+        name=row.name,
+        description=row.description,
+        owner_id=row.owner_id,  # type: ignore[attr-defined]
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+        settings=ChatSettings.from_json(row.settings),
+    )
 
 
 async def _save(space_id: int, content: CheckpointContent, **extra: object) -> Checkpoint:
@@ -37,7 +84,7 @@ async def _save(space_id: int, content: CheckpointContent, **extra: object) -> C
     return await checkpoints.create(**{**arguments, **extra})  # type: ignore[arg-type]
 
 
-async def test_a_raw_read_is_the_orm_read(app: Starlette) -> None:
+async def test_a_read_is_the_orm_read(app: Starlette) -> None:
     session_id, space_id, _ = await make_session()
     assert space_id is not None
     first = await _save(space_id, CheckpointContent(title="bare"))
@@ -62,11 +109,12 @@ async def test_a_raw_read_is_the_orm_read(app: Starlette) -> None:
     )
     saved = [first, second]
     orm = {
-        row.id: rows.checkpoint(row) for row in await models.Checkpoint.filter(space_id=space_id)
+        row.id: _orm_checkpoint(row) for row in await models.Checkpoint.filter(space_id=space_id)
     }
     assert len(orm) == 2
     raw = await checkpoints.get_many([c.id for c in saved])
     assert raw == orm
+    assert orm == {c.id: c for c in saved}  # what create returned is what was written
     assert raw[second.id].content.item_ids == ItemIds(
         decisions=("a1", "b2"), tasks=("c3",), open_questions=("d4",), entities=("e5", "f6")
     )
@@ -82,7 +130,24 @@ async def test_a_raw_read_is_the_orm_read(app: Starlette) -> None:
     assert await checkpoints.get_many([]) == {}
 
 
-async def test_a_raw_page_is_the_keyset_page(app: Starlette) -> None:
+def _keyset(saved: list[Checkpoint], request: PageRequest) -> tuple[list[Checkpoint], bool]:
+    """The page by hand: the checkpoints between the cursors, the first
+    ``first`` of them, else the last ``last`` (100 when neither is given),
+    and whether more lie beyond the page in its direction."""
+    between = [
+        c
+        for c in saved
+        if (request.after is None or c.id > request.after)
+        and (request.before is None or c.id < request.before)
+    ]
+    if request.last is not None and request.first is None:
+        kept = between[-request.last :] if request.last else []
+        return kept, len(between) > request.last
+    limit = 100 if request.first is None else request.first
+    return between[:limit], len(between) > limit
+
+
+async def test_a_page_is_the_keyset_page(app: Starlette) -> None:
     _, space_id, _ = await make_session()
     assert space_id is not None
     saved = [await _save(space_id, CheckpointContent(title=f"c{n}")) for n in range(5)]
@@ -102,10 +167,13 @@ async def test_a_raw_page_is_the_keyset_page(app: Starlette) -> None:
         (PageRequest(first=0, after=None, last=None, before=None), [0]),
     ]
     for request, others in requests:
-        query = models.Checkpoint.filter(space_id=space_id)
-        expected = await keyset_page(query, "id", request, rows.checkpoint)
+        kept, more = _keyset(saved, request)
         found, read_with_it = await checkpoints.page(space_id, request)
-        assert found == expected, request
+        assert found.items == tuple(kept), request
+        if request.last is not None and request.first is None:
+            assert (found.has_next, found.has_previous) == (request.before is not None, more)
+        else:
+            assert (found.has_next, found.has_previous) == (more, request.after is not None)
         assert read_with_it == tuple(saved[i] for i in others), request
     whole, _ = await checkpoints.page(space_id, requests[-2][0])
     assert [c.title for c in (c.content for c in whole.items)] == [f"c{n}" for n in range(5)]
@@ -154,7 +222,7 @@ def test_json_columns_decoded_together_are_the_same_values() -> None:
         rows._json_columns(["[1]", "1, 2"])
 
 
-async def test_spaces_read_raw_are_the_orm_rows(app: Starlette) -> None:
+async def test_spaces_read_are_the_orm_rows(app: Starlette) -> None:
     owner = await spaces.local_user_id()
     plain = await spaces.create(owner, "Plain", "")
     tuned = await spaces.create(owner, "Tuned", "with settings")
@@ -168,7 +236,7 @@ async def test_spaces_read_raw_are_the_orm_rows(app: Starlette) -> None:
     )
     stranger = await models.User.create(name="stranger", created_at=plain.created_at)
     theirs = await spaces.create(stranger.id, "Theirs", "")
-    orm = {row.id: rows.space(row) for row in await models.Space.all()}
+    orm = {row.id: _orm_space(row) for row in await models.Space.all()}
     raw = await spaces.get_many(owner, [plain.id, tuned.id, theirs.id, 10**12])
     # only the spaces the user is a member of, each as the ORM reads it
     assert raw == {plain.id: orm[plain.id], tuned.id: orm[tuned.id]}

@@ -376,7 +376,8 @@ async def _team_corpus() -> tuple[int, int, set[str]]:
     alice = await spaces.local_user_id()
     bob, carol = await _user("bob"), await _user("carol")
     team = await spaces.create(bob, "Team otter space", "river otter notes")
-    await members.add(team.id, alice, SpaceRole.EDITOR, by=bob)
+    # Bob owns the team space: the policy's check passes (his role allows it).
+    await members.add(team.id, alice, SpaceRole.EDITOR, by=bob, check_role=lambda role: None)
     own_space = await spaces.create(alice, "My otter space", "")
     carols = await spaces.create(carol, "Carol's otter space", "river otter")
     alone = await _session(alice, None, title="Private otter walk")
