@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from api.app import provider_registry
+from api.runtime import provider_registry
 from api.errors import InputError
 from api.graphql.core import ids
 from api.import_progress import Printer, describe
