@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
-from api.runtime import provider_registry
 from api.errors import InputError
 from api.graphql.core import ids
 from api.import_progress import Printer, describe
+from api.runtime import provider_registry
 from api.services import operator
 from api.services.import_stream import ImportProgress, import_file
 from api.settings import Settings
