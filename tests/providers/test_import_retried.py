@@ -4,16 +4,25 @@ Under load, a thread importing LiteLLM while another imported one of its
 dependencies once saw a partially initialised module ("partially initialized
 module 'litellm' has no attribute 'utils'"); the failed import was kept and
 every later model call of that process failed with it ("Unexpected error").
+And the next import must start clean: the submodules a failed import finished
+stay in ``sys.modules``, bound to the discarded ``litellm``, and a retry that
+found them failed the same way every time (23 failures in one SQLite run).
 """
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 import types
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from api.providers.litellm import loader
+from tests.support.repository import REPOSITORY_ROOT
 
 
 async def test_a_failed_import_fails_its_callers_and_the_next_call_imports_again(
@@ -41,3 +50,57 @@ async def test_a_failed_import_fails_its_callers_and_the_next_call_imports_again
     assert fake.suppress_debug_info is True
     assert await loader.loaded() is fake  # once there, never imported again
     assert attempts == ["litellm", "litellm"]
+
+
+# A fresh interpreter (this test process may have imported LiteLLM already) whose
+# first import of LiteLLM fails late, once LiteLLM's utils module is in: then the
+# next load() must import it whole, as the first load of a process does.
+SCRIPT = r"""
+import importlib.abc, json, sys
+
+from api.providers.litellm import loader
+
+
+class FailOnce(importlib.abc.MetaPathFinder):
+    failed = False
+
+    def find_spec(self, name, path, target=None):
+        if name == "litellm.main" and not self.failed:
+            self.failed = True
+            raise ImportError("the first import fails here")
+        return None
+
+
+sys.meta_path.insert(0, FailOnce())
+try:
+    loader.load()
+    first = "imported"
+except ImportError as exc:
+    first = str(exc)
+litellm = loader.load()
+print(json.dumps({
+    "first": first,
+    "loaded": loader.is_loaded(),
+    "utils": litellm.utils is sys.modules["litellm.utils"],
+    "main": "litellm.main" in sys.modules and callable(litellm.acompletion),
+}))
+"""
+
+
+def test_an_import_that_failed_half_way_is_imported_whole_the_next_time(tmp_path: Path) -> None:
+    env = {**os.environ, "LITELLM_OFFLINE_MODE": "true", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    result = subprocess.run(
+        [sys.executable, "-c", SCRIPT],
+        capture_output=True,
+        text=True,
+        cwd=REPOSITORY_ROOT,
+        env=env,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == {
+        "first": "the first import fails here",
+        "loaded": True,
+        "utils": True,
+        "main": True,
+    }

@@ -31,6 +31,7 @@ import asyncio
 import concurrent.futures
 import importlib
 import os
+import sys
 import threading
 from typing import Any
 
@@ -64,10 +65,37 @@ def load() -> Any:
                 # registers no LiteLLM callback, so nothing reads that copy; 0
                 # turns the truncation (and the copy) off. Read once, on import.
                 os.environ.setdefault("MAX_BASE64_LENGTH_FOR_LOGGING", "0")
-                module: Any = importlib.import_module("litellm")
+                before = set(sys.modules)
+                try:
+                    module: Any = importlib.import_module("litellm")
+                except BaseException:
+                    _forget_failed_import(before)
+                    raise
                 module.suppress_debug_info = True  # no "Provider List: …" on stdout
                 _module = module
     return _module
+
+
+def _forget_failed_import(before: set[str]) -> None:
+    """Take out of ``sys.modules`` the modules a failed import stranded.
+
+    Python removes only the modules whose own execution failed: ``litellm``
+    itself, and any package that was importing the failing module. Their
+    submodules that finished stay, bound to the package object that was
+    discarded. A second import builds a new ``litellm``, finds those submodules
+    already imported, so never sets them as its attributes, and its own
+    ``__init__`` fails on the first such read ("partially initialized module
+    'litellm' has no attribute 'utils'"): every retry, for the life of the
+    process. A module is stranded when one of its parent packages is no longer
+    in ``sys.modules``; without them the next import starts from a clean slate.
+    Every other module the attempt imported is whole and kept (importing it
+    again would make a second copy of its classes). Called under ``_lock``, so
+    no other thread is importing LiteLLM meanwhile.
+    """
+    for name in [n for n in sys.modules if n not in before]:
+        parts = name.split(".")
+        if any(".".join(parts[:depth]) not in sys.modules for depth in range(1, len(parts))):
+            del sys.modules[name]
 
 
 def openai_stream_class() -> Any:
