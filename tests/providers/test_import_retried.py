@@ -36,12 +36,12 @@ async def test_a_failed_import_fails_its_callers_and_the_next_call_imports_again
     def import_module(name: str) -> Any:
         attempts.append(name)
         if len(attempts) == 1:
-            raise AttributeError("partially initialized module 'litellm' has no attribute 'utils'")
+            raise ImportError("No module named 'tiktoken'")
         return fake
 
     monkeypatch.setattr(loader.importlib, "import_module", import_module)
 
-    with pytest.raises(AttributeError, match="partially initialized"):
+    with pytest.raises(ImportError, match="tiktoken"):
         await loader.loaded()
     assert loader.is_loaded() is False
 
@@ -50,6 +50,53 @@ async def test_a_failed_import_fails_its_callers_and_the_next_call_imports_again
     assert fake.suppress_debug_info is True
     assert await loader.loaded() is fake  # once there, never imported again
     assert attempts == ["litellm", "litellm"]
+
+
+# CPython's words when another thread's import hands this one a module half-executed.
+CONCURRENT = (
+    "cannot import name 'ChatCompletionFunctionToolParam' from partially initialized module "
+    "'openai.types.chat' (most likely due to a circular import)"
+)
+
+
+async def test_an_import_another_threads_import_got_in_the_way_of_is_tried_again_at_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(loader, "_module", None)
+    monkeypatch.setattr(loader, "_import_future", None)
+    fake = types.SimpleNamespace()
+    attempts: list[str] = []
+
+    def import_module(name: str) -> Any:
+        attempts.append(name)
+        if len(attempts) <= 2:
+            raise ImportError(CONCURRENT)
+        return fake
+
+    monkeypatch.setattr(loader.importlib, "import_module", import_module)
+
+    assert await loader.loaded() is fake
+    assert attempts == ["litellm", "litellm", "litellm"]
+
+
+async def test_an_import_that_keeps_meeting_another_threads_import_fails_after_three_tries(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(loader, "_module", None)
+    monkeypatch.setattr(loader, "_import_future", None)
+    attempts: list[str] = []
+
+    def import_module(name: str) -> Any:
+        attempts.append(name)
+        raise ImportError(CONCURRENT)
+
+    monkeypatch.setattr(loader.importlib, "import_module", import_module)
+
+    with pytest.raises(ImportError) as raised:
+        await loader.loaded()
+    assert str(raised.value) == CONCURRENT
+    assert attempts == ["litellm", "litellm", "litellm"]
+    assert loader.is_loaded() is False
 
 
 # A fresh interpreter (this test process may have imported LiteLLM already) whose

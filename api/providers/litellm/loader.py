@@ -30,10 +30,13 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import importlib
+import logging
 import os
 import sys
 import threading
 from typing import Any
+
+log = logging.getLogger(__name__)
 
 _lock = threading.Lock()
 _module: Any = None
@@ -65,15 +68,46 @@ def load() -> Any:
                 # registers no LiteLLM callback, so nothing reads that copy; 0
                 # turns the truncation (and the copy) off. Read once, on import.
                 os.environ.setdefault("MAX_BASE64_LENGTH_FOR_LOGGING", "0")
-                before = set(sys.modules)
-                try:
-                    module: Any = importlib.import_module("litellm")
-                except BaseException:
-                    _forget_failed_import(before)
-                    raise
+                module: Any = _import_litellm()
                 module.suppress_debug_info = True  # no "Provider List: …" on stdout
                 _module = module
     return _module
+
+
+# Python's words for a module read before another thread finished importing it.
+_CONCURRENT_IMPORT = "partially initialized module"
+_ATTEMPTS = 3
+
+
+def _import_litellm() -> Any:
+    """``import litellm``, again when another thread's import got in its way.
+
+    Python locks each module while it is imported, not the whole import. When
+    another thread imports a module LiteLLM also imports, and reaches it by
+    another path (``openai.types.chat.chat_completion`` before ``openai``,
+    while LiteLLM's import holds ``openai`` and waits for ``openai.types.chat``),
+    each waits for the other; Python breaks the tie by handing one of them the
+    module half-executed, and LiteLLM's import fails reading a name it does not
+    have yet ("cannot import name … from partially initialized module
+    'openai.types.chat'"; seen in a fresh interpreter importing that module
+    from the main thread while the loader imports LiteLLM). The other thread's
+    import completes, so the next attempt finds that module whole. Any other
+    failure is raised at once: importing again would fail the same way.
+    """
+    attempt = 1
+    while True:
+        before = set(sys.modules)
+        try:
+            return importlib.import_module("litellm")
+        except BaseException as exc:
+            _forget_failed_import(before)
+            concurrent = isinstance(exc, ImportError | AttributeError) and (
+                _CONCURRENT_IMPORT in str(exc)
+            )
+            if not concurrent or attempt == _ATTEMPTS:
+                raise
+            log.warning("importing LiteLLM again: another thread's import got in its way (%s)", exc)
+            attempt += 1
 
 
 def _forget_failed_import(before: set[str]) -> None:
