@@ -11,6 +11,7 @@ found them failed the same way every time (23 failures in one SQLite run).
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import subprocess
@@ -77,6 +78,28 @@ async def test_an_import_another_threads_import_got_in_the_way_of_is_tried_again
 
     assert await loader.loaded() is fake
     assert attempts == ["litellm", "litellm", "litellm"]
+
+
+async def test_an_import_python_found_deadlocked_with_another_threads_is_tried_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(loader, "_module", None)
+    monkeypatch.setattr(loader, "_import_future", None)
+    fake = types.SimpleNamespace()
+    attempts: list[str] = []
+
+    def import_module(name: str) -> Any:
+        attempts.append(name)
+        if len(attempts) == 1:
+            raise importlib._bootstrap._DeadlockError(  # type: ignore[attr-defined]
+                "deadlock detected by _ModuleLock('openai.types.chat') at 1"
+            )
+        return fake
+
+    monkeypatch.setattr(loader.importlib, "import_module", import_module)
+
+    assert await loader.loaded() is fake
+    assert attempts == ["litellm", "litellm"]
 
 
 async def test_an_import_that_keeps_meeting_another_threads_import_fails_after_three_tries(

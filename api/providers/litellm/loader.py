@@ -74,8 +74,16 @@ def load() -> Any:
     return _module
 
 
-# Python's words for a module read before another thread finished importing it.
+# Python's words for a module read before another thread finished importing it,
+# and its error for two threads each waiting for a module the other is importing
+# (raised instead of handing over a half-executed module when neither is yet in
+# sys.modules; private, hence looked up).
 _CONCURRENT_IMPORT = "partially initialized module"
+_DeadlockError: type[BaseException] | tuple[()] = getattr(
+    importlib._bootstrap,
+    "_DeadlockError",
+    (),  # a Python without it: nothing is that error
+)
 _ATTEMPTS = 3
 
 
@@ -90,7 +98,8 @@ def _import_litellm() -> Any:
     module half-executed, and LiteLLM's import fails reading a name it does not
     have yet ("cannot import name … from partially initialized module
     'openai.types.chat'"; seen in a fresh interpreter importing that module
-    from the main thread while the loader imports LiteLLM). The other thread's
+    from the main thread while the loader imports LiteLLM), or it refuses the
+    deadlock ("deadlock detected by _ModuleLock(…)"). The other thread's
     import completes, so the next attempt finds that module whole. Any other
     failure is raised at once: importing again would fail the same way.
     """
@@ -101,13 +110,18 @@ def _import_litellm() -> Any:
             return importlib.import_module("litellm")
         except BaseException as exc:
             _forget_failed_import(before)
-            concurrent = isinstance(exc, ImportError | AttributeError) and (
-                _CONCURRENT_IMPORT in str(exc)
-            )
-            if not concurrent or attempt == _ATTEMPTS:
+            if not _concurrent(exc) or attempt == _ATTEMPTS:
                 raise
             log.warning("importing LiteLLM again: another thread's import got in its way (%s)", exc)
             attempt += 1
+
+
+def _concurrent(exc: BaseException) -> bool:
+    """Whether ``exc`` is another thread's import getting in the way of this one:
+    the half-executed module Python handed over, or the deadlock it refused."""
+    if isinstance(exc, _DeadlockError):
+        return True
+    return isinstance(exc, ImportError | AttributeError) and _CONCURRENT_IMPORT in str(exc)
 
 
 def _forget_failed_import(before: set[str]) -> None:
