@@ -50,18 +50,36 @@ def gql(base_url: str, query: str, **variables: Any) -> dict[str, Any]:
 
 
 def warm_up(base_url: str, model: str | None = None) -> None:
-    """Load what the first message to ``model`` would (for a LiteLLM model: LiteLLM,
-    whose import takes 4-7 s on a busy machine, more than a test waits for a reply,
-    since test servers do not preload it), leaving nothing behind."""
-    created = gql(base_url, "mutation { createSession(input: {}) { session { id } } }")
-    sid = created["createSession"]["session"]["id"]
-    gql(
-        base_url,
-        'query($s: ID!, $m: String) { contextPreview(input: {sessionId: $s, content: "hi", '
-        "model: $m}) { mode } }",
-        s=sid,
-        m=model,
+    """Load what the first message to ``model`` would, and return once it is loaded,
+    leaving nothing behind.
+
+    For a LiteLLM model that is LiteLLM, which test servers do not preload: its
+    import took 4-7 s on a busy machine and 15-20 s at load 15, more than a test
+    waits for a reply. A context preview only starts that import (the server's
+    estimates never wait for it), so a message is sent: its reply comes once the
+    import is done. The session has a title, so no title is asked for after it."""
+    created = gql(
+        base_url, 'mutation { createSession(input: {title: "warm-up"}) { session { id } } }'
     )
+    sid = created["createSession"]["session"]["id"]
+    if model is None:  # offline: nothing to load but the server's own code
+        gql(
+            base_url,
+            'query($s: ID!) { contextPreview(input: {sessionId: $s, content: "hi"}) { mode } }',
+            s=sid,
+        )
+    else:
+        sent = httpx.post(
+            f"{base_url}/graphql",
+            json={
+                "query": "mutation($s: ID!, $m: String) { sendMessage(input: {sessionId: $s, "
+                'content: "hi", model: $m}) { assistantTurn { model } errors { code } } }',
+                "variables": {"s": sid, "m": model},
+            },
+            # Generous: the import runs on a machine other tests are loading too.
+            timeout=180,
+        ).json()
+        assert sent["data"]["sendMessage"]["errors"] == [], sent
     gql(base_url, "mutation($s: ID!) { deleteSession(input: {id: $s}) { deletedId } }", s=sid)
 
 

@@ -30,9 +30,13 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import importlib
+import logging
 import os
+import sys
 import threading
 from typing import Any
+
+log = logging.getLogger(__name__)
 
 _lock = threading.Lock()
 _module: Any = None
@@ -64,10 +68,82 @@ def load() -> Any:
                 # registers no LiteLLM callback, so nothing reads that copy; 0
                 # turns the truncation (and the copy) off. Read once, on import.
                 os.environ.setdefault("MAX_BASE64_LENGTH_FOR_LOGGING", "0")
-                module: Any = importlib.import_module("litellm")
+                module: Any = _import_litellm()
                 module.suppress_debug_info = True  # no "Provider List: …" on stdout
                 _module = module
     return _module
+
+
+# Python's words for a module read before another thread finished importing it,
+# and its error for two threads each waiting for a module the other is importing
+# (raised instead of handing over a half-executed module when neither is yet in
+# sys.modules; private, hence looked up).
+_CONCURRENT_IMPORT = "partially initialized module"
+_DeadlockError: type[BaseException] | tuple[()] = getattr(
+    importlib._bootstrap,
+    "_DeadlockError",
+    (),  # a Python without it: nothing is that error
+)
+_ATTEMPTS = 3
+
+
+def _import_litellm() -> Any:
+    """``import litellm``, again when another thread's import got in its way.
+
+    Python locks each module while it is imported, not the whole import. When
+    another thread imports a module LiteLLM also imports, and reaches it by
+    another path (``openai.types.chat.chat_completion`` before ``openai``,
+    while LiteLLM's import holds ``openai`` and waits for ``openai.types.chat``),
+    each waits for the other; Python breaks the tie by handing one of them the
+    module half-executed, and LiteLLM's import fails reading a name it does not
+    have yet ("cannot import name … from partially initialized module
+    'openai.types.chat'"; seen in a fresh interpreter importing that module
+    from the main thread while the loader imports LiteLLM), or it refuses the
+    deadlock ("deadlock detected by _ModuleLock(…)"). The other thread's
+    import completes, so the next attempt finds that module whole. Any other
+    failure is raised at once: importing again would fail the same way.
+    """
+    attempt = 1
+    while True:
+        before = set(sys.modules)
+        try:
+            return importlib.import_module("litellm")
+        except BaseException as exc:
+            _forget_failed_import(before)
+            if not _concurrent(exc) or attempt == _ATTEMPTS:
+                raise
+            log.warning("importing LiteLLM again: another thread's import got in its way (%s)", exc)
+            attempt += 1
+
+
+def _concurrent(exc: BaseException) -> bool:
+    """Whether ``exc`` is another thread's import getting in the way of this one:
+    the half-executed module Python handed over, or the deadlock it refused."""
+    if isinstance(exc, _DeadlockError):
+        return True
+    return isinstance(exc, ImportError | AttributeError) and _CONCURRENT_IMPORT in str(exc)
+
+
+def _forget_failed_import(before: set[str]) -> None:
+    """Take out of ``sys.modules`` the modules a failed import stranded.
+
+    Python removes only the modules whose own execution failed: ``litellm``
+    itself, and any package that was importing the failing module. Their
+    submodules that finished stay, bound to the package object that was
+    discarded. A second import builds a new ``litellm``, finds those submodules
+    already imported, so never sets them as its attributes, and its own
+    ``__init__`` fails on the first such read ("partially initialized module
+    'litellm' has no attribute 'utils'"): every retry, for the life of the
+    process. A module is stranded when one of its parent packages is no longer
+    in ``sys.modules``; without them the next import starts from a clean slate.
+    Every other module the attempt imported is whole and kept (importing it
+    again would make a second copy of its classes). Called under ``_lock``, so
+    no other thread is importing LiteLLM meanwhile.
+    """
+    for name in [n for n in sys.modules if n not in before]:
+        parts = name.split(".")
+        if any(".".join(parts[:depth]) not in sys.modules for depth in range(1, len(parts))):
+            del sys.modules[name]
 
 
 def openai_stream_class() -> Any:
