@@ -7,6 +7,7 @@ from typing import Annotated
 import strawberry
 from strawberry import relay
 
+from ..services import reading
 from .chat.turns import Turn
 from .checkpoints.types import Checkpoint
 from .context import Info
@@ -30,6 +31,7 @@ class NodeQuery:
         info: Info,
         id: Annotated[strawberry.ID, strawberry.argument(description="A global id.")],
     ) -> relay.Node | None:
+        reading.ask(info.context.actor, "node")
         parsed = ids.parse_id(id)
         node_type = NODE_TYPES.get(parsed[0]) if parsed else None
         if parsed is None or node_type is None:

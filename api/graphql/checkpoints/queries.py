@@ -9,6 +9,7 @@ from typing import Annotated
 import strawberry
 
 from ...services import checkpoints as checkpoint_service
+from ...services import reading
 from ..context import Info
 from ..core import ids
 from .compare import Comparison
@@ -23,6 +24,7 @@ class CheckpointQuery:
         info: Info,
         id: Annotated[strawberry.ID, strawberry.argument(description="The checkpoint's id.")],
     ) -> Checkpoint | None:
+        reading.ask(info.context.actor, "checkpoint")
         key = ids.key_or_none(id, "Checkpoint")
         found = await info.context.loaders.checkpoint_by_id.load(key) if key is not None else None
         return Checkpoint.from_domain(found) if found else None

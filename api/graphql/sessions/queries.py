@@ -67,6 +67,7 @@ class SessionQuery:
         info: Info,
         id: Annotated[strawberry.ID, strawberry.argument(description="The session's id.")],
     ) -> Session | None:
+        reading.ask(info.context.actor, "session")
         key = ids.key_or_none(id, "Session")
         found = await info.context.loaders.session_by_id.load(key) if key is not None else None
         return Session.from_domain(found) if found else None

@@ -37,6 +37,7 @@ class SpaceQuery:
         info: Info,
         id: Annotated[strawberry.ID, strawberry.argument(description="The space's id.")],
     ) -> Space | None:
+        reading.ask(info.context.actor, "space")
         key = ids.key_or_none(id, "Space")
         found = await info.context.loaders.space_by_id.load(key) if key is not None else None
         return Space.from_domain(found) if found else None
