@@ -245,6 +245,17 @@ CREATE_CHECKPOINT = """mutation($input: CreateCheckpointInput!) { createCheckpoi
   checkpoint { id shortHash } errors { message } } }"""
 
 
+def checkpoint_of(base_url: str, session: str, title: str, decisions: list[str]) -> dict[str, Any]:
+    """A checkpoint of ``session`` with a title and decisions: its id and short hash."""
+    data = gql(
+        base_url,
+        CREATE_CHECKPOINT,
+        input={"sessionId": session, "title": title, "decisions": decisions},
+    )
+    saved: dict[str, Any] = data["createCheckpoint"]["checkpoint"]
+    return saved
+
+
 def lineage_with_a_conflict(base_url: str) -> dict[str, Any]:
     """main: Base → M1 drops "Use SQLite"; alt: Base → A1 respells it (a conflict)."""
     space = gql(base_url, 'mutation { createSpace(input: {name: "Merges"}) { space { id } } }')
@@ -256,13 +267,7 @@ def lineage_with_a_conflict(base_url: str) -> dict[str, Any]:
     )["createSession"]["session"]["id"]
 
     def save(session: str, title: str, decisions: list[str]) -> dict[str, Any]:
-        data = gql(
-            base_url,
-            CREATE_CHECKPOINT,
-            input={"sessionId": session, "title": title, "decisions": decisions},
-        )
-        saved: dict[str, Any] = data["createCheckpoint"]["checkpoint"]
-        return saved
+        return checkpoint_of(base_url, session, title, decisions)
 
     base = save(main, "Base", ["Use Postgres", "Use SQLite"])
     alt = gql(
@@ -298,13 +303,7 @@ def travel_lineage(base_url: str) -> dict[str, Any]:
     )["createSession"]["session"]["id"]
 
     def save(session: str, title: str, decisions: list[str]) -> dict[str, Any]:
-        data = gql(
-            base_url,
-            CREATE_CHECKPOINT,
-            input={"sessionId": session, "title": title, "decisions": decisions},
-        )
-        saved: dict[str, Any] = data["createCheckpoint"]["checkpoint"]
-        return saved
+        return checkpoint_of(base_url, session, title, decisions)
 
     def fork(checkpoint_id: str, branch: str) -> str:
         forked = gql(
