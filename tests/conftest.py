@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import uuid
+import zlib
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -193,12 +194,58 @@ async def gql(app: Starlette) -> AsyncIterator[GraphQLClient]:
 NEUTRAL_PASS = "postgres" if os.environ.get("SMRITI_TEST_PASSES") == "both" else "sqlite"
 
 
+# A database-free test (no database of the chosen kind among its fixtures, and a
+# module that names none: the domain's properties, the schema, the docs, the
+# MCP schemas, ...) does the same thing in either pass: when `make test` runs both,
+# it runs in one rather than twice. Which one is fixed by its module's path, so
+# the modules split about evenly between the passes (measured side by side, the
+# passes were about as long as each other: half to each keeps them so).
+BOTH_PASSES = os.environ.get("SMRITI_TEST_PASSES") == "both"
+
+
+def free_pass(path: Path) -> str:
+    """The pass of a database-free test of the module at ``path``."""
+    if not BOTH_PASSES:
+        return TEST_DB
+    tests = Path(__file__).parent.resolve()
+    resolved = path.resolve()
+    relative = (
+        resolved.relative_to(tests) if resolved.is_relative_to(tests) else resolved
+    ).as_posix()
+    return ("sqlite", "postgres")[zlib.crc32(relative.encode()) % 2]
+
+
+DATABASE_FIXTURES = frozenset({"database_url", "empty_database_url", "migrated_template"})
+# A module that makes databases of the chosen kind without these fixtures names one
+# of these (tests/support/databases.py's helpers, or what selects the kind).
+DATABASE_NAMES = ("module_database", "fresh_database", "TEST_DB", "PG_URL", "SMRITI_TEST_DB")
+BROWSER_TESTS = Path(__file__).parent / "browser"  # SQLite pass only: tests/browser/conftest.py
+
+
+def uses_a_database(item: Any, sources: dict[Path, str]) -> bool:
+    if DATABASE_FIXTURES & set(getattr(item, "fixturenames", ())):
+        return True
+    path = Path(item.path)
+    if path not in sources:
+        sources[path] = path.read_text() if path.suffix == ".py" else ""
+    return any(name in sources[path] for name in DATABASE_NAMES)
+
+
 def pytest_collection_modifyitems(items: list[Any]) -> None:
+    sources: dict[Path, str] = {}
     for item in items:
         # Tests that need PostgreSQL specifically say so; skip them on SQLite runs.
-        if "postgres_only" in item.keywords and TEST_DB != "postgres":
-            item.add_marker(pytest.mark.skip(reason="runs in the PostgreSQL pass"))
-        if "database_neutral" in item.keywords and TEST_DB != NEUTRAL_PASS:
-            item.add_marker(
-                pytest.mark.skip(reason=f"database-neutral: runs in the {NEUTRAL_PASS} pass")
-            )
+        if "postgres_only" in item.keywords:
+            if TEST_DB != "postgres":
+                item.add_marker(pytest.mark.skip(reason="runs in the PostgreSQL pass"))
+        elif "database_neutral" in item.keywords:
+            if TEST_DB != NEUTRAL_PASS:
+                item.add_marker(
+                    pytest.mark.skip(reason=f"database-neutral: runs in the {NEUTRAL_PASS} pass")
+                )
+        elif (
+            (chosen := free_pass(Path(item.path))) != TEST_DB
+            and not Path(item.path).is_relative_to(BROWSER_TESTS)
+            and not uses_a_database(item, sources)
+        ):
+            item.add_marker(pytest.mark.skip(reason=f"uses no database: runs in the {chosen} pass"))

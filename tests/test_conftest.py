@@ -141,3 +141,25 @@ def test_apps_with_the_same_limits_share_one_schema(settings: Settings, tmp_path
     deeper = dataclasses.replace(settings, max_query_depth=settings.max_query_depth + 1)
     assert _schema_of(settings) is _schema_of(elsewhere)
     assert _schema_of(deeper) is not _schema_of(settings)
+
+
+def test_a_test_runs_in_both_passes_only_if_it_uses_a_database_of_the_chosen_kind() -> None:
+    from tests.conftest import uses_a_database
+
+    def item(path: str, *fixtures: str) -> object:
+        return dataclasses.make_dataclass("Item", ["path", "fixturenames"])(
+            REPOSITORY_ROOT / path, list(fixtures)
+        )
+
+    sources: dict[Path, str] = {}
+    cases = {
+        # A fixture that is (or depends on) a database of the chosen kind.
+        ("tests/domain/test_merge.py", "database_url"): True,
+        ("tests/domain/test_merge.py", "empty_database_url"): True,
+        # A module that makes one with tests/support/databases.py's helpers.
+        ("tests/system/test_shutdown.py", "tmp_path"): True,
+        # Neither: the pure domain, the docs.
+        ("tests/domain/test_merge.py", "tmp_path"): False,
+        ("tests/test_docs.py",): False,
+    }
+    assert {case: uses_a_database(item(*case), sources) for case in cases} == cases

@@ -1,7 +1,9 @@
 """Browser tests: the real `smriti serve` (fresh SQLite file) and headless Chromium.
 
-One server and one browser per test module; each test opens a new page and makes
-its own spaces and sessions. A module whose tests talk to a `lab` model (served by
+One server per test module and one browser for the whole package (a launch cost
+~1 s of CPU and 2-3 s on a busy machine, once per module before); each test opens
+a page in a new browser context (cookies, storage and cache its own) and makes its
+own spaces and sessions. A module whose tests talk to a `lab` model (served by
 the scripted ``fake`` OpenAI server) uses ``lab_server`` as its server::
 
     @pytest.fixture(scope="module")
@@ -89,7 +91,9 @@ def lab_server(
         yield running
 
 
-@pytest.fixture(scope="module")
+# Package scope: closed after the last browser test, so Playwright's event loop is
+# gone before the asyncio tests of the other directories run.
+@pytest.fixture(scope="package")
 def browser() -> Iterator[Browser]:
     with chromium() as launched:
         yield launched

@@ -71,7 +71,7 @@ class SmritiServer:
         env: dict[str, str] | None = None,
         prefix: tuple[str, ...] = (),
         python: str = sys.executable,
-        workers: int | None = None,
+        workers: int | None = 1,
         args: tuple[str, ...] = (),
         program: tuple[str, ...] | None = None,
         cwd: Path | None = None,
@@ -86,7 +86,11 @@ class SmritiServer:
         self.database_url = database_url
         self.providers = providers
         self.env = env or {}
-        self.workers = workers  # --workers; None: the server's default
+        # --workers: one unless a test asks for more, or for None: the server's own
+        # default (one per core on PostgreSQL, a process importing the whole app
+        # per core at every start, which only the tests of that default need).
+        # SMRITI_WORKERS in ``env`` is left to say the count, as a test of it wants.
+        self.workers = None if "SMRITI_WORKERS" in self.env else workers
         self.args = args  # more `smriti serve` options, e.g. ("--host", "0.0.0.0")
         self.process: subprocess.Popen[bytes] | None = None
         self._log: IO[bytes] | None = None

@@ -308,7 +308,7 @@ def test_a_bad_worker_count_is_refused(database_url: str, value: str, message: s
 def test_workers_default_to_the_cores_on_postgresql_and_one_on_sqlite(database_url: str) -> None:
     cores = len(os.sched_getaffinity(0))
     expected = 1 if database_url.startswith("sqlite:") else cores
-    with SmritiServer(database_url) as server:
+    with SmritiServer(database_url, workers=None) as server:
         wait_for_startups(server, expected)
     assert server.output.count("Application startup complete.") == expected
     assert f", {expected} worker{'s' if expected > 1 else ''}.\n" in server.output
