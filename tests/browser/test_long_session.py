@@ -34,7 +34,9 @@ def test_a_5000_turn_session_opens_at_the_end_and_scrolls_to_the_start(
     expect(page.locator(f"#turn-{TURNS - 49}")).to_be_in_viewport()
 
     page.evaluate(SCROLL_TO_TOP)
-    expect(page.locator("turn-cell")).to_have_count(TURNS)
+    # A hundred pages, each loaded as the one before comes into view: on a loaded
+    # machine that takes longer than one page's usual wait.
+    expect(page.locator("turn-cell")).to_have_count(TURNS, timeout=60_000)
     expect(page.locator("notebook-view .sentinel")).to_be_hidden()
     expect(page.locator("#turn-1")).to_be_in_viewport()
     expect(page.locator("#turn-1 .cell-gutter")).to_have_text("In [1]")
