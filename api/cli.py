@@ -131,7 +131,8 @@ def _serve_command(commands: Any) -> None:
     )
     serve.add_argument(
         "--database",
-        help="Database URL (default: $SMRITI_DATABASE_URL or a SQLite file); created if missing.",
+        help="Database URL, or a SQLite file's path (default: $SMRITI_DATABASE_URL or a "
+        "SQLite file); created if missing.",
     )
     serve.add_argument(
         "--providers", help="providers.yaml (default: $SMRITI_PROVIDERS_FILE or the bundled one)."

@@ -26,10 +26,15 @@ def normalize_url(url: str) -> str:
     A SQLite file path becomes absolute here, so the server opens (and prints) the
     file the user meant: ``sqlite:////abs`` (SQLAlchemy's spelling) and
     ``sqlite:///abs`` (Tortoise's, and what the README has always shown) both name
-    ``/abs``; ``sqlite://relative/path`` is relative to the working directory.
+    ``/abs``; ``sqlite://relative/path`` is relative to the working directory, and so
+    is a bare path with no scheme at all (``data/smriti.sqlite3``).
     """
     parts = urlsplit(url)
     scheme = parts.scheme
+    if scheme == "" and parts.path:
+        # A bare file path (`--database data/smriti.sqlite3`): the SQLite file it names,
+        # not Tortoise's "Unknown DB scheme".
+        return sqlite_url(Path(url))
     if scheme in ("postgresql", "postgresql+asyncpg", "asyncpg"):
         scheme = "postgres"
     if scheme == "sqlite":

@@ -21,6 +21,8 @@ PRAGMAS = "busy_timeout=10000&synchronous=NORMAL&foreign_keys=ON"
         # SQLAlchemy's absolute spelling (was read as the relative "data/…").
         ("sqlite:////data/smriti.sqlite3", f"sqlite:///data/smriti.sqlite3?{PRAGMAS}"),
         ("sqlite://///data/smriti.sqlite3", f"sqlite:///data/smriti.sqlite3?{PRAGMAS}"),
+        # A bare path, as people type one after --database.
+        ("/data/smriti.sqlite3", f"sqlite:///data/smriti.sqlite3?{PRAGMAS}"),
         ("sqlite://:memory:", f"sqlite://:memory:?{PRAGMAS}"),
         ("sqlite:///:memory:", f"sqlite://:memory:?{PRAGMAS}"),
         (
@@ -34,6 +36,12 @@ PRAGMAS = "busy_timeout=10000&synchronous=NORMAL&foreign_keys=ON"
 )
 def test_normalize_url(url: str, expected: str) -> None:
     assert normalize_url(url) == expected
+
+
+def test_a_bare_relative_path_is_a_sqlite_file_in_the_working_directory() -> None:
+    assert normalize_url("var/smriti.sqlite3") == (
+        f"sqlite://{Path.cwd() / 'var/smriti.sqlite3'}?{PRAGMAS}"
+    )
 
 
 def test_a_relative_sqlite_path_is_made_absolute_from_the_working_directory() -> None:
