@@ -21,7 +21,7 @@ from api.domain.types import (
     TurnRange,
 )
 from api.store import checkpoints, models, rows, spaces
-from tests.store.test_store import make_session
+from tests.support.store import make_session
 
 
 def _orm_checkpoint(row: models.Checkpoint) -> Checkpoint:

@@ -10,7 +10,7 @@ from starlette.applications import Starlette
 from api.domain.types import Role
 from api.errors import ErrorCode, NotFound, ProviderError
 from api.store import claims, sessions, turns
-from tests.store.test_store import make_session
+from tests.support.store import make_session
 
 
 async def keyed_turn() -> int:

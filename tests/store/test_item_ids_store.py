@@ -10,7 +10,7 @@ from api.domain.hashing import checkpoint_hash
 from api.domain.identity import implicit_item_ids, item_ids
 from api.domain.types import CheckpointContent, ItemIds
 from api.store import checkpoints, sql
-from tests.store.test_store import make_session
+from tests.support.store import make_session
 
 
 async def test_item_ids_are_stored_hashed_and_immutable(app: Starlette) -> None:

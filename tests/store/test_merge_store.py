@@ -10,7 +10,7 @@ from api.domain.hashing import checkpoint_hash
 from api.domain.types import Checkpoint, CheckpointContent
 from api.errors import ErrorCode, InputError
 from api.store import checkpoints, sql
-from tests.store.test_store import make_session
+from tests.support.store import make_session
 
 
 async def save(space_id: int, branch: str, title: str, **merge: object) -> Checkpoint:

@@ -14,8 +14,8 @@ from api.domain.types import CheckpointContent, MemoryScope, Role, SpaceRole, Vi
 from api.domain.validation import FieldProblem
 from api.store import checkpoints, members, search, sessions, spaces, sql, turns
 from api.store.search import Kind
-from tests.store.test_store import save
 from tests.support.queries import count_statements
+from tests.support.store import save
 
 
 async def _session(owner: int, space_id: int | None, title: str = "") -> int:

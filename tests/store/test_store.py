@@ -8,44 +8,16 @@ import pytest
 from starlette.applications import Starlette
 from tortoise.exceptions import IntegrityError, OperationalError
 
-from api.domain.hashing import checkpoint_hash, verify_chain
+from api.domain.hashing import verify_chain
 from api.domain.types import (
     ChatSettings,
-    CheckpointContent,
     Finish,
     FinishReason,
-    MemoryScope,
     Role,
 )
 from api.errors import NotFound
 from api.store import checkpoints, sessions, spaces, sql, turns
-
-
-async def make_session(space: bool = True) -> tuple[int, int | None, int]:
-    owner = await spaces.local_user_id()
-    space_id = (await spaces.create(owner, "S", "")).id if space else None
-    session = await sessions.create(
-        owner,
-        title="t",
-        space_id=space_id,
-        memory_scope=MemoryScope.LATEST_1,
-        provider="offline",
-        model="echo",
-    )
-    return owner, space_id, session.id
-
-
-async def save(space_id: int, session_id: int, title: str) -> object:
-    return await checkpoints.create(
-        space_id=space_id,
-        branch_name="main",
-        content=CheckpointContent(title=title),
-        author_agent="user",
-        source_session_id=session_id,
-        source_turn_range=None,
-        base_sequence=0,
-        compute_hash=checkpoint_hash,
-    )
+from tests.support.store import make_session, save
 
 
 @pytest.mark.parametrize(

@@ -20,7 +20,7 @@ from starlette.applications import Starlette
 from api.domain.pages import PageRequest
 from api.domain.types import Role
 from api.store import checkpoints, sessions, spaces, turns, writes
-from tests.store.test_store import make_session, save
+from tests.support.store import make_session, save
 
 T = TypeVar("T")
 
