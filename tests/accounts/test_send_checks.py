@@ -126,3 +126,39 @@ async def test_send_and_stream_refuse_the_same_input_with_the_same_error(
             assert await world.data(actor, turns, s=session) == {
                 "session": {"lastSequenceNumber": 0}
             }
+
+
+async def test_regenerate_and_edit_refuse_a_model_kept_for_admins_and_write_nothing(
+    settings: Settings,
+) -> None:
+    async with accounts_app(settings) as world:
+        ids = await setup(world)
+        sent = await world.data(
+            "editor",
+            "mutation($input: SendMessageInput!) { sendMessage(input: $input) "
+            "{ userTurn { id } assistantTurn { id } errors { code } } }",
+            input={"sessionId": ids["mine"], "content": "hi"},
+        )
+        assert sent["sendMessage"]["errors"] == []
+        question = sent["sendMessage"]["userTurn"]["id"]
+        reply = sent["sendMessage"]["assistantTurn"]["id"]
+        regenerated = await world.data(
+            "editor",
+            'mutation($t: ID!) { regenerate(input: {turnId: $t, model: "lab/my-model"}) '
+            "{ session { id } errors { code field } } }",
+            t=reply,
+        )
+        edited = await world.data(
+            "editor",
+            'mutation($t: ID!) { editAndResend(input: {turnId: $t, content: "hello", '
+            'model: "lab/my-model"}) { session { id } errors { code field } } }',
+            t=question,
+        )
+        refused = {"session": None, "errors": [{"code": "FORBIDDEN", "field": "model"}]}
+        assert (regenerated["regenerate"], edited["editAndResend"]) == (refused, refused)
+        # No branch was made, and the session still holds its two turns.
+        assert await world.data(
+            "editor",
+            "query($s: ID!) { session(id: $s) { lastSequenceNumber branchCount } }",
+            s=ids["mine"],
+        ) == {"session": {"lastSequenceNumber": 2, "branchCount": 1}}
