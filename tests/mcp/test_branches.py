@@ -8,10 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from api.graphql.core import ids
-from tests.mcp.test_http import PASSWORD, graphql, token
-from tests.mcp.test_http import agent as http_agent
-from tests.mcp.test_tools import agent, call
-from tests.mcp.test_tools import transport as transport  # a fixture
+from tests.mcp.support import PASSWORD, agent, call, graphql, http_agent, token
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.graphql import GraphQLClient
 from tests.support.lineage import key

@@ -6,31 +6,15 @@ tool's short text, and a tool error is one line on stderr with its exit status."
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from api import exits
 from api.store.database import sqlite_url
-from tests.mcp.test_writing import CHECKPOINT, PREVIEW, counts
+from tests.mcp.support import CHECKPOINT, PREVIEW, counts
+from tests.mcp.support import smriti_process as smriti
 from tests.support.graphql import GraphQLClient
 from tests.support.lineage import forked_space, key
-
-
-def smriti(*args: str, stdin: str = "", env: dict[str, str] | None = None) -> Any:
-    """`smriti ARGS` as a process: (exit status, stdout, stderr)."""
-    done = subprocess.run(
-        [sys.executable, "-m", "api", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-        env={**os.environ, "LITELLM_OFFLINE_MODE": "true", **(env or {})},
-    )
-    return done.returncode, done.stdout, done.stderr
 
 
 def answer(database_url: str, *args: str) -> Any:

@@ -13,10 +13,16 @@ from typing import Any
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from api import exits
-from tests.mcp.test_cli_commands import smriti
-from tests.mcp.test_http import PASSWORD, graphql, token
-from tests.mcp.test_http import agent as http_agent
-from tests.mcp.test_tools import READING_TOOLS, SESSION_TOOLS, WRITING_TOOLS
+from tests.mcp.support import (
+    PASSWORD,
+    READING_TOOLS,
+    SESSION_TOOLS,
+    WRITING_TOOLS,
+    graphql,
+    http_agent,
+    token,
+)
+from tests.mcp.support import smriti_process as smriti
 from tests.support.graphql import GraphQLClient
 from tests.support.lineage import forked_space, key
 from tests.support.mcp_results import outcome

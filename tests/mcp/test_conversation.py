@@ -7,11 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tests.mcp.test_http import PASSWORD, graphql, token
-from tests.mcp.test_http import agent as http_agent
-from tests.mcp.test_tools import agent, call
-from tests.mcp.test_tools import transport as transport  # a fixture
-from tests.mcp.test_writing import counts, gid, run
+from tests.mcp.support import PASSWORD, agent, call, counts, gid, graphql, http_agent, run, token
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.graphql import GraphQLClient
 from tests.support.lineage import forked_space, key

@@ -7,69 +7,21 @@ Host and Origin checks as /graphql.
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from typing import Any
 
 import httpx
-import httpx2
 import pytest
-from mcp import ClientSession, MCPError
-from mcp.client.streamable_http import streamable_http_client
+from mcp import MCPError
 
+from tests.mcp.support import PASSWORD, graphql, smriti, token
+from tests.mcp.support import http_agent as agent
 from tests.support.lineage import key
 from tests.support.mcp_results import outcome
 from tests.support.servers import SmritiServer, add_user
 
-PASSWORD = "correct horse battery"
 PING = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
 MCP_HEADERS = {"Accept": "application/json, text/event-stream"}
-
-
-def smriti(database_url: str, *args: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "-m", "api", *args, "--database", database_url],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=60,
-    )
-    return done.stdout
-
-
-def token(database_url: str, user: str, *scope: str) -> dict[str, Any]:
-    made = smriti(
-        database_url, "tokens", "create", "--user", user, "--name", "agent", "--json", *scope
-    )
-    return dict(json.loads(made))
-
-
-@asynccontextmanager
-async def agent(url: str, secret: str | None) -> AsyncIterator[ClientSession]:
-    headers = {"Authorization": f"Bearer {secret}"} if secret else {}
-    async with (
-        # A first model call loads LiteLLM in the server: more than httpx's 5 s on a busy machine.
-        httpx2.AsyncClient(headers=headers, timeout=60) as http,
-        streamable_http_client(url, http_client=http) as (read, write),
-        ClientSession(read, write) as session,
-    ):
-        await session.initialize()
-        yield session
-
-
-async def graphql(server: SmritiServer, secret: str, query: str) -> dict[str, Any]:
-    async with httpx.AsyncClient() as http:
-        answer = await http.post(
-            server.graphql_url,
-            json={"query": query},
-            headers={"Authorization": f"Bearer {secret}"},
-        )
-    body = answer.json()
-    assert "errors" not in body, body
-    return dict(body["data"])
 
 
 async def test_tokens_see_their_users_spaces_and_a_revoked_one_is_refused_at_its_next_call(

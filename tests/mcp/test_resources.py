@@ -9,8 +9,7 @@ from mcp import MCPError
 from mcp_types import TextContent, TextResourceContents
 
 from api.domain.brief import continuation_prompt
-from tests.mcp.test_tools import agent, call
-from tests.mcp.test_tools import transport as transport  # a fixture
+from tests.mcp.support import agent, call
 from tests.support.graphql import GraphQLClient
 from tests.support.lineage import forked_space, key
 

@@ -4,93 +4,20 @@ GraphQL answers for the same data, and mistakes carry GraphQL's codes."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-import pytest
-from mcp import ClientSession, StdioServerParameters, stdio_client
-from mcp.client.streamable_http import streamable_http_client
 from mcp_types import TextContent
 
 from api.graphql.core import ids
+from tests.mcp.support import READING_TOOLS, SESSION_TOOLS, WRITING_TOOLS, agent, call
 from tests.support.graphql import GraphQLClient
 from tests.support.lineage import forked_space, key
 from tests.support.mcp_results import outcome
 from tests.support.ops import create_space
-from tests.support.servers import SmritiServer, add_user
-
-READING_TOOLS = [
-    "list_spaces",
-    "space_state",
-    "search",
-    "show_checkpoint",
-    "list_checkpoints",
-    "compare_checkpoints",
-    "verify_lineage",
-]
-WRITING_TOOLS = [
-    "create_space",
-    "fork",
-    "save_checkpoint",
-    "preview_merge",
-    "merge",
-    "start_session",
-    "send_message",
-]
-# A session read, its settings set, its conversation branched or continued.
-SESSION_TOOLS = [
-    "show_session",
-    "update_session_settings",
-    "branch_session",
-    "regenerate",
-    "edit_and_resend",
-    "continue_reply",
-]
-
-
-@pytest.fixture(params=["stdio", "http"])
-def transport(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
-
-
-@asynccontextmanager
-async def agent(
-    database_url: str, transport: str = "stdio", providers: Path | None = None
-) -> AsyncIterator[ClientSession]:
-    """The SDK's client on `smriti mcp` (stdio) or `smriti serve`'s /mcp (http);
-    ``providers``: the providers.yaml the server uses (default: the bundled one)."""
-    if transport == "http":
-        with SmritiServer(database_url, providers=providers) as server:
-            async with (
-                streamable_http_client(f"{server.base_url}/mcp") as (read, write),
-                ClientSession(read, write) as session,
-            ):
-                await session.initialize()
-                yield session
-        return
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "api", "mcp", "--database", database_url],
-        env={
-            **os.environ,
-            "LITELLM_OFFLINE_MODE": "true",
-            **({"SMRITI_PROVIDERS_FILE": str(providers)} if providers else {}),
-        },
-    )
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-        await session.initialize()
-        yield session
-
-
-async def call(session: ClientSession, name: str, **arguments: Any) -> Any:
-    result = await session.call_tool(name, arguments)
-    assert result.is_error is False, result.content
-    return outcome(result)
+from tests.support.servers import add_user
 
 
 async def test_the_tools_are_listed_with_their_schemas(database_url: str, transport: str) -> None:

@@ -7,51 +7,28 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcp import ClientSession
-
-from api.graphql.core import ids
-from tests.mcp.test_http import PASSWORD, graphql, token
-from tests.mcp.test_http import agent as http_agent
-from tests.mcp.test_tools import agent, call
-from tests.mcp.test_tools import transport as transport  # a fixture
+from tests.mcp.support import (
+    CHECKPOINT,
+    PASSWORD,
+    PREVIEW,
+    agent,
+    call,
+    counts,
+    gid,
+    graphql,
+    http_agent,
+    run,
+    token,
+)
 from tests.support.graphql import GraphQLClient
 from tests.support.lineage import forked_space, key
 from tests.support.mcp_results import outcome
 from tests.support.ops import checkpoint, create_session, create_space, send
 from tests.support.servers import SmritiServer, add_user
 
-CHECKPOINT = """query($c: ID!) { checkpoint(id: $c) {
-  hash title objective summary decisions tasks branchName
-  parent { id } mergeParent { id } author { name viaToken } } }"""
-
-PREVIEW = """query($s: ID!, $into: String!, $from: ID!) {
-  previewMerge(input: {spaceId: $s, into: $into, from: $from}) {
-    fastForward upToDate conflictCount ours { id } theirs { id } commonAncestor { id }
-    decisions { items { text origin } conflicts { text origin } }
-    tasks { items { text origin } conflicts { text origin } } } }"""
-
 MERGE = """mutation($s: ID!, $into: String!, $from: ID!) {
   mergeCheckpoints(input: {spaceId: $s, into: $into, from: $from, title: "M"}) {
     fastForward errors { code message field } } }"""
-
-COUNTS = """query($s: ID!) { space(id: $s) { branches { name head { id } }
-  lineage(first: 100) { edges { node { id } } } } }"""
-
-
-async def run(session: ClientSession, tool: str, arguments: dict[str, Any]) -> Any:
-    result = await session.call_tool(tool, arguments)
-    assert result.is_error is False, result.content
-    return outcome(result)
-
-
-def gid(kind: str, number: int) -> str:
-    return ids.encode(kind, number)
-
-
-async def counts(gql: GraphQLClient, space: str) -> tuple[int, dict[str, str]]:
-    found = (await gql(COUNTS, s=space))["space"]
-    heads = {b["name"]: b["head"]["id"] for b in found["branches"]}
-    return len(found["lineage"]["edges"]), heads
 
 
 async def test_an_agent_continues_forks_and_merges_as_graphql_sees_it(
