@@ -189,13 +189,18 @@ _CHECKPOINT = CHECKPOINT.position
 _TEXTS = [(f.attr, _CHECKPOINT[f.attr]) for f in CONTENT_TEXT_FIELDS]
 # The list columns and item_ids, decoded together (``_json_columns``).
 _LIST_NAMES = [f.attr for f in CONTENT_LIST_FIELDS]
-_LISTS = [_CHECKPOINT[name] for name in _LIST_NAMES] + [_CHECKPOINT["item_ids"]]
+# Their positions, found at the first read rather than on import: a list field
+# added to the registry before its column (a test of the registry, or a
+# migration not yet written) fails where a checkpoint is read, not every import.
+_LISTS: list[int] = []
 
 
 def checkpoint(record: Row) -> Checkpoint:
     """A checkpoint from a row of ``tables.CHECKPOINT`` (a page of them is read
     without model instances, which cost more than the query)."""
     p = _CHECKPOINT
+    if not _LISTS:
+        _LISTS.extend([*(p[name] for name in _LIST_NAMES), p["item_ids"]])
     first, last = record[p["source_first"]], record[p["source_last"]]
     *lists, item_ids = _json_columns([record[i] for i in _LISTS])
     fields: dict[str, Any] = {name: record[i] or "" for name, i in _TEXTS}

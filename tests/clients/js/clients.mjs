@@ -130,11 +130,30 @@ async function graphqlSseRetried() {
   return { mutation };
 }
 
+// webui/api.js as the browser loads it: beside the /checkpoint-fields.js the
+// server writes from its registry (it is not a file of webui/).
+async function webUiApi() {
+  const { mkdtemp, copyFile, writeFile } = await import("node:fs/promises");
+  const { tmpdir } = await import("node:os");
+  const { join } = await import("node:path");
+  const { pathToFileURL, fileURLToPath } = await import("node:url");
+  // realFetch: what the clients under test send is recorded, not this.
+  const served = await realFetch(new URL("/checkpoint-fields.js", url));
+  if (!served.ok) throw new Error(`/checkpoint-fields.js: HTTP ${served.status}`);
+  const directory = await mkdtemp(join(tmpdir(), "smriti-webui-"));
+  const webui = fileURLToPath(new URL("../../../webui/", import.meta.url));
+  for (const name of ["api.js", "stream.js"]) {
+    await copyFile(join(webui, name), join(directory, name));
+  }
+  await writeFile(join(directory, "checkpoint-fields.js"), await served.text());
+  return import(pathToFileURL(join(directory, "api.js")).href);
+}
+
 // What the web UI's sidebar asks (webui/api.js), and the issue's 20 sessions ×
 // 100 turns, with urql's defaults: queries go by GET.
 async function urqlSidebar() {
   const { Client, fetchExchange, gql } = await import("@urql/core");
-  const { SIDEBAR } = await import("../../../webui/api.js");
+  const { SIDEBAR } = await webUiApi();
   const urqlClient = new Client({ url, exchanges: [fetchExchange] });
   const RECENT = `query Recent { sessions(first: 20) { edges { node { title
     turns(first: 100) { edges { node { sequenceNumber } } } } } } }`;
